@@ -1,0 +1,313 @@
+//! The cluster as a reconciler sees it.
+//!
+//! [`Cluster`] is the WIT `cluster` interface in Rust types, with objects as
+//! [`serde_json::Value`]; inside wasm the host implements it across the component boundary,
+//! natively the host implements it directly. [`ClusterExt`] adds typed helpers over
+//! k8s-openapi and serde types, so reconciler code never handles JSON by hand.
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use k8s_openapi::{Metadata, Resource};
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::error::{ApiError, Error, Result};
+use crate::object::{KindRef, ObjectRef};
+
+/// Where a read is served from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReadFrom {
+    /// The host's shared watch cache.
+    Cache,
+    /// The API server, past the cache.
+    Server,
+}
+
+/// How a list is narrowed.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ListOptions {
+    /// A label selector in the API's text form.
+    pub label_selector: Option<String>,
+    /// `(index name, key)`: only objects whose value of the index includes the key.
+    pub field_index: Option<(String, String)>,
+}
+
+/// A patch body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Patch {
+    /// RFC 7386 JSON merge patch.
+    Merge(Value),
+    /// RFC 6902 JSON patch (an array of operations).
+    Json(Value),
+}
+
+/// What happens to an object's dependents when it is deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Propagation {
+    /// Delete now; dependents are garbage-collected afterwards.
+    #[default]
+    Background,
+    /// Dependents first.
+    Foreground,
+    /// Keep dependents.
+    Orphan,
+}
+
+/// The controller owner of an applied object.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Owner {
+    pub api_version: String,
+    pub kind: String,
+    pub name: String,
+    pub uid: String,
+}
+
+impl Owner {
+    /// The owner reference for `owner`; an error when it has no name or uid yet.
+    pub fn of<K: Resource + Metadata<Ty = ObjectMeta>>(owner: &K) -> Result<Self> {
+        let meta = owner.metadata();
+        let what = || {
+            format!(
+                "{} {}",
+                K::KIND,
+                meta.name.as_deref().unwrap_or("<unnamed>")
+            )
+        };
+        Ok(Self {
+            api_version: K::API_VERSION.to_owned(),
+            kind: K::KIND.to_owned(),
+            name: meta.name.clone().ok_or_else(|| Error::MissingField {
+                what: what(),
+                field: "metadata.name",
+            })?,
+            uid: meta.uid.clone().ok_or_else(|| Error::MissingField {
+                what: what(),
+                field: "metadata.uid",
+            })?,
+        })
+    }
+}
+
+/// The type of an event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EventType {
+    Normal,
+    Warning,
+}
+
+/// One occurrence of an event; the host aggregates repeats into a series.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Event {
+    pub event_type: EventType,
+    /// CamelCase reason, e.g. `SecretTypeKept`.
+    pub reason: String,
+    /// What was done, e.g. `Reconcile`.
+    pub action: String,
+    /// Human-readable note.
+    pub note: String,
+}
+
+/// The cluster: the WIT `cluster` interface in Rust types.
+///
+/// Every call is checked by the host against the verbs and kinds the plugin declared, and
+/// fails with [`ApiError::Forbidden`] otherwise.
+pub trait Cluster {
+    /// Reads one object; `None` when it does not exist.
+    fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError>;
+    /// Lists a kind in one namespace, or in all with `None`.
+    fn list(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Value>, ApiError>;
+    /// Server-side applies `object` (only the fields the caller owns) with force under the
+    /// plugin's field manager; sets `owner` as controller owner reference.
+    fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError>;
+    /// Creates `object`.
+    fn create(&self, object: &Value) -> Result<Value, ApiError>;
+    /// Patches one object, optionally only if it still has `resource_version`.
+    fn patch(
+        &self,
+        object: &ObjectRef,
+        patch: &Patch,
+        resource_version: Option<&str>,
+    ) -> Result<Value, ApiError>;
+    /// Deletes one object.
+    fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError>;
+    /// Replaces the status subresource of `object`.
+    fn update_status(&self, object: &Value) -> Result<Value, ApiError>;
+    /// Records an event about `regarding`.
+    fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError>;
+}
+
+/// Typed helpers over [`Cluster`] for k8s-openapi types and any serde type that implements
+/// [`k8s_openapi::Resource`].
+pub trait ClusterExt: Cluster {
+    /// Reads the `K` named `name` from the cache.
+    fn get_typed<K: Resource + DeserializeOwned>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+    ) -> Result<Option<K>> {
+        self.get_typed_from(namespace, name, ReadFrom::Cache)
+    }
+
+    /// Reads the `K` named `name` from the cache or past it.
+    fn get_typed_from<K: Resource + DeserializeOwned>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        from: ReadFrom,
+    ) -> Result<Option<K>> {
+        let object = ObjectRef::of::<K>(namespace, name);
+        self.get(&object, from)?
+            .map(|v| decode(&object.to_string(), v))
+            .transpose()
+    }
+
+    /// Lists the `K`s of a namespace (or of all namespaces).
+    fn list_typed<K: Resource + DeserializeOwned>(
+        &self,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<K>>
+    where
+        K::Scope: 'static,
+    {
+        self.list(&KindRef::of::<K>(), namespace, options)?
+            .into_iter()
+            .map(|v| decode(K::KIND, v))
+            .collect()
+    }
+
+    /// Server-side applies `body` as a `K` named `name`: `body` holds only the fields the
+    /// caller owns; apiVersion, kind, metadata.name and metadata.namespace are stamped.
+    fn apply_typed<K: Resource + DeserializeOwned>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        mut body: Value,
+        owner: Option<&Owner>,
+    ) -> Result<K> {
+        stamp::<K>(&mut body, namespace, name);
+        let stored = self.apply(&body, owner)?;
+        decode(&ObjectRef::of::<K>(namespace, name).to_string(), stored)
+    }
+
+    /// Creates `object`.
+    fn create_typed<K: Resource + Serialize + DeserializeOwned>(&self, object: &K) -> Result<K> {
+        let mut body = encode(K::KIND, object)?;
+        stamp_kind::<K>(&mut body);
+        let stored = self.create(&body)?;
+        decode(K::KIND, stored)
+    }
+
+    /// JSON-merge-patches the `K` named `name`, only if it still has `resource_version` when
+    /// given.
+    fn merge_patch<K: Resource + DeserializeOwned>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        patch: Value,
+        resource_version: Option<&str>,
+    ) -> Result<K> {
+        let object = ObjectRef::of::<K>(namespace, name);
+        let stored = self.patch(&object, &Patch::Merge(patch), resource_version)?;
+        decode(&object.to_string(), stored)
+    }
+
+    /// Deletes the `K` named `name`; `Ok(false)` when it did not exist.
+    fn delete_typed<K: Resource>(
+        &self,
+        namespace: Option<&str>,
+        name: &str,
+        propagation: Propagation,
+    ) -> Result<bool> {
+        match self.delete(&ObjectRef::of::<K>(namespace, name), propagation) {
+            Ok(()) => Ok(true),
+            Err(ApiError::NotFound(_)) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Writes the status subresource of `object`.
+    fn update_status_typed<K: Resource + Serialize + DeserializeOwned>(
+        &self,
+        object: &K,
+    ) -> Result<K> {
+        let mut body = encode(K::KIND, object)?;
+        stamp_kind::<K>(&mut body);
+        let stored = self.update_status(&body)?;
+        decode(K::KIND, stored)
+    }
+}
+
+impl<C: Cluster + ?Sized> ClusterExt for C {}
+
+fn stamp_kind<K: Resource>(body: &mut Value) {
+    if let Value::Object(map) = body {
+        map.insert("apiVersion".into(), Value::String(K::API_VERSION.into()));
+        map.insert("kind".into(), Value::String(K::KIND.into()));
+    }
+}
+
+fn stamp<K: Resource>(body: &mut Value, namespace: Option<&str>, name: &str) {
+    if !body.is_object() {
+        *body = Value::Object(Default::default());
+    }
+    stamp_kind::<K>(body);
+    if let Value::Object(map) = body {
+        let metadata = map
+            .entry("metadata")
+            .or_insert_with(|| Value::Object(Default::default()));
+        if let Value::Object(meta) = metadata {
+            meta.insert("name".into(), Value::String(name.into()));
+            if let Some(ns) = namespace {
+                meta.insert("namespace".into(), Value::String(ns.into()));
+            }
+        }
+    }
+}
+
+fn decode<K: DeserializeOwned>(what: &str, value: Value) -> Result<K> {
+    serde_json::from_value(value).map_err(|source| Error::Decode {
+        what: what.to_owned(),
+        source,
+    })
+}
+
+fn encode<K: Serialize>(what: &str, value: &K) -> Result<Value> {
+    serde_json::to_value(value).map_err(|source| Error::Encode {
+        what: what.to_owned(),
+        source,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use serde_json::json;
+
+    #[test]
+    fn an_apply_body_is_stamped_with_kind_name_and_namespace() {
+        let mut body = json!({"data": {"a": "1"}});
+        stamp::<ConfigMap>(&mut body, Some("ns"), "cm");
+        assert_eq!(
+            body,
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "cm", "namespace": "ns"}, "data": {"a": "1"}})
+        );
+    }
+
+    #[test]
+    fn a_decode_failure_names_the_object() {
+        let err = decode::<ConfigMap>("ConfigMap ns/cm", json!({"data": 3})).expect_err("bad data");
+        assert!(
+            err.to_string()
+                .starts_with("cannot decode ConfigMap ns/cm:"),
+            "{err}"
+        );
+    }
+}

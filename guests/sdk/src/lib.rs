@@ -1,0 +1,51 @@
+//! The guest side of wasm-operator.
+//!
+//! A reconciler is written against the [`Cluster`] trait and implements [`Reconciler`]; the
+//! [`export_reconciler!`] macro turns it into the WIT `reconciler` export when the crate is
+//! built for `wasm32-wasip2`. The same crate builds natively, where the host hands it a
+//! native [`Cluster`] — reconciler code never touches a WIT type.
+//!
+//! - [`object`]: object and kind references, and how to read them off objects.
+//! - [`cluster`]: the [`Cluster`] trait (the WIT `cluster` interface in Rust types) and
+//!   [`ClusterExt`], its typed helpers over k8s-openapi and serde types.
+//! - [`plugin`]: what a plugin describes and returns ([`Description`], [`Outcome`], …).
+//! - [`log`]: logging into the host's `tracing`.
+
+pub mod cluster;
+pub mod error;
+pub mod log;
+pub mod object;
+pub mod plugin;
+
+#[cfg(target_arch = "wasm32")]
+#[doc(hidden)]
+pub mod wit;
+
+pub use cluster::{
+    Cluster, ClusterExt, Event, EventType, ListOptions, Owner, Patch, Propagation, ReadFrom,
+};
+pub use error::{ApiError, Error, Result};
+pub use object::{KindRef, ObjectRef};
+pub use plugin::{
+    Description, FieldIndex, Mapping, Outcome, Permission, Predicate, ReconcileError, Reconciler,
+    Request, Verb, Watch,
+};
+
+/// Re-exported so guests name the same versions the SDK's helpers take.
+pub use k8s_openapi;
+pub use serde_json;
+
+/// Exports a [`Reconciler`] as the plugin's WIT `reconciler` interface.
+///
+/// Expands to nothing when the crate is not built for wasm32, so the same crate builds
+/// natively.
+#[macro_export]
+macro_rules! export_reconciler {
+    ($reconciler:ty) => {
+        #[cfg(target_arch = "wasm32")]
+        const _: () = {
+            type WasmOperatorExport = $crate::wit::Exported<$reconciler>;
+    $crate::wit::export_plugin!(WasmOperatorExport with_types_in $crate::wit::bindings);
+        };
+    };
+}

@@ -1,0 +1,266 @@
+//! Key generation behind the [`KeySource`] trait.
+//!
+//! The planner never generates a private key itself: it asks a [`KeySource`] for PKCS#8 DER
+//! and decodes it here into a typed [`PrivateKey`]. Built for wasm32 the source is the host's
+//! `crypto` import (native speed; RSA-4096 takes seconds inside wasm); natively it is
+//! [`NativeKeys`], which uses RustCrypto directly. The planner logic is therefore identical on
+//! both targets.
+//!
+//! DECISION: the decoded key is checked against the requested algorithm and size, so a key
+//! source that returns the wrong key fails the plan instead of issuing a weaker certificate.
+
+use std::fmt;
+
+use ed25519_dalek::pkcs8::{DecodePrivateKey as _, EncodePrivateKey as _};
+use rsa::traits::PublicKeyParts as _;
+
+/// An elliptic curve for ECDSA.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Curve {
+    /// NIST P-256 (secp256r1).
+    P256,
+    /// NIST P-384 (secp384r1).
+    P384,
+    /// NIST P-521 (secp521r1).
+    P521,
+}
+
+/// The private key to generate; mirrors the WIT `crypto.key-algorithm`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum KeyAlgorithm {
+    /// RSA with this modulus size in bits (2048 to 8192, odd sizes included).
+    Rsa(u32),
+    /// ECDSA on a NIST curve.
+    Ecdsa(Curve),
+    /// Ed25519.
+    Ed25519,
+}
+
+impl fmt::Display for KeyAlgorithm {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::Rsa(bits) => write!(f, "RSA {bits}"),
+            Self::Ecdsa(Curve::P256) => f.write_str("ECDSA P-256"),
+            Self::Ecdsa(Curve::P384) => f.write_str("ECDSA P-384"),
+            Self::Ecdsa(Curve::P521) => f.write_str("ECDSA P-521"),
+            Self::Ed25519 => f.write_str("Ed25519"),
+        }
+    }
+}
+
+/// The smallest RSA modulus a key source must support.
+pub const MIN_RSA_BITS: u32 = 2048;
+/// The largest RSA modulus a key source must support.
+pub const MAX_RSA_BITS: u32 = 8192;
+
+/// Where private keys come from.
+///
+/// Contract: `generate_key` returns a fresh private key of exactly the requested algorithm
+/// (and, for RSA, modulus size) as PKCS#8 DER (RFC 5208 / RFC 5958; RFC 8410 for Ed25519), or
+/// an error message naming what failed. It must accept RSA sizes from [`MIN_RSA_BITS`] to
+/// [`MAX_RSA_BITS`], odd sizes included.
+pub trait KeySource {
+    /// Generates one private key.
+    fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String>;
+}
+
+/// Generates keys in this process with RustCrypto (rsa, p256/p384/p521, ed25519-dalek) and
+/// the thread-local CSPRNG of rand. Used natively; a wasm build uses the host's `crypto`.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NativeKeys;
+
+impl KeySource for NativeKeys {
+    fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
+        use p256::elliptic_curve::Generate as _;
+        use p256::pkcs8::EncodePrivateKey as _;
+
+        let mut rng = rand::rng();
+        let der = match algorithm {
+            KeyAlgorithm::Rsa(bits) => {
+                if !(MIN_RSA_BITS..=MAX_RSA_BITS).contains(&bits) {
+                    return Err(format!(
+                        "unsupported RSA size {bits}: supported are {MIN_RSA_BITS} to {MAX_RSA_BITS} bits"
+                    ));
+                }
+                let key = rsa::RsaPrivateKey::new(&mut rng, bits as usize)
+                    .map_err(|e| e.to_string())?;
+                key.to_pkcs8_der()
+            }
+            KeyAlgorithm::Ecdsa(Curve::P256) => {
+                p256::SecretKey::generate_from_rng(&mut rng).to_pkcs8_der()
+            }
+            KeyAlgorithm::Ecdsa(Curve::P384) => {
+                p384::SecretKey::generate_from_rng(&mut rng).to_pkcs8_der()
+            }
+            KeyAlgorithm::Ecdsa(Curve::P521) => {
+                p521::SecretKey::generate_from_rng(&mut rng).to_pkcs8_der()
+            }
+            KeyAlgorithm::Ed25519 => {
+                ed25519_dalek::SigningKey::generate(&mut rng).to_pkcs8_der()
+            }
+        };
+        der.map(|doc| doc.as_bytes().to_vec())
+            .map_err(|e| e.to_string())
+    }
+}
+
+/// Why a key could not be had from a [`KeySource`].
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    /// The key source failed.
+    #[error("generating an {algorithm} key failed: {message}")]
+    Generate {
+        algorithm: KeyAlgorithm,
+        message: String,
+    },
+    /// The key source returned something that is not a key of the requested algorithm.
+    #[error("the key source returned no {algorithm} key: {reason}")]
+    Mismatch {
+        algorithm: KeyAlgorithm,
+        reason: String,
+    },
+}
+
+/// A decoded private key.
+#[derive(Clone)]
+pub(crate) enum PrivateKey {
+    Rsa(rsa::RsaPrivateKey),
+    P256(p256::SecretKey),
+    P384(p384::SecretKey),
+    P521(p521::SecretKey),
+    Ed25519(ed25519_dalek::SigningKey),
+}
+
+/// Asks `source` for a key of `algorithm` and decodes it, checking that it is one.
+pub(crate) fn generate(
+    source: &dyn KeySource,
+    algorithm: KeyAlgorithm,
+) -> Result<PrivateKey, KeyError> {
+    let der = source
+        .generate_key(algorithm)
+        .map_err(|message| KeyError::Generate { algorithm, message })?;
+    decode(&der, algorithm)
+}
+
+/// Decodes PKCS#8 DER as a key of `algorithm`.
+fn decode(der: &[u8], algorithm: KeyAlgorithm) -> Result<PrivateKey, KeyError> {
+    let mismatch = |reason: String| KeyError::Mismatch { algorithm, reason };
+    match algorithm {
+        KeyAlgorithm::Rsa(bits) => {
+            let key = rsa::RsaPrivateKey::from_pkcs8_der(der).map_err(|e| mismatch(e.to_string()))?;
+            let actual = key.n().bits();
+            if actual != bits {
+                return Err(mismatch(format!("its modulus has {actual} bits")));
+            }
+            Ok(PrivateKey::Rsa(key))
+        }
+        KeyAlgorithm::Ecdsa(Curve::P256) => p256::SecretKey::from_pkcs8_der(der)
+            .map(PrivateKey::P256)
+            .map_err(|e| mismatch(e.to_string())),
+        KeyAlgorithm::Ecdsa(Curve::P384) => p384::SecretKey::from_pkcs8_der(der)
+            .map(PrivateKey::P384)
+            .map_err(|e| mismatch(e.to_string())),
+        KeyAlgorithm::Ecdsa(Curve::P521) => p521::SecretKey::from_pkcs8_der(der)
+            .map(PrivateKey::P521)
+            .map_err(|e| mismatch(e.to_string())),
+        KeyAlgorithm::Ed25519 => ed25519_dalek::SigningKey::from_pkcs8_der(der)
+            .map(PrivateKey::Ed25519)
+            .map_err(|e| mismatch(e.to_string())),
+    }
+}
+
+#[cfg(test)]
+pub(crate) mod testing {
+    //! A key source for tests: each algorithm's keys are generated once per process and then
+    //! handed out from a small pool, so tests stay fast (also under wasm) while two keys of a
+    //! certificate set still differ.
+
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use super::{KeyAlgorithm, KeySource, NativeKeys};
+
+    /// How many distinct keys per algorithm the pool holds.
+    const POOL: usize = 2;
+
+    static CACHE: Mutex<Option<HashMap<KeyAlgorithm, Vec<Vec<u8>>>>> = Mutex::new(None);
+    static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+    /// Hands out pooled keys; see the module docs.
+    pub(crate) struct PooledKeys;
+
+    impl KeySource for PooledKeys {
+        fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
+            let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
+            let pool = cache
+                .get_or_insert_with(HashMap::new)
+                .entry(algorithm)
+                .or_default();
+            while pool.len() < POOL {
+                pool.push(NativeKeys.generate_key(algorithm)?);
+            }
+            Ok(pool[NEXT.fetch_add(1, Ordering::Relaxed) % POOL].clone())
+        }
+    }
+
+    /// A key source that always fails, to prove nothing is generated.
+    pub(crate) struct NoKeys;
+
+    impl KeySource for NoKeys {
+        fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
+            Err(format!("no key may be generated here, asked for {algorithm}"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::testing::PooledKeys;
+    use super::*;
+
+    #[test]
+    fn a_key_of_another_size_than_requested_is_refused() {
+        struct WrongSize;
+        impl KeySource for WrongSize {
+            fn generate_key(&self, _: KeyAlgorithm) -> Result<Vec<u8>, String> {
+                PooledKeys.generate_key(KeyAlgorithm::Rsa(2048))
+            }
+        }
+        let err = generate(&WrongSize, KeyAlgorithm::Rsa(3072)).err();
+        assert!(matches!(err, Some(KeyError::Mismatch { .. })), "{err:?}");
+    }
+
+    #[test]
+    fn a_key_of_another_algorithm_than_requested_is_refused() {
+        struct Ed;
+        impl KeySource for Ed {
+            fn generate_key(&self, _: KeyAlgorithm) -> Result<Vec<u8>, String> {
+                PooledKeys.generate_key(KeyAlgorithm::Ed25519)
+            }
+        }
+        for algorithm in [KeyAlgorithm::Rsa(2048), KeyAlgorithm::Ecdsa(Curve::P256)] {
+            assert!(generate(&Ed, algorithm).is_err(), "{algorithm}");
+        }
+    }
+
+    #[test]
+    fn native_keys_decode_as_the_requested_algorithm() {
+        for algorithm in [
+            KeyAlgorithm::Rsa(2048),
+            KeyAlgorithm::Ecdsa(Curve::P256),
+            KeyAlgorithm::Ecdsa(Curve::P384),
+            KeyAlgorithm::Ecdsa(Curve::P521),
+            KeyAlgorithm::Ed25519,
+        ] {
+            assert!(generate(&PooledKeys, algorithm).is_ok(), "{algorithm}");
+        }
+    }
+
+    #[test]
+    fn native_keys_refuse_rsa_sizes_outside_the_contract() {
+        for bits in [1024, 2047, 8193] {
+            assert!(NativeKeys.generate_key(KeyAlgorithm::Rsa(bits)).is_err(), "{bits}");
+        }
+    }
+}

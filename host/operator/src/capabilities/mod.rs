@@ -1,0 +1,87 @@
+//! The WIT imports the host implements for its guests, and the store data of a pass.
+//!
+//! Each capability has a `Ctx` (its state), a `HasData` marker naming how the generated
+//! bindings reach it, and one module holding only its `Host` impl. [`PassState`], the data
+//! of every store, is built from those pieces plus WASI.
+//!
+//! What a guest gets: the `cluster` it declared (checked per call), `logging` into the
+//! host's tracing, `crypto` key generation, and WASI with a wall clock and randomness only —
+//! no preopened directory, no environment, no network, stdout discarded, stderr captured
+//! (it carries a guest's panic message).
+
+pub mod cluster;
+pub mod crypto;
+pub mod logging;
+
+use wasmtime::component::{HasData, ResourceTable};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+pub use cluster::ClusterCtx;
+pub use crypto::CryptoCtx;
+pub use logging::LogCtx;
+
+use crate::runtime::limits::MemoryCap;
+
+/// The most stderr kept from one pass (panic messages are short).
+const STDERR_CAPACITY: usize = 64 * 1024;
+
+/// The data of one store: one pass of one plugin for one object.
+pub struct PassState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    stderr: MemoryOutputPipe,
+    pub(crate) memory: MemoryCap,
+    pub(crate) log: LogCtx,
+    pub(crate) cluster: ClusterCtx,
+    pub(crate) crypto: CryptoCtx,
+}
+
+impl PassState {
+    /// The state of a pass with no stdio, environment, filesystem or network.
+    pub(crate) fn new(memory: MemoryCap, log: LogCtx, cluster: ClusterCtx) -> Self {
+        let stderr = MemoryOutputPipe::new(STDERR_CAPACITY);
+        let wasi = WasiCtx::builder().stderr(stderr.clone()).build();
+        Self {
+            wasi,
+            table: ResourceTable::new(),
+            stderr,
+            memory,
+            log,
+            cluster,
+            crypto: CryptoCtx,
+        }
+    }
+
+    /// What the guest wrote to stderr (a panic message, an allocation failure).
+    pub(crate) fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.stderr.contents()).into_owned()
+    }
+}
+
+impl WasiView for PassState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// Reaches the cluster capability from a store's data.
+pub(crate) struct HasCluster;
+impl HasData for HasCluster {
+    type Data<'a> = &'a mut ClusterCtx;
+}
+
+/// Reaches the logging capability from a store's data.
+pub(crate) struct HasLog;
+impl HasData for HasLog {
+    type Data<'a> = &'a mut LogCtx;
+}
+
+/// Reaches the crypto capability from a store's data.
+pub(crate) struct HasCrypto;
+impl HasData for HasCrypto {
+    type Data<'a> = &'a mut CryptoCtx;
+}

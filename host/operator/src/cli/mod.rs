@@ -1,0 +1,27 @@
+//! The subcommands of the `wasm-operator` binary, as library functions (so tests call the
+//! same code the binary runs).
+
+pub mod demo;
+pub mod inspect;
+
+use std::path::PathBuf;
+
+/// Where the plugins shipped with this build were compiled to (by the build script).
+pub fn shipped_plugin_dir() -> PathBuf {
+    PathBuf::from(env!("WASM_OPERATOR_PLUGIN_DIR"))
+}
+
+/// Where the test-only plugins of this build were compiled to (by the build script).
+pub fn test_plugin_dir() -> PathBuf {
+    PathBuf::from(env!("WASM_OPERATOR_TEST_PLUGIN_DIR"))
+}
+
+/// The `.wasm` files of `dir`, sorted by name.
+pub fn plugin_files(dir: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|e| e == "wasm"))
+        .collect();
+    files.sort();
+    Ok(files)
+}

@@ -1,0 +1,72 @@
+//! The cluster backends the `cluster` capability serves from.
+//!
+//! [`ClusterBackend`] is the host-side shape of the WIT `cluster` interface: what every
+//! backend (the in-memory store of [`memory`], and the kube-rs client against a real or
+//! embedded API server) implements. The capability layer in front of it checks each call
+//! against the plugin's declared permissions and stamps the plugin's field manager.
+
+pub mod memory;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use wasm_operator_sdk::{
+    ApiError, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation, ReadFrom,
+};
+
+/// Who makes a call: the plugin's name (event reporter) and its field manager.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Caller {
+    /// The plugin's name.
+    pub plugin: String,
+    /// The field manager of its applies and writes.
+    pub field_manager: String,
+}
+
+/// A cluster the host can serve plugins from.
+#[async_trait]
+pub trait ClusterBackend: Send + Sync {
+    /// Reads one object; `None` when it does not exist.
+    async fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError>;
+
+    /// Lists the objects of a kind in one namespace or all.
+    async fn list(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Value>, ApiError>;
+
+    /// Server-side applies `object` under the caller's field manager with force.
+    async fn apply(
+        &self,
+        caller: &Caller,
+        object: Value,
+        owner: Option<&Owner>,
+    ) -> Result<Value, ApiError>;
+
+    /// Creates `object`.
+    async fn create(&self, caller: &Caller, object: Value) -> Result<Value, ApiError>;
+
+    /// Patches one object, conditional on `resource_version` when given.
+    async fn patch(
+        &self,
+        caller: &Caller,
+        object: &ObjectRef,
+        patch: &Patch,
+        resource_version: Option<&str>,
+    ) -> Result<Value, ApiError>;
+
+    /// Deletes one object.
+    async fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError>;
+
+    /// Replaces the status subresource of `object`.
+    async fn update_status(&self, caller: &Caller, object: Value) -> Result<Value, ApiError>;
+
+    /// Records an event about `regarding`, aggregating repeats into a series.
+    async fn record_event(
+        &self,
+        caller: &Caller,
+        regarding: &ObjectRef,
+        event: &Event,
+    ) -> Result<(), ApiError>;
+}

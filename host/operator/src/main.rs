@@ -1,0 +1,114 @@
+//! The `wasm-operator` binary.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::{Parser, Subcommand};
+use wasm_operator::runtime::{Runtime, RuntimeConfig};
+use wasm_operator::{cli, wasi_run};
+
+#[derive(Parser)]
+#[command(
+    name = "wasm-operator",
+    version,
+    about = "A Kubernetes operator whose reconcilers run as WebAssembly components"
+)]
+struct Args {
+    /// Where precompiled plugin artifacts are cached (default: $XDG_CACHE_HOME/wasm-operator).
+    #[arg(long, global = true, env = "WASM_OPERATOR_CACHE_DIR")]
+    cache_dir: Option<PathBuf>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Load the shipped plugins and show what each describes.
+    Demo {
+        /// The plugin directory (default: the plugins this build compiled).
+        #[arg(long)]
+        plugins: Option<PathBuf>,
+    },
+    /// Inspect plugin files.
+    Plugin {
+        #[command(subcommand)]
+        command: PluginCommand,
+    },
+    /// Run a wasi:cli/run command component (the wasm32-wasip2 test runner).
+    WasiRun {
+        /// The component.
+        wasm: PathBuf,
+        /// Its arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
+}
+
+#[derive(Subcommand)]
+enum PluginCommand {
+    /// Print a plugin's describe() and sha256; exit 2 when it is not a loadable plugin.
+    Inspect { file: PathBuf },
+}
+
+fn main() -> ExitCode {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "warn,plugin=info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let args = Args::parse();
+    let tokio = match tokio::runtime::Runtime::new() {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("wasm-operator: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match tokio.block_on(run(args)) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("wasm-operator: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    let mut config = RuntimeConfig::default();
+    if args.cache_dir.is_some() {
+        config.cache_dir = args.cache_dir;
+    }
+    let runtime = Runtime::new(config)?;
+    match args.command {
+        Command::Demo { plugins } => {
+            let dir = plugins.unwrap_or_else(cli::shipped_plugin_dir);
+            let (loaded, _failed) = cli::demo::run(&runtime, &dir)
+                .await
+                .with_context(|| format!("cannot read plugin directory {}", dir.display()))?;
+            Ok(if loaded > 0 {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            })
+        }
+        Command::Plugin {
+            command: PluginCommand::Inspect { file },
+        } => match runtime.load(&file, None).await {
+            Ok(plugin) => {
+                print!("{}", cli::inspect::render(&plugin));
+                Ok(ExitCode::SUCCESS)
+            }
+            Err(e) => {
+                eprintln!("{e}");
+                Ok(ExitCode::from(2))
+            }
+        },
+        Command::WasiRun { wasm, args } => {
+            let code = wasi_run::run(&runtime, &wasm, &args).await?;
+            Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
+        }
+    }
+}

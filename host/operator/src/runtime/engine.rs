@@ -1,0 +1,242 @@
+//! The runtime: one engine, one linker, the artifact cache and the epoch ticker.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use wasmtime::component::Linker;
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+use super::cache::ArtifactCache;
+use super::contract::{self, PluginKind};
+use super::error::LoadError;
+use super::limits::Limits;
+use super::plugin::{Plugin, PluginInfo};
+use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre, cluster, crypto, logging, types};
+use crate::capabilities::{HasCluster, HasCrypto, HasLog, PassState};
+
+/// How the runtime is set up.
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// Where precompiled artifacts are kept; `None` compiles on every load.
+    pub cache_dir: Option<PathBuf>,
+    /// The limits of a plugin that sets none of its own.
+    pub default_limits: Limits,
+    /// The largest memory cap any plugin may have (sizes the pooling allocator's slots).
+    pub max_memory_bytes: usize,
+    /// How many stores may be alive at once (sizes the pooling allocator).
+    pub max_concurrent_stores: u32,
+    /// The epoch tick: the granularity of pass deadlines.
+    pub epoch_tick: Duration,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        Self {
+            cache_dir: super::cache::default_dir(),
+            default_limits: Limits::default(),
+            max_memory_bytes: 1 << 30,
+            max_concurrent_stores: 64,
+            epoch_tick: Duration::from_millis(10),
+        }
+    }
+}
+
+/// Why the runtime could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// wasmtime refused the engine configuration.
+    #[error("cannot create the wasmtime engine: {0:#}")]
+    Engine(#[source] wasmtime::Error),
+    /// A capability could not be added to the linker.
+    #[error("cannot link the host capabilities: {0:#}")]
+    Linker(#[source] wasmtime::Error),
+}
+
+/// The plugin runtime: loads plugins and runs their passes.
+pub struct Runtime {
+    pub(crate) engine: Engine,
+    pub(crate) linker: Linker<PassState>,
+    pub(crate) cache: ArtifactCache,
+    pub(crate) config: RuntimeConfig,
+    stop_ticker: Arc<AtomicBool>,
+}
+
+impl Runtime {
+    /// Builds the engine and the linker and starts the epoch ticker.
+    pub fn new(config: RuntimeConfig) -> Result<Self, RuntimeError> {
+        let engine = Engine::new(&engine_config(&config)).map_err(RuntimeError::Engine)?;
+        let mut linker = Linker::new(&engine);
+        add_capabilities(&mut linker).map_err(RuntimeError::Linker)?;
+        let cache = ArtifactCache::new(config.cache_dir.clone(), &engine);
+        let stop_ticker = Arc::new(AtomicBool::new(false));
+        spawn_ticker(engine.clone(), config.epoch_tick, stop_ticker.clone());
+        Ok(Self {
+            engine,
+            linker,
+            cache,
+            config,
+            stop_ticker,
+        })
+    }
+
+    /// The engine (shared with the wasi runner).
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The artifact cache.
+    pub fn cache(&self) -> &ArtifactCache {
+        &self.cache
+    }
+
+    /// The runtime's configuration.
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.config
+    }
+
+    /// Epoch ticks in `deadline`, at least one.
+    pub fn ticks(&self, deadline: Duration) -> u64 {
+        let tick = self.config.epoch_tick.as_nanos().max(1);
+        u64::try_from(deadline.as_nanos().div_ceil(tick))
+            .unwrap_or(u64::MAX)
+            .max(1)
+    }
+
+    /// Reads, compiles (or loads precompiled), checks and pre-instantiates the plugin at
+    /// `path`, and runs a reconciler's `describe()`.
+    pub async fn load(&self, path: &Path, limits: Option<Limits>) -> Result<Plugin, LoadError> {
+        let limits = limits.unwrap_or(self.config.default_limits);
+        let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        check_component_header(path, &bytes)?;
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        let (component, cache) = self
+            .cache
+            .component(&self.engine, &bytes, &sha256)
+            .map_err(|source| LoadError::Compile {
+                path: path.to_owned(),
+                source,
+            })?;
+        let contract =
+            contract::check(&self.engine, &component).map_err(|source| LoadError::Contract {
+                path: path.to_owned(),
+                source,
+            })?;
+        if contract.imports_planner {
+            return Err(LoadError::NoPlanner {
+                path: path.to_owned(),
+            });
+        }
+        let pre = self
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|e| LoadError::Link {
+                path: path.to_owned(),
+                message: format!("{e:#}"),
+            })?;
+        let link = |e: wasmtime::Error| LoadError::Link {
+            path: path.to_owned(),
+            message: format!("{e:#}"),
+        };
+        let file_stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut plugin = Plugin {
+            name: file_stem,
+            path: path.to_owned(),
+            sha256,
+            contract: contract.version,
+            cache,
+            limits,
+            info: match contract.kind {
+                PluginKind::Reconciler => PluginInfo::Reconciler {
+                    pre: ReconcilerPluginPre::new(pre).map_err(link)?,
+                    description: None,
+                },
+                PluginKind::Planner => PluginInfo::Planner {
+                    pre: PlannerPluginPre::new(pre).map_err(link)?,
+                },
+            },
+        };
+        if let PluginInfo::Reconciler { .. } = plugin.info {
+            let description =
+                plugin
+                    .describe(self)
+                    .await
+                    .map_err(|message| LoadError::Describe {
+                        path: path.to_owned(),
+                        message,
+                    })?;
+            plugin.name = description.name.clone();
+            if let PluginInfo::Reconciler { description: d, .. } = &mut plugin.info {
+                *d = Some(description);
+            }
+        }
+        Ok(plugin)
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        self.stop_ticker.store(true, Ordering::Relaxed);
+    }
+}
+
+fn engine_config(config: &RuntimeConfig) -> Config {
+    let stores = config.max_concurrent_stores.max(1);
+    let mut pool = PoolingAllocationConfig::new();
+    pool.total_component_instances(stores * 2)
+        .total_core_instances(stores * 16)
+        .total_memories(stores * 2)
+        .total_tables(stores * 16)
+        .total_stacks(stores * 2)
+        .max_memory_size(config.max_memory_bytes);
+    let mut c = Config::new();
+    c.wasm_component_model(true)
+        .epoch_interruption(true)
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    c
+}
+
+fn add_capabilities(linker: &mut Linker<PassState>) -> wasmtime::Result<()> {
+    wasmtime_wasi::p2::add_to_linker_async(linker)?;
+    types::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
+    cluster::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
+    logging::add_to_linker::<PassState, HasLog>(linker, |s| &mut s.log)?;
+    crypto::add_to_linker::<PassState, HasCrypto>(linker, |s| &mut s.crypto)?;
+    Ok(())
+}
+
+/// Advances the engine's epoch every `tick` until `stop` is set.
+fn spawn_ticker(engine: Engine, tick: Duration, stop: Arc<AtomicBool>) {
+    let spawned = std::thread::Builder::new()
+        .name("wasm-epoch".into())
+        .spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(tick);
+                engine.increment_epoch();
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::error!(error = %e, "cannot start the epoch ticker: pass deadlines fall back to wall-clock timeouts");
+    }
+}
+
+/// `\0asm` then the layer: 1 for a core module, 0x0d for a component.
+fn check_component_header(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
+    match bytes.get(..8) {
+        Some([0, b'a', b's', b'm', 0x0d, 0, 1, 0]) => Ok(()),
+        Some([0, b'a', b's', b'm', 1, 0, 0, 0]) => Err(LoadError::CoreModule {
+            path: path.to_owned(),
+        }),
+        _ => Err(LoadError::NotWasm {
+            path: path.to_owned(),
+        }),
+    }
+}

@@ -1,0 +1,353 @@
+//! The plugin runtime, end to end: the real fixture `.wasm` loaded into the real runtime,
+//! reconciling against the in-memory cluster.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::json;
+use wasm_operator::cluster::ClusterBackend;
+use wasm_operator::runtime::CacheOutcome;
+use wasm_operator::{Limits, PassError};
+use wasm_operator_e2e::{cluster_with, config_map, fixture_wasm, runtime_with_cache};
+use wasm_operator_sdk::{EventType, ObjectRef, ReadFrom, Request};
+
+fn request(name: &str) -> Request {
+    Request {
+        namespace: Some("ns".into()),
+        name: name.into(),
+    }
+}
+
+#[tokio::test]
+async fn a_pass_applies_the_echo_owned_by_the_primary_and_records_an_event() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runtime = runtime_with_cache(&cache);
+    let plugin = runtime
+        .load(&fixture_wasm(), None)
+        .await
+        .expect("the fixture loads");
+    let cluster = cluster_with(&[config_map("ns", "a", json!({"k": "v"}), None)]).await;
+
+    let outcome = plugin
+        .reconcile(&runtime, cluster.clone(), &request("a"))
+        .await
+        .expect("the pass succeeds");
+
+    assert_eq!(outcome.requeue_after, None);
+    let echo_ref = ObjectRef {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        namespace: Some("ns".into()),
+        name: "a-echo".into(),
+    };
+    let echo = cluster
+        .get(&echo_ref, ReadFrom::Server)
+        .await
+        .expect("get")
+        .expect("the echo exists");
+    assert_eq!(echo["data"], json!({"k": "v"}));
+    let owner = &echo["metadata"]["ownerReferences"][0];
+    assert_eq!(
+        (
+            owner["kind"].as_str(),
+            owner["name"].as_str(),
+            owner["controller"].as_bool()
+        ),
+        (Some("ConfigMap"), Some("a"), Some(true))
+    );
+    let events = cluster.events();
+    assert_eq!(events.len(), 1);
+    assert_eq!(
+        (
+            events[0].reason.as_str(),
+            events[0].event_type,
+            events[0].reporter.as_str()
+        ),
+        ("Echoed", EventType::Normal, "fixture")
+    );
+}
+
+#[tokio::test]
+async fn a_converged_pass_makes_no_writes_and_repeated_events_aggregate() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runtime = runtime_with_cache(&cache);
+    let plugin = runtime
+        .load(&fixture_wasm(), None)
+        .await
+        .expect("the fixture loads");
+    let cluster = cluster_with(&[config_map("ns", "a", json!({"k": "v"}), None)]).await;
+    plugin
+        .reconcile(&runtime, cluster.clone(), &request("a"))
+        .await
+        .expect("first pass");
+    let writes = cluster.writes();
+
+    plugin
+        .reconcile(&runtime, cluster.clone(), &request("a"))
+        .await
+        .expect("second pass");
+
+    assert_eq!(cluster.writes(), writes, "the second pass wrote");
+    assert_eq!(cluster.events()[0].count, 2);
+}
+
+#[tokio::test]
+async fn a_looping_guest_fails_its_pass_with_a_deadline_error_naming_plugin_and_object() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runtime = runtime_with_cache(&cache);
+    let limits = Limits {
+        deadline: Duration::from_millis(200),
+        ..Limits::default()
+    };
+    let plugin = runtime
+        .load(&fixture_wasm(), Some(limits))
+        .await
+        .expect("the fixture loads");
+    let cluster = cluster_with(&[config_map("ns", "spin", json!({}), Some("loop"))]).await;
+
+    let err = plugin
+        .reconcile(&runtime, cluster, &request("spin"))
+        .await
+        .expect_err("the pass loops");
+
+    assert!(matches!(err, PassError::Deadline { .. }), "{err:?}");
+    assert_eq!(
+        err.to_string(),
+        "plugin fixture: the pass for ns/spin exceeded its deadline of 200ms"
+    );
+}
+
+#[tokio::test]
+async fn a_guest_past_its_memory_cap_fails_its_pass_with_a_memory_cap_error() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runtime = runtime_with_cache(&cache);
+    let limits = Limits {
+        memory_bytes: 32 << 20,
+        ..Limits::default()
+    };
+    let plugin = runtime
+        .load(&fixture_wasm(), Some(limits))
+        .await
+        .expect("the fixture loads");
+    let cluster = cluster_with(&[config_map("ns", "bomb", json!({}), Some("allocate"))]).await;
+
+    let err = plugin
+        .reconcile(&runtime, cluster, &request("bomb"))
+        .await
+        .expect_err("the pass allocates");
+
+    match &err {
+        PassError::MemoryCap {
+            plugin,
+            object,
+            limit,
+            requested,
+        } => {
+            assert_eq!(
+                (plugin.as_str(), object.as_str(), *limit),
+                ("fixture", "ns/bomb", 32 << 20)
+            );
+            assert!(*requested > 32 << 20);
+        }
+        other => panic!("expected a memory-cap error, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_panicking_guest_fails_its_pass_with_the_panic_message() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runtime = runtime_with_cache(&cache);
+    let plugin = runtime
+        .load(&fixture_wasm(), None)
+        .await
+        .expect("the fixture loads");
+    let cluster = cluster_with(&[config_map("ns", "p", json!({}), Some("panic"))]).await;
+
+    let err = plugin
+        .reconcile(&runtime, cluster, &request("p"))
+        .await
+        .expect_err("the pass panics");
+
+    match &err {
+        PassError::GuestPanic {
+            plugin,
+            object,
+            message,
+        } => {
+            assert_eq!((plugin.as_str(), object.as_str()), ("fixture", "ns/p"));
+            assert!(
+                message.starts_with(fixture_reconciler::PANIC_MESSAGE),
+                "{message}"
+            );
+        }
+        other => panic!("expected a guest panic, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_failed_pass_leaves_the_plugin_serving_the_next_one() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runtime = runtime_with_cache(&cache);
+    let plugin = runtime
+        .load(&fixture_wasm(), None)
+        .await
+        .expect("the fixture loads");
+    let cluster = cluster_with(&[
+        config_map("ns", "p", json!({}), Some("panic")),
+        config_map("ns", "ok", json!({"x": "1"}), None),
+    ])
+    .await;
+
+    plugin
+        .reconcile(&runtime, cluster.clone(), &request("p"))
+        .await
+        .expect_err("the pass panics");
+    plugin
+        .reconcile(&runtime, cluster.clone(), &request("ok"))
+        .await
+        .expect("the next pass succeeds");
+}
+
+#[tokio::test]
+async fn a_verb_the_plugin_did_not_declare_is_forbidden() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runtime = runtime_with_cache(&cache);
+    let plugin = runtime
+        .load(&fixture_wasm(), None)
+        .await
+        .expect("the fixture loads");
+    let cluster = cluster_with(&[config_map("ns", "f", json!({}), Some("forbidden"))]).await;
+
+    let err = plugin
+        .reconcile(&runtime, cluster.clone(), &request("f"))
+        .await
+        .expect_err("forbidden");
+
+    match &err {
+        PassError::Reconcile {
+            message, retryable, ..
+        } => {
+            assert!(
+                message.contains("plugin fixture did not declare verb delete on v1/Secret"),
+                "{message}"
+            );
+            assert!(!retryable, "a forbidden call is not retried");
+        }
+        other => panic!("expected a reconcile error, got {other:?}"),
+    }
+    assert_eq!(cluster.writes().delete, 0);
+}
+
+#[tokio::test]
+async fn requeue_after_and_permanent_errors_cross_the_boundary() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runtime = runtime_with_cache(&cache);
+    let plugin = runtime
+        .load(&fixture_wasm(), None)
+        .await
+        .expect("the fixture loads");
+    let cluster = cluster_with(&[
+        config_map("ns", "r", json!({}), Some("requeue")),
+        config_map("ns", "e", json!({}), Some("fail")),
+    ])
+    .await;
+
+    let outcome = plugin
+        .reconcile(&runtime, cluster.clone(), &request("r"))
+        .await
+        .expect("requeue");
+    let err = plugin
+        .reconcile(&runtime, cluster.clone(), &request("e"))
+        .await
+        .expect_err("fail");
+
+    assert_eq!(outcome.requeue_after, Some(Duration::from_secs(5)));
+    assert!(!err.is_retryable());
+    assert_eq!(
+        err.to_string(),
+        "plugin fixture: reconcile of ns/e failed: the fixture fails on purpose"
+    );
+}
+
+#[tokio::test]
+async fn a_field_index_is_computed_by_the_guest() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runtime = runtime_with_cache(&cache);
+    let plugin = runtime
+        .load(&fixture_wasm(), None)
+        .await
+        .expect("the fixture loads");
+
+    let keys = plugin
+        .index(
+            &runtime,
+            "data-keys",
+            &config_map("ns", "a", json!({"b": "1", "a": "2"}), None),
+        )
+        .await;
+
+    assert_eq!(keys.expect("index"), vec!["a".to_owned(), "b".to_owned()]);
+}
+
+#[tokio::test]
+async fn a_second_load_uses_the_precompiled_artifact_instead_of_compiling() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let first = runtime_with_cache(&cache)
+        .load(&fixture_wasm(), None)
+        .await
+        .expect("first load");
+    let second = runtime_with_cache(&cache)
+        .load(&fixture_wasm(), None)
+        .await
+        .expect("second load");
+
+    assert_eq!(first.cache_outcome(), CacheOutcome::Compiled);
+    assert_eq!(second.cache_outcome(), CacheOutcome::Loaded);
+    assert_eq!(first.sha256(), second.sha256());
+    let artifacts = std::fs::read_dir(cache.path()).expect("cache dir").count();
+    assert_eq!(artifacts, 1, "one artifact per component and engine");
+}
+
+#[tokio::test]
+async fn the_same_reconciler_built_natively_does_what_its_wasm_build_does() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runtime = runtime_with_cache(&cache);
+    let plugin = runtime
+        .load(&fixture_wasm(), None)
+        .await
+        .expect("the fixture loads");
+    let objects = [config_map("ns", "a", json!({"k": "v", "l": "w"}), None)];
+    let in_wasm = cluster_with(&objects).await;
+    let native = cluster_with(&objects).await;
+
+    plugin
+        .reconcile(&runtime, in_wasm.clone(), &request("a"))
+        .await
+        .expect("wasm pass");
+    wasm_operator::native::reconcile_native::<fixture_reconciler::Fixture>(
+        native.clone() as Arc<dyn ClusterBackend>,
+        request("a"),
+    )
+    .await
+    .expect("native pass");
+
+    let echo = ObjectRef {
+        api_version: "v1".into(),
+        kind: "ConfigMap".into(),
+        namespace: Some("ns".into()),
+        name: "a-echo".into(),
+    };
+    let from_wasm = in_wasm
+        .get(&echo, ReadFrom::Server)
+        .await
+        .expect("get")
+        .expect("echo");
+    let from_native = native
+        .get(&echo, ReadFrom::Server)
+        .await
+        .expect("get")
+        .expect("echo");
+    assert_eq!(from_wasm["data"], from_native["data"]);
+    assert_eq!(in_wasm.writes(), native.writes());
+    assert_eq!(in_wasm.events(), native.events());
+}
