@@ -111,7 +111,8 @@ mod tests {
 
     #[test]
     fn status_codes_map_to_the_case_a_reconciler_branches_on() {
-        let cases: &[(u16, fn(&ApiError) -> bool)] = &[
+        type IsExpected = fn(&ApiError) -> bool;
+        let cases: &[(u16, IsExpected)] = &[
             (404, |e| matches!(e, ApiError::NotFound(_))),
             (409, |e| matches!(e, ApiError::Conflict(_))),
             (422, |e| matches!(e, ApiError::Invalid(_))),

@@ -102,14 +102,13 @@ pub fn generate_key(algorithm: KeyAlgorithm) -> Result<Vec<u8>, KeyError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rsa::pkcs8::DecodePrivateKey as _;
     use rsa::traits::PublicKeyParts as _;
 
     #[test]
     fn every_algorithm_yields_a_pkcs8_key_of_its_kind() {
         let rsa = generate_key(KeyAlgorithm::Rsa(2049)).expect("odd RSA sizes are supported");
         let key = rsa::PrivateKey::from_pkcs8_der(&rsa).expect("RSA PKCS#8");
-        assert_eq!(key.n().bits(), 2049);
+        assert_eq!(key.n().bit_width(), 2049);
         p256::SecretKey::from_pkcs8_der(
             &generate_key(KeyAlgorithm::Ecdsa(Curve::P256)).expect("P-256"),
         )

@@ -110,12 +110,12 @@ pub(crate) fn validate(d: &Description) -> Result<(), String> {
                 w.kind
             ));
         }
-        if let Mapping::FieldIndex(name) = &w.mapping {
-            if !d.indexes.iter().any(|x| &x.name == name) {
-                return Err(format!(
-                    "watches[{i}].mapping names field index {name:?}, which indexes does not define"
-                ));
-            }
+        if let Mapping::FieldIndex(name) = &w.mapping
+            && !d.indexes.iter().any(|x| &x.name == name)
+        {
+            return Err(format!(
+                "watches[{i}].mapping names field index {name:?}, which indexes does not define"
+            ));
         }
     }
     for (i, p) in d.permissions.iter().enumerate() {

@@ -175,7 +175,7 @@ impl Runtime {
                     })?;
             plugin.name = description.name.clone();
             if let PluginInfo::Reconciler { description: d, .. } = &mut plugin.info {
-                *d = Some(description);
+                *d = Some(Box::new(description));
             }
         }
         Ok(plugin)

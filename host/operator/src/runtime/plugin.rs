@@ -14,7 +14,7 @@ pub enum PluginInfo {
     /// A reconciler and what its describe() returned.
     Reconciler {
         pre: ReconcilerPluginPre<PassState>,
-        description: Option<Description>,
+        description: Option<Box<Description>>,
     },
     /// A planner, linked into the reconcilers that import it.
     Planner { pre: PlannerPluginPre<PassState> },
@@ -70,7 +70,7 @@ impl Plugin {
     /// The reconciler's description; `None` for a planner.
     pub fn description(&self) -> Option<&Description> {
         match &self.info {
-            PluginInfo::Reconciler { description, .. } => description.as_ref(),
+            PluginInfo::Reconciler { description, .. } => description.as_deref(),
             PluginInfo::Planner { .. } => None,
         }
     }
