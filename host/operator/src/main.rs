@@ -30,6 +30,18 @@ enum Command {
         #[arg(long)]
         plugins: Option<PathBuf>,
     },
+    /// Run the embedded Kubernetes API server and write a kubeconfig for it.
+    DevCluster {
+        /// The port on 127.0.0.1 (0 picks a free one).
+        #[arg(long, default_value_t = 6443)]
+        port: u16,
+        /// Keep objects here (write-ahead log); without it everything is in memory.
+        #[arg(long)]
+        data_dir: Option<PathBuf>,
+        /// Where to write the kubeconfig.
+        #[arg(long, default_value = "wasm-operator.kubeconfig")]
+        kubeconfig: PathBuf,
+    },
     /// Inspect plugin files.
     Plugin {
         #[command(subcommand)]
@@ -93,6 +105,31 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             } else {
                 ExitCode::FAILURE
             })
+        }
+        Command::DevCluster {
+            port,
+            data_dir,
+            kubeconfig,
+        } => {
+            let config = wasm_operator_apiserver::ServerConfig {
+                port,
+                data_dir,
+                ..Default::default()
+            };
+            let server = wasm_operator_apiserver::ApiServer::start(config).await?;
+            server
+                .write_kubeconfig(&kubeconfig)
+                .with_context(|| format!("cannot write {}", kubeconfig.display()))?;
+            println!("serving the Kubernetes API on {}", server.url());
+            println!(
+                "kubeconfig: {0}  (kubectl --kubeconfig {0} get ns)",
+                kubeconfig.display()
+            );
+            tokio::signal::ctrl_c()
+                .await
+                .context("waiting for Ctrl-C")?;
+            server.stop();
+            Ok(ExitCode::SUCCESS)
         }
         Command::Plugin {
             command: PluginCommand::Inspect { file },

@@ -1,0 +1,162 @@
+//! CustomResourceDefinitions: what the server checks and sets on a CRD, and how it admits
+//! the custom resources a CRD serves.
+
+use serde_json::{Value, json};
+
+use crate::admission::Admitted;
+use crate::objects::meta_str;
+use crate::registry::ResourceType;
+use crate::route::Params;
+use crate::schema;
+use crate::status::{ApiError, Result};
+
+/// Checks a new CRD and sets what the server sets: default names, the status conditions
+/// `NamesAccepted` and `Established`, accepted names and stored versions.
+pub fn on_create(rt: &ResourceType, crd: &mut Value) -> Result<()> {
+    let name = meta_str(crd, "name").unwrap_or_default().to_owned();
+    let spec = crd
+        .get_mut("spec")
+        .ok_or_else(|| invalid(rt, &name, "spec", "Required value"))?;
+    let group = spec["group"].as_str().unwrap_or_default().to_owned();
+    let plural = spec
+        .pointer("/names/plural")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let kind = spec
+        .pointer("/names/kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    for (value, field) in [
+        (&group, "spec.group"),
+        (&plural, "spec.names.plural"),
+        (&kind, "spec.names.kind"),
+    ] {
+        if value.is_empty() {
+            return Err(invalid(rt, &name, field, "Required value"));
+        }
+    }
+    if name != format!("{plural}.{group}") {
+        return Err(invalid(
+            rt,
+            &name,
+            "metadata.name",
+            &format!("Invalid value: \"{name}\": must be spec.names.plural+\".\"+spec.group"),
+        ));
+    }
+    let versions = spec["versions"].as_array().cloned().unwrap_or_default();
+    if versions.is_empty() {
+        return Err(invalid(
+            rt,
+            &name,
+            "spec.versions",
+            "Invalid value: null: must have exactly one version marked as storage version",
+        ));
+    }
+    let storage: Vec<&Value> = versions
+        .iter()
+        .filter(|v| v["storage"] == json!(true))
+        .collect();
+    if storage.len() != 1 {
+        return Err(invalid(
+            rt,
+            &name,
+            "spec.versions",
+            "Invalid value: must have exactly one version marked as storage version",
+        ));
+    }
+    for (i, version) in versions.iter().enumerate() {
+        if let Some(openapi) = version.pointer("/schema/openAPIV3Schema") {
+            let errors = schema::check_structural(
+                openapi,
+                &format!("spec.versions[{i}].schema.openAPIV3Schema"),
+            );
+            if !errors.is_empty() {
+                return Err(ApiError::invalid(
+                    rt,
+                    &name,
+                    schema::invalid_message(&rt.qualified_kind(), &name, &errors),
+                    causes(&errors),
+                ));
+            }
+        }
+    }
+    let storage_version = storage[0]["name"].clone();
+    let names = &mut spec["names"];
+    if names.get("singular").is_none() {
+        names["singular"] = json!(kind.to_lowercase());
+    }
+    if names.get("listKind").is_none() {
+        names["listKind"] = json!(format!("{kind}List"));
+    }
+    let accepted = names.clone();
+    if spec.get("conversion").is_none() {
+        spec["conversion"] = json!({"strategy": "None"});
+    }
+    let now = crate::objects::now();
+    crd["status"] = json!({
+        "acceptedNames": accepted,
+        "storedVersions": [storage_version],
+        "conditions": [
+            {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts", "message": "no conflicts found", "lastTransitionTime": now},
+            {"type": "Established", "status": "True", "reason": "InitialNamesAccepted", "message": "the initial names have been accepted", "lastTransitionTime": now},
+        ],
+    });
+    Ok(())
+}
+
+fn invalid(rt: &ResourceType, name: &str, field: &str, error: &str) -> ApiError {
+    let reason = if error.starts_with("Required") {
+        "FieldValueRequired"
+    } else {
+        "FieldValueInvalid"
+    };
+    ApiError::invalid_field(rt, name, field, reason, error)
+}
+
+fn causes(errors: &[schema::FieldError]) -> Vec<Value> {
+    schema::causes(errors)
+        .into_iter()
+        .filter_map(|c| serde_json::to_value(c).ok())
+        .collect()
+}
+
+/// Admits a custom resource through its version's schema: unknown fields are pruned and
+/// handled by `fieldValidation` (Strict: 400; Warn, the default: a warning; Ignore:
+/// silently), defaults are applied, and the object is validated (422).
+pub fn admit(
+    rt: &ResourceType,
+    openapi: &Value,
+    name: &str,
+    mut object: Value,
+    params: &Params,
+) -> Result<Admitted> {
+    let unknown = schema::prune(openapi, &mut object);
+    let mut warnings = Vec::new();
+    if !unknown.is_empty() {
+        match params.get("fieldValidation") {
+            Some("Strict") => return Err(ApiError::bad_request(schema::strict_error(&unknown))),
+            Some("Ignore") => {}
+            _ => warnings = schema::warnings(&unknown),
+        }
+    }
+    schema::apply_defaults(openapi, &mut object);
+    let errors = schema::validate(openapi, &object);
+    if !errors.is_empty() {
+        return Err(ApiError::invalid(
+            rt,
+            name,
+            schema::invalid_message(&rt.qualified_kind(), name, &errors),
+            causes(&errors),
+        ));
+    }
+    Ok(Admitted { object, warnings })
+}
+
+/// The fields of an applied object its schema does not declare, as server-side apply
+/// reports them (`.spec.policy`).
+pub fn undeclared(openapi: &Value, applied: &Value) -> Vec<String> {
+    let mut copy = applied.clone();
+    schema::prune(openapi, &mut copy)
+}

@@ -1,0 +1,147 @@
+//! Test hooks: injected faults and request counters.
+//!
+//! A fault matches requests by verb, resource and name (each optional) and either fails
+//! them with a status code, delays them, or (for watches) drops the stream at once. Counters
+//! count every request by verb and resource, so a test can assert "this pass made 0
+//! writes".
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// What an injected fault does to a matching request.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FaultAction {
+    /// Fail with this code and message (a `Status` body with the matching reason).
+    Fail { code: u16, message: String },
+    /// Delay the request, then serve it.
+    Delay(Duration),
+    /// End a watch stream right after it starts.
+    DropWatch,
+}
+
+/// A fault and the requests it matches.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fault {
+    /// `get`, `list`, `watch`, `create`, `update`, `patch`, `apply`, `delete`,
+    /// `deletecollection`; `None` matches every verb.
+    pub verb: Option<String>,
+    /// The resource (plural, e.g. `secrets`); `None` matches every resource.
+    pub resource: Option<String>,
+    /// The object's name; `None` matches every name.
+    pub name: Option<String>,
+    /// What it does.
+    pub action: FaultAction,
+    /// How many more requests it applies to; `None` for every one.
+    pub remaining: Option<u32>,
+}
+
+impl Fault {
+    /// Fails `verb` requests on `resource` with `code`.
+    pub fn fail(verb: &str, resource: &str, code: u16, message: &str) -> Self {
+        Self {
+            verb: Some(verb.into()),
+            resource: Some(resource.into()),
+            name: None,
+            action: FaultAction::Fail {
+                code,
+                message: message.into(),
+            },
+            remaining: None,
+        }
+    }
+
+    fn matches(&self, verb: &str, resource: &str, name: Option<&str>) -> bool {
+        self.verb.as_deref().is_none_or(|v| v == verb)
+            && self.resource.as_deref().is_none_or(|r| r == resource)
+            && self.name.as_deref().is_none_or(|n| Some(n) == name)
+    }
+}
+
+/// The injected faults and the request counters.
+#[derive(Debug, Default)]
+pub struct Hooks {
+    faults: Vec<Fault>,
+    counters: BTreeMap<(String, String), u64>,
+}
+
+impl Hooks {
+    /// Adds a fault.
+    pub fn inject(&mut self, fault: Fault) {
+        self.faults.push(fault);
+    }
+
+    /// Removes every fault.
+    pub fn clear_faults(&mut self) {
+        self.faults.clear();
+    }
+
+    /// Counts a request and returns the fault it hits, if any.
+    pub fn on_request(
+        &mut self,
+        verb: &str,
+        resource: &str,
+        name: Option<&str>,
+    ) -> Option<FaultAction> {
+        *self
+            .counters
+            .entry((verb.to_owned(), resource.to_owned()))
+            .or_default() += 1;
+        let index = self
+            .faults
+            .iter()
+            .position(|f| f.matches(verb, resource, name))?;
+        let fault = &mut self.faults[index];
+        let action = fault.action.clone();
+        if let Some(n) = &mut fault.remaining {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                self.faults.remove(index);
+            }
+        }
+        Some(action)
+    }
+
+    /// Requests counted so far, by (verb, resource).
+    pub fn counters(&self) -> BTreeMap<(String, String), u64> {
+        self.counters.clone()
+    }
+}
+
+/// Request counts at one moment, with the arithmetic tests need.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Counts(pub BTreeMap<(String, String), u64>);
+
+impl Counts {
+    /// Requests of `verb` on `resource`.
+    pub fn get(&self, verb: &str, resource: &str) -> u64 {
+        self.0
+            .get(&(verb.to_owned(), resource.to_owned()))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// Requests that write (create, update, patch, apply, delete, deletecollection).
+    pub fn writes(&self) -> u64 {
+        self.0
+            .iter()
+            .filter(|((verb, _), _)| {
+                matches!(
+                    verb.as_str(),
+                    "create" | "update" | "patch" | "apply" | "delete" | "deletecollection"
+                )
+            })
+            .map(|(_, n)| n)
+            .sum()
+    }
+
+    /// The counts made since `earlier`.
+    pub fn since(&self, earlier: &Counts) -> Counts {
+        Counts(
+            self.0
+                .iter()
+                .map(|(k, v)| (k.clone(), v - earlier.0.get(k).copied().unwrap_or(0)))
+                .filter(|(_, v)| *v > 0)
+                .collect(),
+        )
+    }
+}

@@ -1,0 +1,186 @@
+//! The cluster's background controllers: garbage collection through owner references
+//! (background, foreground, orphan), and namespace deletion.
+//!
+//! They run as one task, woken after every write, and repeat until nothing changes:
+//! - an object whose every owner (by uid) is gone is deleted (background propagation);
+//! - an object being deleted with the `foregroundDeletion` finalizer has its dependents
+//!   deleted, and loses the finalizer once no dependent with `blockOwnerDeletion` remains;
+//! - an object being deleted with the `orphan` finalizer has its dependents' owner
+//!   references to it removed, then loses the finalizer;
+//! - a terminating namespace has its content deleted, then loses its `kubernetes`
+//!   finalizer and goes;
+//! - an object being deleted whose finalizers are all gone is removed.
+
+use serde_json::{Value, json};
+
+use crate::objects::{has_finalizers, is_deleting, meta_str, now};
+use crate::server::State;
+use crate::store::StoreKey;
+
+/// Runs every controller until the store stops changing.
+pub fn settle(state: &mut State) {
+    for _ in 0..100 {
+        if !step(state) {
+            return;
+        }
+    }
+    tracing::warn!("lifecycle controllers did not settle after 100 rounds");
+}
+
+fn owners(object: &Value) -> Vec<(String, bool)> {
+    object
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|r| {
+            Some((
+                r.get("uid")?.as_str()?.to_owned(),
+                r.get("blockOwnerDeletion")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            ))
+        })
+        .collect()
+}
+
+/// One round; whether anything changed.
+fn step(state: &mut State) -> bool {
+    let objects: Vec<(StoreKey, Value)> = state
+        .store
+        .iter()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect();
+    let uids: std::collections::HashSet<String> = objects
+        .iter()
+        .filter_map(|(_, o)| meta_str(o, "uid").map(str::to_owned))
+        .collect();
+    let mut changed = false;
+    for (key, object) in &objects {
+        let finalizers: Vec<String> = object
+            .pointer("/metadata/finalizers")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|f| f.as_str().map(str::to_owned))
+            .collect();
+        let uid = meta_str(object, "uid").unwrap_or_default().to_owned();
+        let dependents: Vec<&(StoreKey, Value)> = objects
+            .iter()
+            .filter(|(_, o)| owners(o).iter().any(|(u, _)| *u == uid))
+            .collect();
+
+        // Background: every owner gone.
+        let own = owners(object);
+        if !own.is_empty() && own.iter().all(|(u, _)| !uids.contains(u)) && !is_deleting(object) {
+            changed |= delete(state, key, object);
+            continue;
+        }
+        if !is_deleting(object) {
+            continue;
+        }
+        if finalizers.iter().any(|f| f == "foregroundDeletion") {
+            for (dk, dependent) in &dependents {
+                if !is_deleting(dependent) {
+                    changed |= delete(state, dk, dependent);
+                }
+            }
+            let blocking = dependents.iter().any(|(dk, d)| {
+                state.store.get(dk).is_some()
+                    && owners(d).iter().any(|(u, block)| *u == uid && *block)
+            });
+            if !blocking {
+                changed |= drop_finalizer(state, key, object, "foregroundDeletion");
+            }
+            continue;
+        }
+        if finalizers.iter().any(|f| f == "orphan") {
+            for (dk, dependent) in &dependents {
+                let mut freed = dependent.clone();
+                if let Some(refs) = freed
+                    .pointer_mut("/metadata/ownerReferences")
+                    .and_then(Value::as_array_mut)
+                {
+                    refs.retain(|r| r.get("uid").and_then(Value::as_str) != Some(uid.as_str()));
+                }
+                changed |= put(state, dk, freed);
+            }
+            changed |= drop_finalizer(state, key, object, "orphan");
+            continue;
+        }
+        if key.group.is_empty() && key.plural == "namespaces" {
+            let content: Vec<&(StoreKey, Value)> = objects
+                .iter()
+                .filter(|(k, _)| k.namespace == key.name)
+                .collect();
+            for (ck, c) in &content {
+                if !is_deleting(c) {
+                    changed |= delete(state, ck, c);
+                }
+            }
+            if content.is_empty() {
+                let mut done = object.clone();
+                done["spec"] = json!({"finalizers": []});
+                changed |= put(state, key, done);
+                changed |= remove(state, key);
+            }
+            continue;
+        }
+        if !has_finalizers(object) {
+            changed |= remove(state, key);
+        }
+    }
+    changed
+}
+
+/// Deletes an object as a background delete would: marks it when it has finalizers.
+fn delete(state: &mut State, key: &StoreKey, object: &Value) -> bool {
+    if has_finalizers(object) {
+        let mut marked = object.clone();
+        marked["metadata"]["deletionTimestamp"] = json!(now());
+        marked["metadata"]["deletionGracePeriodSeconds"] = json!(0);
+        put(state, key, marked)
+    } else {
+        remove(state, key)
+    }
+}
+
+fn drop_finalizer(state: &mut State, key: &StoreKey, object: &Value, finalizer: &str) -> bool {
+    let mut next = object.clone();
+    if let Some(list) = next
+        .pointer_mut("/metadata/finalizers")
+        .and_then(Value::as_array_mut)
+    {
+        list.retain(|f| f != finalizer);
+    }
+    if has_finalizers(&next) {
+        put(state, key, next)
+    } else {
+        remove(state, key)
+    }
+}
+
+fn put(state: &mut State, key: &StoreKey, object: Value) -> bool {
+    if state.store.get(key) == Some(&object) {
+        return false;
+    }
+    if let Err(e) = state.store.put(key.clone(), object) {
+        tracing::error!(error = %e, "garbage collector write failed");
+        return false;
+    }
+    true
+}
+
+fn remove(state: &mut State, key: &StoreKey) -> bool {
+    let removed = match state.store.remove(key) {
+        Ok(removed) => removed.is_some(),
+        Err(e) => {
+            tracing::error!(error = %e, "garbage collector delete failed");
+            false
+        }
+    };
+    if removed && key.group == "apiextensions.k8s.io" {
+        state.refresh_registry();
+    }
+    removed
+}

@@ -1,0 +1,233 @@
+//! Patch bodies: JSON merge patch (RFC 7386), JSON patch (RFC 6902) and strategic merge
+//! patch for the built-in kinds.
+//!
+//! Strategic merge patch merges lists by the merge keys kube-apiserver declares for the
+//! fields the operator uses (containers, env, ports, volumes, volumeMounts, …), honours the
+//! `$patch: delete|replace` directives on list items and maps, and otherwise behaves as a
+//! merge patch. Custom resources do not take it (415), as on a real server.
+
+use serde_json::{Map, Value};
+
+use crate::status::ApiError;
+
+/// The kind of a PATCH body, from its content type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PatchKind {
+    Merge,
+    Json,
+    Strategic,
+    Apply,
+}
+
+/// The media types a PATCH takes.
+pub const PATCH_TYPES: &[&str] = &[
+    "application/json-patch+json",
+    "application/merge-patch+json",
+    "application/strategic-merge-patch+json",
+    "application/apply-patch+yaml",
+];
+
+impl PatchKind {
+    /// The patch kind of `content_type`, or 415.
+    pub fn from_content_type(content_type: &str, builtin: bool) -> Result<Self, ApiError> {
+        let media = content_type.split(';').next().unwrap_or_default().trim();
+        let kind = match media {
+            "application/merge-patch+json" => Self::Merge,
+            "application/json-patch+json" => Self::Json,
+            "application/strategic-merge-patch+json" if builtin => Self::Strategic,
+            "application/apply-patch+yaml" | "application/apply-patch+json" => Self::Apply,
+            _ => {
+                let accepted: Vec<&str> = PATCH_TYPES
+                    .iter()
+                    .copied()
+                    .filter(|t| builtin || !t.contains("strategic"))
+                    .collect();
+                return Err(ApiError::unsupported_media_type(content_type, &accepted));
+            }
+        };
+        Ok(kind)
+    }
+}
+
+/// Applies a JSON merge patch.
+pub fn merge(target: &Value, patch: &Value) -> Value {
+    let mut out = target.clone();
+    json_patch::merge(&mut out, patch);
+    out
+}
+
+/// Applies a JSON patch; a failed operation is 422, a malformed body 400.
+pub fn json(target: &Value, patch: &Value) -> Result<Value, ApiError> {
+    let ops: json_patch::Patch = serde_json::from_value(patch.clone())
+        .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
+    let mut out = target.clone();
+    json_patch::patch(&mut out, &ops).map_err(|e| ApiError {
+        code: 422,
+        reason: "Invalid",
+        message: format!("the server rejected our request due to an error in our request: {e}"),
+        details: None,
+    })?;
+    Ok(out)
+}
+
+/// The merge key of the list at `path` (field names from the root, list items skipped), as
+/// the built-in types declare it.
+pub fn merge_key(path: &[&str]) -> Option<&'static str> {
+    let last = *path.last()?;
+    let parent = path.len().checked_sub(2).map(|i| path[i]);
+    Some(match (parent, last) {
+        (_, "containers" | "initContainers" | "ephemeralContainers") => "name",
+        (_, "env" | "volumes" | "imagePullSecrets" | "hostAliases") => {
+            if last == "hostAliases" {
+                "ip"
+            } else {
+                "name"
+            }
+        }
+        (_, "volumeMounts") => "mountPath",
+        (_, "volumeDevices") => "devicePath",
+        (Some("metadata"), "ownerReferences") => "uid",
+        (_, "ports") => {
+            if path.contains(&"containers") || path.contains(&"initContainers") {
+                "containerPort"
+            } else {
+                "port"
+            }
+        }
+        (_, "conditions") => "type",
+        (_, "tolerations") => return None,
+        _ => return None,
+    })
+}
+
+/// Applies a strategic merge patch to a built-in object.
+pub fn strategic(target: &Value, patch: &Value) -> Value {
+    let mut path = Vec::new();
+    merge_value(target, patch, &mut path)
+}
+
+fn merge_value(target: &Value, patch: &Value, path: &mut Vec<String>) -> Value {
+    match (target, patch) {
+        (Value::Object(t), Value::Object(p)) => {
+            if p.get("$patch").and_then(Value::as_str) == Some("replace") {
+                let mut replaced = p.clone();
+                replaced.remove("$patch");
+                return Value::Object(replaced);
+            }
+            let mut out = t.clone();
+            for (k, v) in p {
+                if k.starts_with('$') {
+                    continue;
+                }
+                if v.is_null() {
+                    out.remove(k);
+                    continue;
+                }
+                path.push(k.clone());
+                let merged = match out.get(k) {
+                    Some(existing) => merge_value(existing, v, path),
+                    None => strip_directives(v),
+                };
+                path.pop();
+                out.insert(k.clone(), merged);
+            }
+            Value::Object(out)
+        }
+        (Value::Array(t), Value::Array(p)) => {
+            let names: Vec<&str> = path.iter().map(String::as_str).collect();
+            match merge_key(&names) {
+                Some(key) => merge_list(t, p, key, path),
+                None => Value::Array(p.iter().map(strip_directives).collect()),
+            }
+        }
+        (_, p) => strip_directives(p),
+    }
+}
+
+fn merge_list(target: &[Value], patch: &[Value], key: &str, path: &mut Vec<String>) -> Value {
+    let mut out: Vec<Value> = target.to_vec();
+    for item in patch {
+        let Some(id) = item.get(key) else {
+            out.push(strip_directives(item));
+            continue;
+        };
+        let position = out.iter().position(|o| o.get(key) == Some(id));
+        let directive = item.get("$patch").and_then(Value::as_str);
+        match (position, directive) {
+            (Some(i), Some("delete")) => {
+                out.remove(i);
+            }
+            (None, Some("delete")) => {}
+            (Some(i), _) => out[i] = merge_value(&out[i], item, path),
+            (None, _) => out.push(strip_directives(item)),
+        }
+    }
+    Value::Array(out)
+}
+
+fn strip_directives(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| !k.starts_with('$'))
+                .map(|(k, v)| (k.clone(), strip_directives(v)))
+                .collect::<Map<_, _>>(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(strip_directives).collect()),
+        other => other.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn a_strategic_patch_merges_containers_and_env_by_name() {
+        let target = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "a", "image": "a:1", "env": [{"name": "X", "value": "1"}]},
+            {"name": "b", "image": "b:1"}
+        ]}}}});
+        let patch = json!({"spec": {"template": {"spec": {"containers": [
+            {"name": "a", "env": [{"name": "Y", "value": "2"}]}
+        ]}}}});
+        let out = strategic(&target, &patch);
+        let containers = &out["spec"]["template"]["spec"]["containers"];
+        assert_eq!(containers.as_array().map(Vec::len), Some(2));
+        assert_eq!(containers[0]["image"], "a:1");
+        assert_eq!(
+            containers[0]["env"],
+            json!([{"name": "X", "value": "1"}, {"name": "Y", "value": "2"}])
+        );
+    }
+
+    #[test]
+    fn a_delete_directive_removes_the_list_item() {
+        let target = json!({"spec": {"volumes": [{"name": "a"}, {"name": "b"}]}});
+        let out = strategic(
+            &target,
+            &json!({"spec": {"volumes": [{"name": "a", "$patch": "delete"}]}}),
+        );
+        assert_eq!(out["spec"]["volumes"], json!([{"name": "b"}]));
+    }
+
+    #[test]
+    fn a_list_without_a_merge_key_is_replaced_and_null_deletes() {
+        let target = json!({"spec": {"args": ["a"], "x": 1}});
+        let out = strategic(&target, &json!({"spec": {"args": ["b"], "x": null}}));
+        assert_eq!(out, json!({"spec": {"args": ["b"]}}));
+    }
+
+    #[test]
+    fn custom_resources_do_not_take_strategic_merge_patch() {
+        let err = PatchKind::from_content_type("application/strategic-merge-patch+json", false)
+            .expect_err("415");
+        assert_eq!(err.code, 415);
+        assert!(!err.message.contains("strategic"));
+        assert_eq!(
+            PatchKind::from_content_type("application/merge-patch+json; charset=utf-8", false).ok(),
+            Some(PatchKind::Merge)
+        );
+    }
+}

@@ -1,0 +1,312 @@
+//! The kinds the server serves: the built-in ones and those of the CRDs it holds.
+
+use serde_json::{Value, json};
+
+/// One served resource (a kind at one group/version).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ResourceType {
+    /// The API group; empty for the core group.
+    pub group: String,
+    /// The version, e.g. `v1`.
+    pub version: String,
+    /// The kind, e.g. `ConfigMap`.
+    pub kind: String,
+    /// The lower-case plural, e.g. `configmaps`.
+    pub plural: String,
+    /// The lower-case singular.
+    pub singular: String,
+    /// Whether its objects live in a namespace.
+    pub namespaced: bool,
+    /// kubectl short names.
+    pub short_names: Vec<String>,
+    /// Whether it has a status subresource.
+    pub status: bool,
+    /// The OpenAPI v3 schema of a CRD version; `None` for built-ins.
+    pub schema: Option<Value>,
+    /// Whether this is the storage version (CRDs).
+    pub storage: bool,
+    /// The printer columns of a CRD version (`additionalPrinterColumns`).
+    pub printer_columns: Vec<Value>,
+}
+
+impl ResourceType {
+    /// `group/version`, or `version` for the core group.
+    pub fn api_version(&self) -> String {
+        if self.group.is_empty() {
+            self.version.clone()
+        } else {
+            format!("{}/{}", self.group, self.version)
+        }
+    }
+
+    /// `plural` or `plural.group`, as kube-apiserver names a resource in messages.
+    pub fn qualified_plural(&self) -> String {
+        if self.group.is_empty() {
+            self.plural.clone()
+        } else {
+            format!("{}.{}", self.plural, self.group)
+        }
+    }
+
+    /// `Kind.group` (or `Kind`), as kube-apiserver names a kind in 422 messages.
+    pub fn qualified_kind(&self) -> String {
+        if self.group.is_empty() {
+            self.kind.clone()
+        } else {
+            format!("{}.{}", self.kind, self.group)
+        }
+    }
+
+    /// The verbs of its discovery entry.
+    pub fn verbs(&self) -> Value {
+        json!([
+            "create",
+            "delete",
+            "deletecollection",
+            "get",
+            "list",
+            "patch",
+            "update",
+            "watch"
+        ])
+    }
+}
+
+/// (group, version, kind, plural, namespaced, status subresource, short names)
+type Builtin = (
+    &'static str,
+    &'static str,
+    &'static str,
+    &'static str,
+    bool,
+    bool,
+    &'static [&'static str],
+);
+
+const BUILTINS: &[Builtin] = &[
+    ("", "v1", "Namespace", "namespaces", false, true, &["ns"]),
+    ("", "v1", "ConfigMap", "configmaps", true, false, &["cm"]),
+    ("", "v1", "Secret", "secrets", true, false, &[]),
+    ("", "v1", "Service", "services", true, true, &["svc"]),
+    (
+        "",
+        "v1",
+        "ServiceAccount",
+        "serviceaccounts",
+        true,
+        false,
+        &["sa"],
+    ),
+    ("", "v1", "Event", "events", true, false, &["ev"]),
+    ("", "v1", "Pod", "pods", true, true, &["po"]),
+    (
+        "events.k8s.io",
+        "v1",
+        "Event",
+        "events",
+        true,
+        false,
+        &["ev"],
+    ),
+    (
+        "apps",
+        "v1",
+        "Deployment",
+        "deployments",
+        true,
+        true,
+        &["deploy"],
+    ),
+    ("batch", "v1", "Job", "jobs", true, true, &[]),
+    ("batch", "v1", "CronJob", "cronjobs", true, true, &["cj"]),
+    (
+        "autoscaling",
+        "v2",
+        "HorizontalPodAutoscaler",
+        "horizontalpodautoscalers",
+        true,
+        true,
+        &["hpa"],
+    ),
+    (
+        "policy",
+        "v1",
+        "PodDisruptionBudget",
+        "poddisruptionbudgets",
+        true,
+        true,
+        &["pdb"],
+    ),
+    (
+        "networking.k8s.io",
+        "v1",
+        "NetworkPolicy",
+        "networkpolicies",
+        true,
+        false,
+        &["netpol"],
+    ),
+    (
+        "coordination.k8s.io",
+        "v1",
+        "Lease",
+        "leases",
+        true,
+        false,
+        &[],
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "Role",
+        "roles",
+        true,
+        false,
+        &[],
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "RoleBinding",
+        "rolebindings",
+        true,
+        false,
+        &[],
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "ClusterRole",
+        "clusterroles",
+        false,
+        false,
+        &[],
+    ),
+    (
+        "rbac.authorization.k8s.io",
+        "v1",
+        "ClusterRoleBinding",
+        "clusterrolebindings",
+        false,
+        false,
+        &[],
+    ),
+    (
+        "apiextensions.k8s.io",
+        "v1",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+        false,
+        true,
+        &["crd", "crds"],
+    ),
+];
+
+/// The built-in resource types.
+pub fn builtins() -> Vec<ResourceType> {
+    BUILTINS
+        .iter()
+        .map(
+            |&(group, version, kind, plural, namespaced, status, short)| ResourceType {
+                group: group.into(),
+                version: version.into(),
+                kind: kind.into(),
+                plural: plural.into(),
+                singular: kind.to_lowercase(),
+                namespaced,
+                short_names: short.iter().map(|s| (*s).to_owned()).collect(),
+                status,
+                schema: None,
+                storage: true,
+                printer_columns: Vec::new(),
+            },
+        )
+        .collect()
+}
+
+/// The resource types a CRD object serves (its served versions).
+pub fn from_crd(crd: &Value) -> Vec<ResourceType> {
+    let spec = &crd["spec"];
+    let str_at = |v: &Value| v.as_str().unwrap_or_default().to_owned();
+    let names = &spec["names"];
+    let plural = str_at(&names["plural"]);
+    let kind = str_at(&names["kind"]);
+    let singular = names["singular"]
+        .as_str()
+        .map(str::to_owned)
+        .unwrap_or_else(|| kind.to_lowercase());
+    let short_names: Vec<String> = names["shortNames"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
+        .unwrap_or_default();
+    let namespaced = spec["scope"].as_str() != Some("Cluster");
+    spec["versions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|v| v["served"].as_bool().unwrap_or(false))
+        .map(|v| ResourceType {
+            group: str_at(&spec["group"]),
+            version: str_at(&v["name"]),
+            kind: kind.clone(),
+            plural: plural.clone(),
+            singular: singular.clone(),
+            namespaced,
+            short_names: short_names.clone(),
+            status: v.pointer("/subresources/status").is_some(),
+            schema: v.pointer("/schema/openAPIV3Schema").cloned(),
+            storage: v["storage"].as_bool().unwrap_or(false),
+            printer_columns: v["additionalPrinterColumns"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default(),
+        })
+        .collect()
+}
+
+/// Every served type: built-ins first, then CRDs'.
+#[derive(Debug, Clone, Default)]
+pub struct Registry {
+    types: Vec<ResourceType>,
+}
+
+impl Registry {
+    /// The built-in types only.
+    pub fn new() -> Self {
+        Self { types: builtins() }
+    }
+
+    /// Rebuilds the CRD-served types from `crds` (the stored CRD objects that are
+    /// Established and not being deleted).
+    pub fn set_crds<'a>(&mut self, crds: impl Iterator<Item = &'a Value>) {
+        self.types = builtins();
+        for crd in crds {
+            self.types.extend(from_crd(crd));
+        }
+    }
+
+    /// The type served at `group/version/plural`.
+    pub fn find(&self, group: &str, version: &str, plural: &str) -> Option<&ResourceType> {
+        self.types
+            .iter()
+            .find(|t| t.group == group && t.version == version && t.plural == plural)
+    }
+
+    /// The type of `apiVersion`/`kind`.
+    pub fn find_kind(&self, api_version: &str, kind: &str) -> Option<&ResourceType> {
+        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+        self.types
+            .iter()
+            .find(|t| t.group == group && t.version == version && t.kind == kind)
+    }
+
+    /// Every served type.
+    pub fn all(&self) -> &[ResourceType] {
+        &self.types
+    }
+}

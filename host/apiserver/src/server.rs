@@ -1,0 +1,450 @@
+//! The HTTP server: shared state, the router, and the handle tests and the CLI hold.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State as AxumState};
+use axum::http::{HeaderMap, Method, Uri};
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+use tokio::sync::Notify;
+
+use crate::faults::{Counts, Fault, FaultAction, Hooks};
+use crate::registry::Registry;
+use crate::route::{Params, Route, Target, route};
+use crate::status::{ApiError, Result};
+use crate::store::Store;
+use crate::wal::WalError;
+use crate::{discovery, lifecycle, read, write};
+
+/// The largest request body the server takes (kube-apiserver's 3 MiB).
+pub const MAX_BODY: usize = 3 * 1024 * 1024;
+
+/// How a server starts.
+#[derive(Debug, Clone)]
+pub struct ServerConfig {
+    /// The port on 127.0.0.1; 0 picks a free one.
+    pub port: u16,
+    /// Where the write-ahead log lives; `None` keeps everything in memory.
+    pub data_dir: Option<PathBuf>,
+    /// How many changes the watch history keeps; a watch from an older version is 410 Gone.
+    pub watch_history: usize,
+}
+
+impl Default for ServerConfig {
+    fn default() -> Self {
+        Self {
+            port: 0,
+            data_dir: None,
+            watch_history: crate::store::HISTORY,
+        }
+    }
+}
+
+/// Why the server could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum ServerError {
+    #[error("cannot listen on 127.0.0.1:{port}: {source}")]
+    Bind {
+        port: u16,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error("cannot open the data directory: {0}")]
+    Storage(#[from] WalError),
+    #[error("cannot build a client for the server: {0}")]
+    Client(String),
+}
+
+/// Everything behind the lock.
+pub struct State {
+    pub store: Store,
+    pub registry: Registry,
+    pub hooks: Hooks,
+    next_cluster_ip: u32,
+}
+
+impl State {
+    fn new(store: Store) -> Self {
+        let mut state = Self {
+            store,
+            registry: Registry::new(),
+            hooks: Hooks::default(),
+            next_cluster_ip: 10,
+        };
+        state.refresh_registry();
+        state
+    }
+
+    /// Re-reads the served kinds from the stored CRDs; the objects of a kind no longer
+    /// served are deleted with it.
+    pub fn refresh_registry(&mut self) {
+        let crds: Vec<Value> = self
+            .store
+            .list("apiextensions.k8s.io", "customresourcedefinitions", None)
+            .map(|(_, v)| v.clone())
+            .collect();
+        self.registry.set_crds(crds.iter());
+        let orphans: Vec<_> = self
+            .store
+            .iter()
+            .filter(|(k, _)| {
+                !self
+                    .registry
+                    .all()
+                    .iter()
+                    .any(|rt| rt.group == k.group && rt.plural == k.plural)
+            })
+            .map(|(k, _)| k.clone())
+            .collect();
+        for key in orphans {
+            if let Err(e) = self.store.remove(&key) {
+                tracing::error!(error = %e, "cannot delete an object of a deleted CRD");
+            }
+        }
+    }
+
+    /// Gives a new ClusterIP Service its address from 10.96.0.0/16.
+    pub fn allocate_cluster_ip(&mut self, service: &mut Value) {
+        let Some(spec) = service.get_mut("spec").and_then(Value::as_object_mut) else {
+            return;
+        };
+        if spec
+            .get("clusterIP")
+            .and_then(Value::as_str)
+            .is_some_and(|ip| !ip.is_empty())
+        {
+            return;
+        }
+        if spec
+            .get("type")
+            .and_then(Value::as_str)
+            .is_some_and(|t| t == "ExternalName")
+        {
+            return;
+        }
+        let n = self.next_cluster_ip;
+        self.next_cluster_ip += 1;
+        let ip = format!("10.96.{}.{}", n / 256, n % 256);
+        spec.insert("clusterIP".into(), json!(ip));
+        spec.insert("clusterIPs".into(), json!([ip]));
+        spec.insert("ipFamilies".into(), json!(["IPv4"]));
+        spec.insert("ipFamilyPolicy".into(), json!("SingleStack"));
+    }
+}
+
+/// The state shared by every request.
+pub struct Shared {
+    state: Mutex<State>,
+    lifecycle: Notify,
+}
+
+impl Shared {
+    /// Locks the state (a handler that panicked leaves consistent data: writes are single
+    /// store calls).
+    pub fn lock(&self) -> MutexGuard<'_, State> {
+        self.state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Wakes the lifecycle controllers.
+    pub fn wake_lifecycle(&self) {
+        self.lifecycle.notify_one();
+    }
+}
+
+/// A running server.
+pub struct ApiServer {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl ApiServer {
+    /// Starts a server on 127.0.0.1 with the `default` namespace (and `kube-system`).
+    pub async fn start(config: ServerConfig) -> Result<Self, ServerError> {
+        let store = match &config.data_dir {
+            Some(dir) => Store::open(dir, config.watch_history)?,
+            None => Store::in_memory(config.watch_history),
+        };
+        let shared = Arc::new(Shared {
+            state: Mutex::new(State::new(store)),
+            lifecycle: Notify::new(),
+        });
+        for ns in ["default", "kube-system"] {
+            ensure_namespace(&shared, ns);
+        }
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
+            .await
+            .map_err(|source| ServerError::Bind {
+                port: config.port,
+                source,
+            })?;
+        let addr = listener.local_addr().map_err(|source| ServerError::Bind {
+            port: config.port,
+            source,
+        })?;
+        let app = Router::new()
+            .fallback(dispatch)
+            .layer(DefaultBodyLimit::disable())
+            .with_state(shared.clone());
+        let serve = tokio::spawn(async move {
+            if let Err(e) = axum::serve(listener, app).await {
+                tracing::error!(error = %e, "the API server stopped");
+            }
+        });
+        let controllers = {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                loop {
+                    shared.lifecycle.notified().await;
+                    lifecycle::settle(&mut shared.lock());
+                }
+            })
+        };
+        Ok(Self {
+            addr,
+            shared,
+            tasks: vec![serve, controllers],
+        })
+    }
+
+    /// The server's address.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// `http://127.0.0.1:<port>`.
+    pub fn url(&self) -> String {
+        format!("http://{}", self.addr)
+    }
+
+    /// A kube client of this server.
+    pub fn client(&self) -> Result<kube::Client, ServerError> {
+        let url = self
+            .url()
+            .parse()
+            .map_err(|e: axum::http::uri::InvalidUri| ServerError::Client(e.to_string()))?;
+        let mut config = kube::Config::new(url);
+        config.default_namespace = "default".into();
+        config.read_timeout = Some(Duration::from_secs(300));
+        kube::Client::try_from(config).map_err(|e| ServerError::Client(e.to_string()))
+    }
+
+    /// A kubeconfig for this server (context `wasm-operator`, namespace `default`).
+    pub fn kubeconfig(&self) -> String {
+        format!(
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: wasm-operator\n  cluster:\n    server: {url}\ncontexts:\n- name: wasm-operator\n  context:\n    cluster: wasm-operator\n    user: wasm-operator\n    namespace: default\ncurrent-context: wasm-operator\nusers:\n- name: wasm-operator\n  user: {{}}\npreferences: {{}}\n",
+            url = self.url()
+        )
+    }
+
+    /// Writes [`kubeconfig`](Self::kubeconfig) to `path`.
+    pub fn write_kubeconfig(&self, path: &Path) -> std::io::Result<()> {
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir)?;
+        }
+        std::fs::write(path, self.kubeconfig())
+    }
+
+    /// Injects a fault.
+    pub fn inject(&self, fault: Fault) {
+        self.shared.lock().hooks.inject(fault);
+    }
+
+    /// Removes every injected fault.
+    pub fn clear_faults(&self) {
+        self.shared.lock().hooks.clear_faults();
+    }
+
+    /// The requests served so far, by verb and resource.
+    pub fn counts(&self) -> Counts {
+        Counts(self.shared.lock().hooks.counters())
+    }
+
+    /// Stops serving.
+    pub fn stop(self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+impl Drop for ApiServer {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
+}
+
+fn ensure_namespace(shared: &Shared, name: &str) {
+    let target = route(&shared.lock().registry, "/api/v1/namespaces").ok();
+    let Some(Route::Resource(target)) = target else {
+        return;
+    };
+    let body =
+        json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}).to_string();
+    match write::create(
+        shared,
+        &target,
+        &Params::parse(Some("fieldManager=wasm-operator-apiserver")),
+        &HeaderMap::new(),
+        body.as_bytes(),
+    ) {
+        Ok(_) | Err(ApiError { code: 409, .. }) => {}
+        Err(e) => tracing::error!(error = %e, namespace = name, "cannot create a namespace"),
+    }
+}
+
+async fn dispatch(
+    AxumState(shared): AxumState<Arc<Shared>>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    match handle(shared, &method, &uri, &headers, &body).await {
+        Ok(response) => response,
+        Err(e) => e.into_response(),
+    }
+}
+
+fn json_response(code: u16, body: &Value, warnings: &[String]) -> Response {
+    let mut builder = Response::builder()
+        .status(code)
+        .header("content-type", "application/json");
+    for w in warnings {
+        builder = builder.header("warning", w.as_str());
+    }
+    builder
+        .body(body.to_string().into())
+        .unwrap_or_else(|_| ApiError::internal("cannot build a response").into_response())
+}
+
+async fn handle(
+    shared: Arc<Shared>,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response> {
+    let routed = route(&shared.lock().registry, uri.path())?;
+    let registry = || shared.lock().registry.clone();
+    let ok = |v: Value| Ok(json_response(200, &v, &[]));
+    match routed {
+        Route::Version => ok(discovery::version()),
+        Route::Health => Ok((axum::http::StatusCode::OK, "ok").into_response()),
+        Route::ApiVersions => ok(discovery::api_versions()),
+        Route::ApiGroups => ok(discovery::api_groups(&registry())),
+        Route::Resources { group, version } => {
+            ok(discovery::resources(&registry(), &group, &version)?)
+        }
+        Route::OpenApiV2 => ok(discovery::openapi_v2()),
+        Route::OpenApiV3 => ok(discovery::openapi_v3(&registry())),
+        Route::OpenApiV3Group { group, version } => {
+            ok(discovery::openapi_v3_group(&registry(), &group, &version)?)
+        }
+        Route::Resource(target) => resource(shared, method, *target, uri, headers, body).await,
+    }
+}
+
+/// The verb of a resource request, as RBAC and the counters name it.
+fn verb(method: &Method, target: &Target, params: &Params, headers: &HeaderMap) -> &'static str {
+    let apply = headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("application/apply-patch"));
+    match (method.as_str(), target.name.is_some()) {
+        ("GET", true) => "get",
+        ("GET", false) if params.flag("watch") => "watch",
+        ("GET", false) => "list",
+        ("POST", _) => "create",
+        ("PUT", _) => "update",
+        ("PATCH", _) if apply => "apply",
+        ("PATCH", _) => "patch",
+        ("DELETE", true) => "delete",
+        ("DELETE", false) => "deletecollection",
+        _ => "unknown",
+    }
+}
+
+async fn resource(
+    shared: Arc<Shared>,
+    method: &Method,
+    target: Target,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response> {
+    let params = Params::parse(uri.query());
+    let verb = verb(method, &target, &params, headers);
+    let fault = shared
+        .lock()
+        .hooks
+        .on_request(verb, &target.rt.plural, target.name.as_deref());
+    let mut drop_watch = false;
+    match fault {
+        Some(FaultAction::Fail { code, message }) => {
+            let reason = match code {
+                404 => "NotFound",
+                409 => "Conflict",
+                410 => "Expired",
+                413 => "RequestEntityTooLarge",
+                422 => "Invalid",
+                429 => "TooManyRequests",
+                500 => "InternalError",
+                503 => "ServiceUnavailable",
+                504 => "Timeout",
+                _ => "BadRequest",
+            };
+            return Err(ApiError {
+                code,
+                reason,
+                message,
+                details: None,
+            });
+        }
+        Some(FaultAction::Delay(d)) => tokio::time::sleep(d).await,
+        Some(FaultAction::DropWatch) => drop_watch = true,
+        None => {}
+    }
+    if body.len() > MAX_BODY {
+        return Err(ApiError::too_large(MAX_BODY));
+    }
+    if let Some(sub) = target.subresource.as_deref()
+        && (sub != "status" || !target.rt.status)
+    {
+        return Err(ApiError::no_route(uri.path()));
+    }
+    let written = |w: write::Written| Ok(json_response(w.code, &w.object, &w.warnings));
+    let name = target.name.clone();
+    match (verb, name.as_deref()) {
+        ("get", Some(name)) => Ok(json_response(200, &read::get(&shared, &target, name)?, &[])),
+        ("list", None) => Ok(json_response(
+            200,
+            &read::list(&shared, &target, &params)?,
+            &[],
+        )),
+        ("watch", None) => read::watch(shared.clone(), &target, &params, drop_watch),
+        ("create", None) => written(write::create(&shared, &target, &params, headers, body)?),
+        ("update", Some(name)) => written(write::update(
+            &shared, &target, name, &params, headers, body,
+        )?),
+        ("patch" | "apply", Some(name)) => written(write::patch(
+            &shared, &target, name, &params, headers, body,
+        )?),
+        ("delete", Some(name)) => written(write::delete(&shared, &target, name, &params, body)?),
+        ("deletecollection", None) => Ok(json_response(
+            200,
+            &write::delete_collection(&shared, &target, &params, body)?,
+            &[],
+        )),
+        _ => Err(ApiError::method_not_supported(&target.rt, method.as_str())),
+    }
+}

@@ -1,0 +1,250 @@
+//! API errors as kube-apiserver reports them: a `Status` body with the same code, reason,
+//! message and details.
+
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use serde_json::{Value, json};
+
+use crate::registry::ResourceType;
+
+/// A failed request, rendered as a `metav1.Status`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ApiError {
+    pub code: u16,
+    pub reason: &'static str,
+    pub message: String,
+    pub details: Option<Value>,
+}
+
+/// The result of a request handler.
+pub type Result<T, E = ApiError> = std::result::Result<T, E>;
+
+fn details(rt: &ResourceType, name: &str) -> Value {
+    let mut d = json!({"name": name, "kind": rt.plural});
+    if !rt.group.is_empty() {
+        d["group"] = json!(rt.group);
+    }
+    d
+}
+
+impl ApiError {
+    fn new(
+        code: u16,
+        reason: &'static str,
+        message: impl Into<String>,
+        details: Option<Value>,
+    ) -> Self {
+        Self {
+            code,
+            reason,
+            message: message.into(),
+            details,
+        }
+    }
+
+    /// 404 `configmaps "x" not found`.
+    pub fn not_found(rt: &ResourceType, name: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("{} \"{name}\" not found", rt.qualified_plural()),
+            Some(details(rt, name)),
+        )
+    }
+
+    /// 404 for a namespace that does not exist.
+    pub fn namespace_not_found(namespace: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("namespaces \"{namespace}\" not found"),
+            Some(json!({"name": namespace, "kind": "namespaces"})),
+        )
+    }
+
+    /// 404 for a path the server does not serve.
+    pub fn no_route(path: &str) -> Self {
+        Self::new(
+            404,
+            "NotFound",
+            format!("the server could not find the requested resource ({path})"),
+            Some(json!({})),
+        )
+    }
+
+    /// 409 `configmaps "x" already exists`.
+    pub fn already_exists(rt: &ResourceType, name: &str) -> Self {
+        Self::new(
+            409,
+            "AlreadyExists",
+            format!("{} \"{name}\" already exists", rt.qualified_plural()),
+            Some(details(rt, name)),
+        )
+    }
+
+    /// 409 on a stale resourceVersion or a failed precondition.
+    pub fn conflict(rt: &ResourceType, name: &str, why: &str) -> Self {
+        Self::new(
+            409,
+            "Conflict",
+            format!(
+                "Operation cannot be fulfilled on {} \"{name}\": {why}",
+                rt.qualified_plural()
+            ),
+            Some(details(rt, name)),
+        )
+    }
+
+    /// 409 `the object has been modified`.
+    pub fn modified(rt: &ResourceType, name: &str) -> Self {
+        Self::conflict(
+            rt,
+            name,
+            "the object has been modified; please apply your changes to the latest version and try again",
+        )
+    }
+
+    /// 409 for a server-side apply conflict, with its causes.
+    pub fn apply_conflict(
+        rt: &ResourceType,
+        name: &str,
+        message: String,
+        causes: Vec<Value>,
+    ) -> Self {
+        let mut d = details(rt, name);
+        d["causes"] = Value::Array(causes);
+        Self::new(409, "Conflict", message, Some(d))
+    }
+
+    /// 422 `Kind "x" is invalid: <field errors>`.
+    pub fn invalid(rt: &ResourceType, name: &str, message: String, causes: Vec<Value>) -> Self {
+        let mut d = json!({"name": name, "kind": rt.kind, "causes": causes});
+        if !rt.group.is_empty() {
+            d["group"] = json!(rt.group);
+        }
+        Self::new(422, "Invalid", message, Some(d))
+    }
+
+    /// 422 with one field error.
+    pub fn invalid_field(
+        rt: &ResourceType,
+        name: &str,
+        field: &str,
+        reason: &'static str,
+        error: &str,
+    ) -> Self {
+        let message = format!(
+            "{} \"{name}\" is invalid: {field}: {error}",
+            rt.qualified_kind()
+        );
+        Self::invalid(
+            rt,
+            name,
+            message,
+            vec![json!({"reason": reason, "message": error, "field": field})],
+        )
+    }
+
+    /// 400 with a message.
+    pub fn bad_request(message: impl Into<String>) -> Self {
+        Self::new(400, "BadRequest", message, None)
+    }
+
+    /// 403 with a message.
+    pub fn forbidden(rt: &ResourceType, name: &str, why: &str) -> Self {
+        Self::new(
+            403,
+            "Forbidden",
+            format!("{} \"{name}\" is forbidden: {why}", rt.qualified_plural()),
+            Some(details(rt, name)),
+        )
+    }
+
+    /// 405.
+    pub fn method_not_supported(rt: &ResourceType, method: &str) -> Self {
+        Self::new(
+            405,
+            "MethodNotAllowed",
+            format!(
+                "{method} is not supported on resources of kind \"{}\"",
+                rt.qualified_plural()
+            ),
+            Some(json!({"kind": rt.plural})),
+        )
+    }
+
+    /// 410 for a resourceVersion older than the watch history.
+    pub fn gone(message: impl Into<String>) -> Self {
+        Self::new(410, "Expired", message, None)
+    }
+
+    /// 413 for a request body over the limit.
+    pub fn too_large(limit: usize) -> Self {
+        Self::new(
+            413,
+            "RequestEntityTooLarge",
+            format!("Request entity too large: limit is {limit}"),
+            None,
+        )
+    }
+
+    /// 415 for a patch type the resource does not take.
+    pub fn unsupported_media_type(content_type: &str, accepted: &[&str]) -> Self {
+        Self::new(
+            415,
+            "UnsupportedMediaType",
+            format!(
+                "the body of the request was in an unknown format - accepted media types include: {}",
+                accepted.join(", ")
+            ),
+            Some(json!({"causes": [{"reason": "UnexpectedHeader", "message": content_type}]})),
+        )
+    }
+
+    /// 500.
+    pub fn internal(message: impl Into<String>) -> Self {
+        Self::new(500, "InternalError", message, None)
+    }
+
+    /// The `Status` body.
+    pub fn body(&self) -> Value {
+        let mut status = json!({
+            "kind": "Status",
+            "apiVersion": "v1",
+            "metadata": {},
+            "status": "Failure",
+            "message": self.message,
+            "reason": self.reason,
+            "code": self.code,
+        });
+        if let Some(d) = &self.details {
+            status["details"] = d.clone();
+        }
+        status
+    }
+}
+
+impl std::fmt::Display for ApiError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: {}", self.code, self.reason, self.message)
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
+        (
+            code,
+            [("content-type", "application/json")],
+            self.body().to_string(),
+        )
+            .into_response()
+    }
+}
+
+impl From<crate::wal::WalError> for ApiError {
+    /// A write the log could not take is the server's failure: 500.
+    fn from(error: crate::wal::WalError) -> Self {
+        ApiError::internal(error.to_string())
+    }
+}

@@ -1,0 +1,379 @@
+//! Verbs and metadata: get, list, create, update, delete, deletecollection, status.
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use kube::api::{Api, DeleteParams, ListParams, PostParams};
+use serde_json::json;
+
+use crate::support::{config_map, get, post, raw, rv, server, widget};
+
+#[tokio::test]
+async fn a_created_object_gets_uid_creation_timestamp_generation_and_a_resource_version() {
+    let (_server, client) = server().await;
+    let created = post(
+        &client,
+        "/api/v1/namespaces/default/configmaps",
+        config_map("a", json!({"k": "v"})),
+    )
+    .await;
+    assert_eq!(created.status, 201);
+    let meta = &created.body["metadata"];
+    assert_eq!(meta["uid"].as_str().map(str::len), Some(36));
+    assert!(
+        meta["creationTimestamp"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z'))
+    );
+    assert_eq!(meta["generation"], 1);
+    assert_eq!(meta["namespace"], "default");
+    let again = post(
+        &client,
+        "/api/v1/namespaces/default/configmaps",
+        config_map("a", json!({})),
+    )
+    .await;
+    assert_eq!(again.status, 409);
+    assert_eq!(again.body["reason"], "AlreadyExists");
+    assert_eq!(again.body["message"], "configmaps \"a\" already exists");
+}
+
+#[tokio::test]
+async fn resource_versions_grow_monotonically_across_kinds() {
+    let (_server, client) = server().await;
+    let a = post(
+        &client,
+        "/api/v1/namespaces/default/configmaps",
+        config_map("a", json!({})),
+    )
+    .await;
+    let s = post(
+        &client,
+        "/api/v1/namespaces/default/secrets",
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s"}}),
+    )
+    .await;
+    let b = post(
+        &client,
+        "/api/v1/namespaces/default/configmaps",
+        config_map("b", json!({})),
+    )
+    .await;
+    assert!(rv(&a.body) < rv(&s.body) && rv(&s.body) < rv(&b.body));
+}
+
+#[tokio::test]
+async fn generate_name_makes_a_unique_name_and_dry_run_stores_nothing() {
+    let (_server, client) = server().await;
+    let body =
+        json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "gen-"}});
+    let created = post(
+        &client,
+        "/api/v1/namespaces/default/configmaps",
+        body.clone(),
+    )
+    .await;
+    let name = created.body["metadata"]["name"]
+        .as_str()
+        .expect("a name")
+        .to_owned();
+    assert!(name.starts_with("gen-") && name.len() == 9, "{name}");
+    let dry = post(
+        &client,
+        "/api/v1/namespaces/default/configmaps?dryRun=All",
+        config_map("dry", json!({})),
+    )
+    .await;
+    assert_eq!(dry.status, 201);
+    assert_eq!(
+        get(&client, "/api/v1/namespaces/default/configmaps/dry")
+            .await
+            .status,
+        404
+    );
+}
+
+#[tokio::test]
+async fn an_update_with_a_stale_resource_version_is_a_409_conflict() {
+    let (_server, client) = server().await;
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let created = api
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(config_map("a", json!({"k": "1"}))).expect("cm"),
+        )
+        .await
+        .expect("create");
+    let mut first = created.clone();
+    first.data = Some([("k".to_owned(), "2".to_owned())].into());
+    api.replace("a", &PostParams::default(), &first)
+        .await
+        .expect("first update");
+    let mut stale = created;
+    stale.data = Some([("k".to_owned(), "3".to_owned())].into());
+    let err = api
+        .replace("a", &PostParams::default(), &stale)
+        .await
+        .expect_err("stale");
+    let kube::Error::Api(status) = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(status.code, 409);
+    assert_eq!(
+        status.message,
+        "Operation cannot be fulfilled on configmaps \"a\": the object has been modified; please apply your changes to the latest version and try again"
+    );
+}
+
+#[tokio::test]
+async fn an_update_that_changes_nothing_keeps_the_resource_version() {
+    let (_server, client) = server().await;
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let created = api
+        .create(
+            &PostParams::default(),
+            &serde_json::from_value(config_map("a", json!({"k": "1"}))).expect("cm"),
+        )
+        .await
+        .expect("create");
+    let same = api
+        .replace("a", &PostParams::default(), &created)
+        .await
+        .expect("update");
+    assert_eq!(
+        same.metadata.resource_version,
+        created.metadata.resource_version
+    );
+}
+
+#[tokio::test]
+async fn list_filters_by_label_and_field_selectors_and_pages_with_limit_and_continue() {
+    let (_server, client) = server().await;
+    for (name, app) in [("a", "x"), ("b", "y"), ("c", "x"), ("d", "x")] {
+        let mut cm = config_map(name, json!({}));
+        cm["metadata"]["labels"] = json!({"app": app});
+        post(&client, "/api/v1/namespaces/default/configmaps", cm).await;
+    }
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let names = |list: &kube::core::ObjectList<ConfigMap>| {
+        list.items
+            .iter()
+            .filter_map(|c| c.metadata.name.clone())
+            .collect::<Vec<_>>()
+    };
+    let x = api
+        .list(&ListParams::default().labels("app=x"))
+        .await
+        .expect("list");
+    assert_eq!(names(&x), ["a", "c", "d"]);
+    let by_name = api
+        .list(&ListParams::default().fields("metadata.name=b"))
+        .await
+        .expect("list");
+    assert_eq!(names(&by_name), ["b"]);
+    let first = api
+        .list(&ListParams::default().limit(2))
+        .await
+        .expect("page 1");
+    assert_eq!(names(&first), ["a", "b"]);
+    let token = first.metadata.continue_.clone().expect("a continue token");
+    let second = api
+        .list(&ListParams::default().limit(2).continue_token(&token))
+        .await
+        .expect("page 2");
+    assert_eq!(names(&second), ["c", "d"]);
+    assert_eq!(second.metadata.continue_, None);
+    assert_eq!(
+        second.metadata.resource_version,
+        first.metadata.resource_version
+    );
+}
+
+#[tokio::test]
+async fn a_delete_with_a_failed_precondition_is_a_409_and_deletes_nothing() {
+    let (_server, client) = server().await;
+    post(
+        &client,
+        "/api/v1/namespaces/default/configmaps",
+        config_map("a", json!({})),
+    )
+    .await;
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let params = DeleteParams {
+        preconditions: Some(kube::api::Preconditions {
+            uid: Some("wrong".into()),
+            resource_version: None,
+        }),
+        ..Default::default()
+    };
+    let err = api.delete("a", &params).await.expect_err("precondition");
+    let kube::Error::Api(status) = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(status.code, 409);
+    assert!(
+        status
+            .message
+            .contains("Precondition failed: UID in precondition: wrong"),
+        "{}",
+        status.message
+    );
+    assert!(api.get_opt("a").await.expect("get").is_some());
+}
+
+#[tokio::test]
+async fn deletecollection_deletes_what_the_selector_matches() {
+    let (_server, client) = server().await;
+    for (name, app) in [("a", "x"), ("b", "y")] {
+        let mut cm = config_map(name, json!({}));
+        cm["metadata"]["labels"] = json!({"app": app});
+        post(&client, "/api/v1/namespaces/default/configmaps", cm).await;
+    }
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    api.delete_collection(
+        &DeleteParams::default(),
+        &ListParams::default().labels("app=x"),
+    )
+    .await
+    .expect("deletecollection");
+    assert!(api.get_opt("a").await.expect("get").is_none());
+    assert!(api.get_opt("b").await.expect("get").is_some());
+}
+
+#[tokio::test]
+async fn status_writes_ignore_the_spec_and_main_writes_ignore_the_status() {
+    let (_server, client) = server().await;
+    crate::support::install_widgets(&client).await;
+    let path = "/apis/example.com/v1/namespaces/default/widgets";
+    let mut body = widget("w", json!({"size": 1}));
+    body["status"] = json!({"ready": true});
+    let created = post(&client, path, body).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(
+        created.body.get("status"),
+        None,
+        "status is dropped on create"
+    );
+    let mut status_write = created.body.clone();
+    status_write["spec"]["size"] = json!(5);
+    status_write["status"] = json!({"ready": true});
+    let after_status = raw(
+        &client,
+        "PUT",
+        &format!("{path}/w/status"),
+        "application/json",
+        Some(status_write),
+    )
+    .await;
+    assert_eq!(after_status.status, 200, "{}", after_status.body);
+    assert_eq!(after_status.body["spec"]["size"], 1);
+    assert_eq!(after_status.body["status"]["ready"], true);
+    assert_eq!(
+        after_status.body["metadata"]["generation"], 1,
+        "a status write is no spec change"
+    );
+    let mut main_write = after_status.body.clone();
+    main_write["spec"]["size"] = json!(2);
+    main_write["status"] = json!({"ready": false});
+    let after_main = raw(
+        &client,
+        "PUT",
+        &format!("{path}/w"),
+        "application/json",
+        Some(main_write),
+    )
+    .await;
+    assert_eq!(after_main.body["status"]["ready"], true);
+    assert_eq!(after_main.body["spec"]["size"], 2);
+    assert_eq!(after_main.body["metadata"]["generation"], 2);
+}
+
+#[tokio::test]
+async fn generation_is_bumped_only_when_the_spec_changes() {
+    let (_server, client) = server().await;
+    crate::support::install_widgets(&client).await;
+    let path = "/apis/example.com/v1/namespaces/default/widgets";
+    post(&client, path, widget("w", json!({"size": 1}))).await;
+    let labelled = raw(
+        &client,
+        "PATCH",
+        &format!("{path}/w"),
+        "application/merge-patch+json",
+        Some(json!({"metadata": {"labels": {"a": "b"}}})),
+    )
+    .await;
+    assert_eq!(labelled.body["metadata"]["generation"], 1);
+    let resized = raw(
+        &client,
+        "PATCH",
+        &format!("{path}/w"),
+        "application/merge-patch+json",
+        Some(json!({"spec": {"size": 3}})),
+    )
+    .await;
+    assert_eq!(resized.body["metadata"]["generation"], 2);
+}
+
+#[tokio::test]
+async fn immutable_config_maps_and_secrets_refuse_data_changes_with_422() {
+    let (_server, client) = server().await;
+    let mut cm = config_map("a", json!({"k": "v"}));
+    cm["immutable"] = json!(true);
+    post(&client, "/api/v1/namespaces/default/configmaps", cm).await;
+    let changed = raw(
+        &client,
+        "PATCH",
+        "/api/v1/namespaces/default/configmaps/a",
+        "application/merge-patch+json",
+        Some(json!({"data": {"k": "w"}})),
+    )
+    .await;
+    assert_eq!(changed.status, 422);
+    assert_eq!(
+        changed.body["message"],
+        "ConfigMap \"a\" is invalid: data: Forbidden: field is immutable when `immutable` is set"
+    );
+    let labelled = raw(
+        &client,
+        "PATCH",
+        "/api/v1/namespaces/default/configmaps/a",
+        "application/merge-patch+json",
+        Some(json!({"metadata": {"labels": {"l": "1"}}})),
+    )
+    .await;
+    assert_eq!(labelled.status, 200, "metadata stays mutable");
+}
+
+#[tokio::test]
+async fn a_secret_over_1_mib_is_a_422_and_a_body_over_the_limit_is_a_413() {
+    let (_server, client) = server().await;
+    use base64::Engine as _;
+    let big = base64::engine::general_purpose::STANDARD.encode(vec![7u8; (1 << 20) + 1]);
+    let secret = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "big"}, "data": {"k": big}});
+    let refused = post(&client, "/api/v1/namespaces/default/secrets", secret).await;
+    assert_eq!(refused.status, 422);
+    assert_eq!(
+        refused.body["message"],
+        "Secret \"big\" is invalid: data: Too long: must have at most 1048576 bytes"
+    );
+    let huge = "x".repeat(4 << 20);
+    let too_large = post(
+        &client,
+        "/api/v1/namespaces/default/configmaps",
+        config_map("huge", json!({"k": huge})),
+    )
+    .await;
+    assert_eq!(too_large.status, 413);
+    assert_eq!(too_large.body["reason"], "RequestEntityTooLarge");
+}
+
+#[tokio::test]
+async fn creating_in_a_missing_namespace_is_a_404_naming_the_namespace() {
+    let (_server, client) = server().await;
+    let refused = post(
+        &client,
+        "/api/v1/namespaces/nowhere/configmaps",
+        config_map("a", json!({})),
+    )
+    .await;
+    assert_eq!(refused.status, 404);
+    assert_eq!(refused.body["message"], "namespaces \"nowhere\" not found");
+}

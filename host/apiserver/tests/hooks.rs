@@ -1,0 +1,79 @@
+//! Fault injection and request counters.
+
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+use wasm_operator_apiserver::{Fault, FaultAction};
+
+use crate::support::{config_map, get, post, raw, server};
+
+#[tokio::test]
+async fn an_injected_fault_fails_the_matching_requests_only() {
+    let (server, client) = server().await;
+    post(
+        &client,
+        "/api/v1/namespaces/default/configmaps",
+        config_map("a", json!({})),
+    )
+    .await;
+    server.inject(Fault::fail("patch", "configmaps", 500, "injected"));
+    let failed = raw(
+        &client,
+        "PATCH",
+        "/api/v1/namespaces/default/configmaps/a",
+        "application/merge-patch+json",
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(failed.status, 500);
+    assert_eq!(failed.body["message"], "injected");
+    assert_eq!(
+        get(&client, "/api/v1/namespaces/default/configmaps/a")
+            .await
+            .status,
+        200
+    );
+    server.clear_faults();
+    let ok = raw(
+        &client,
+        "PATCH",
+        "/api/v1/namespaces/default/configmaps/a",
+        "application/merge-patch+json",
+        Some(json!({})),
+    )
+    .await;
+    assert_eq!(ok.status, 200);
+}
+
+#[tokio::test]
+async fn an_injected_latency_delays_the_request() {
+    let (server, client) = server().await;
+    server.inject(Fault {
+        verb: Some("get".into()),
+        resource: None,
+        name: None,
+        action: FaultAction::Delay(Duration::from_millis(300)),
+        remaining: Some(1),
+    });
+    let started = Instant::now();
+    get(&client, "/api/v1/namespaces/default").await;
+    assert!(started.elapsed() >= Duration::from_millis(300));
+}
+
+#[tokio::test]
+async fn counters_count_requests_by_verb_and_resource() {
+    let (server, client) = server().await;
+    let before = server.counts();
+    post(
+        &client,
+        "/api/v1/namespaces/default/configmaps",
+        config_map("a", json!({})),
+    )
+    .await;
+    get(&client, "/api/v1/namespaces/default/configmaps/a").await;
+    get(&client, "/api/v1/namespaces/default/configmaps/a").await;
+    let made = server.counts().since(&before);
+    assert_eq!(made.get("create", "configmaps"), 1);
+    assert_eq!(made.get("get", "configmaps"), 2);
+    assert_eq!(made.writes(), 1);
+}

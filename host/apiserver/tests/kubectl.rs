@@ -1,0 +1,131 @@
+//! kubectl against the server, with the kubeconfig it writes: get, describe, apply (client-
+//! and server-side), label, patch, wait, delete.
+
+use tokio::process::Command;
+
+use crate::support::server;
+
+struct Kubectl {
+    kubeconfig: std::path::PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl Kubectl {
+    async fn run(&self, args: &[&str], stdin: Option<&str>) -> (bool, String) {
+        let mut command = Command::new("kubectl");
+        command.arg("--kubeconfig").arg(&self.kubeconfig).args(args);
+        command
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        let mut child = command.spawn().expect("kubectl runs");
+        if let (Some(text), Some(mut input)) = (stdin, child.stdin.take()) {
+            use tokio::io::AsyncWriteExt as _;
+            input.write_all(text.as_bytes()).await.expect("stdin");
+        }
+        let output = child.wait_with_output().await.expect("kubectl finishes");
+        let text = format!(
+            "{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        (output.status.success(), text)
+    }
+
+    async fn ok(&self, args: &[&str], stdin: Option<&str>) -> String {
+        let (ok, text) = self.run(args, stdin).await;
+        assert!(ok, "kubectl {args:?} failed:\n{text}");
+        text
+    }
+}
+
+const MANIFEST: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: smoke\ndata:\n  k: v\n";
+
+#[tokio::test]
+async fn kubectl_works_against_the_server_with_the_kubeconfig_it_writes() {
+    if std::process::Command::new("kubectl")
+        .arg("version")
+        .arg("--client")
+        .output()
+        .is_err()
+    {
+        eprintln!("kubectl is not installed: skipping the kubectl smoke test");
+        return;
+    }
+    let (server, _client) = server().await;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = dir.path().join("kubeconfig");
+    server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    let kubectl = Kubectl {
+        kubeconfig,
+        _dir: dir,
+    };
+
+    kubectl.ok(&["apply", "-f", "-"], Some(MANIFEST)).await;
+    assert!(
+        kubectl
+            .ok(&["get", "configmaps"], None)
+            .await
+            .contains("smoke")
+    );
+    assert!(
+        kubectl
+            .ok(&["get", "cm", "smoke", "-o", "yaml"], None)
+            .await
+            .contains("k: v")
+    );
+    assert!(
+        kubectl
+            .ok(&["get", "cm", "smoke", "-o", "json"], None)
+            .await
+            .contains("\"k\": \"v\"")
+    );
+    kubectl.ok(&["get", "cm", "-o", "wide"], None).await;
+    assert!(
+        kubectl
+            .ok(&["describe", "cm", "smoke"], None)
+            .await
+            .contains("smoke")
+    );
+    kubectl
+        .ok(
+            &["apply", "--server-side", "--force-conflicts", "-f", "-"],
+            Some(&MANIFEST.replace("k: v", "k: w")),
+        )
+        .await;
+    kubectl.ok(&["label", "cm", "smoke", "team=a"], None).await;
+    kubectl
+        .ok(
+            &[
+                "patch",
+                "cm",
+                "smoke",
+                "--type=merge",
+                "-p",
+                "{\"data\":{\"p\":\"1\"}}",
+            ],
+            None,
+        )
+        .await;
+    let yaml = kubectl
+        .ok(&["get", "cm", "smoke", "-o", "yaml"], None)
+        .await;
+    assert!(
+        yaml.contains("team: a") && yaml.contains("p: \"1\"") && yaml.contains("k: w"),
+        "{yaml}"
+    );
+    kubectl
+        .ok(
+            &[
+                "wait",
+                "--for=jsonpath={.data.p}=1",
+                "cm/smoke",
+                "--timeout=10s",
+            ],
+            None,
+        )
+        .await;
+    kubectl.ok(&["delete", "cm", "smoke"], None).await;
+    let (found, _) = kubectl.run(&["get", "cm", "smoke"], None).await;
+    assert!(!found);
+}

@@ -1,0 +1,16 @@
+//! The embedded API server, driven over HTTP with kube-rs (and kubectl), asserting on what
+//! kube-apiserver would answer: status codes, Status bodies, resourceVersions,
+//! managedFields.
+
+mod support;
+
+mod apply;
+mod crds;
+mod crud;
+mod durability;
+mod hooks;
+mod kubectl;
+mod lifecycle;
+mod patches;
+mod serving;
+mod watch;
