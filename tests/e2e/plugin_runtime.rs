@@ -1,15 +1,13 @@
 //! The plugin runtime, end to end: the real fixture `.wasm` loaded into the real runtime,
-//! reconciling against the in-memory cluster.
+//! reconciling against the embedded API server through kube-rs.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::json;
-use wasm_operator::cluster::ClusterBackend;
 use wasm_operator::runtime::CacheOutcome;
 use wasm_operator::{Limits, PassError};
 use wasm_operator_e2e::{cluster_with, config_map, fixture_wasm, runtime_with_cache};
-use wasm_operator_sdk::{EventType, ObjectRef, ReadFrom, Request};
+use wasm_operator_sdk::Request;
 
 fn request(name: &str) -> Request {
     Request {
@@ -29,21 +27,14 @@ async fn a_pass_applies_the_echo_owned_by_the_primary_and_records_an_event() {
     let cluster = cluster_with(&[config_map("ns", "a", json!({"k": "v"}), None)]).await;
 
     let outcome = plugin
-        .reconcile(&runtime, cluster.clone(), &request("a"))
+        .reconcile(&runtime, cluster.backend(), &request("a"))
         .await
         .expect("the pass succeeds");
 
     assert_eq!(outcome.requeue_after, None);
-    let echo_ref = ObjectRef {
-        api_version: "v1".into(),
-        kind: "ConfigMap".into(),
-        namespace: Some("ns".into()),
-        name: "a-echo".into(),
-    };
     let echo = cluster
-        .get(&echo_ref, ReadFrom::Server)
+        .get("v1", "ConfigMap", "ns", "a-echo")
         .await
-        .expect("get")
         .expect("the echo exists");
     assert_eq!(echo["data"], json!({"k": "v"}));
     let owner = &echo["metadata"]["ownerReferences"][0];
@@ -55,20 +46,22 @@ async fn a_pass_applies_the_echo_owned_by_the_primary_and_records_an_event() {
         ),
         (Some("ConfigMap"), Some("a"), Some(true))
     );
-    let events = cluster.events();
+    assert_eq!(
+        echo["metadata"]["managedFields"][0]["manager"],
+        "fixture-reconciler"
+    );
+    assert_eq!(echo["metadata"]["managedFields"][0]["operation"], "Apply");
+    let events = cluster.events("ns").await;
     assert_eq!(events.len(), 1);
     assert_eq!(
-        (
-            events[0].reason.as_str(),
-            events[0].event_type,
-            events[0].reporter.as_str()
-        ),
-        ("Echoed", EventType::Normal, "fixture")
+        (events[0]["reason"].as_str(), events[0]["type"].as_str()),
+        (Some("Echoed"), Some("Normal"))
     );
+    assert_eq!(events[0]["reportingController"], "fixture");
 }
 
 #[tokio::test]
-async fn a_converged_pass_makes_no_writes_and_repeated_events_aggregate() {
+async fn a_converged_pass_writes_nothing_and_repeated_events_aggregate_into_a_series() {
     let cache = tempfile::tempdir().expect("tempdir");
     let runtime = runtime_with_cache(&cache);
     let plugin = runtime
@@ -77,18 +70,30 @@ async fn a_converged_pass_makes_no_writes_and_repeated_events_aggregate() {
         .expect("the fixture loads");
     let cluster = cluster_with(&[config_map("ns", "a", json!({"k": "v"}), None)]).await;
     plugin
-        .reconcile(&runtime, cluster.clone(), &request("a"))
+        .reconcile(&runtime, cluster.backend(), &request("a"))
         .await
         .expect("first pass");
-    let writes = cluster.writes();
+    let echo_before = cluster
+        .get("v1", "ConfigMap", "ns", "a-echo")
+        .await
+        .expect("echo");
 
     plugin
-        .reconcile(&runtime, cluster.clone(), &request("a"))
+        .reconcile(&runtime, cluster.backend(), &request("a"))
         .await
         .expect("second pass");
 
-    assert_eq!(cluster.writes(), writes, "the second pass wrote");
-    assert_eq!(cluster.events()[0].count, 2);
+    let echo_after = cluster
+        .get("v1", "ConfigMap", "ns", "a-echo")
+        .await
+        .expect("echo");
+    assert_eq!(
+        echo_after["metadata"]["resourceVersion"], echo_before["metadata"]["resourceVersion"],
+        "the converged apply wrote nothing"
+    );
+    let events = cluster.events("ns").await;
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0]["series"]["count"], 2);
 }
 
 #[tokio::test]
@@ -106,7 +111,7 @@ async fn a_looping_guest_fails_its_pass_with_a_deadline_error_naming_plugin_and_
     let cluster = cluster_with(&[config_map("ns", "spin", json!({}), Some("loop"))]).await;
 
     let err = plugin
-        .reconcile(&runtime, cluster, &request("spin"))
+        .reconcile(&runtime, cluster.backend(), &request("spin"))
         .await
         .expect_err("the pass loops");
 
@@ -132,7 +137,7 @@ async fn a_guest_past_its_memory_cap_fails_its_pass_with_a_memory_cap_error() {
     let cluster = cluster_with(&[config_map("ns", "bomb", json!({}), Some("allocate"))]).await;
 
     let err = plugin
-        .reconcile(&runtime, cluster, &request("bomb"))
+        .reconcile(&runtime, cluster.backend(), &request("bomb"))
         .await
         .expect_err("the pass allocates");
 
@@ -164,7 +169,7 @@ async fn a_panicking_guest_fails_its_pass_with_the_panic_message() {
     let cluster = cluster_with(&[config_map("ns", "p", json!({}), Some("panic"))]).await;
 
     let err = plugin
-        .reconcile(&runtime, cluster, &request("p"))
+        .reconcile(&runtime, cluster.backend(), &request("p"))
         .await
         .expect_err("the pass panics");
 
@@ -199,11 +204,11 @@ async fn a_failed_pass_leaves_the_plugin_serving_the_next_one() {
     .await;
 
     plugin
-        .reconcile(&runtime, cluster.clone(), &request("p"))
+        .reconcile(&runtime, cluster.backend(), &request("p"))
         .await
         .expect_err("the pass panics");
     plugin
-        .reconcile(&runtime, cluster.clone(), &request("ok"))
+        .reconcile(&runtime, cluster.backend(), &request("ok"))
         .await
         .expect("the next pass succeeds");
 }
@@ -219,7 +224,7 @@ async fn a_verb_the_plugin_did_not_declare_is_forbidden() {
     let cluster = cluster_with(&[config_map("ns", "f", json!({}), Some("forbidden"))]).await;
 
     let err = plugin
-        .reconcile(&runtime, cluster.clone(), &request("f"))
+        .reconcile(&runtime, cluster.backend(), &request("f"))
         .await
         .expect_err("forbidden");
 
@@ -235,7 +240,7 @@ async fn a_verb_the_plugin_did_not_declare_is_forbidden() {
         }
         other => panic!("expected a reconcile error, got {other:?}"),
     }
-    assert_eq!(cluster.writes().delete, 0);
+    assert_eq!(cluster.counts().get("delete", "secrets"), 0);
 }
 
 #[tokio::test]
@@ -253,11 +258,11 @@ async fn requeue_after_and_permanent_errors_cross_the_boundary() {
     .await;
 
     let outcome = plugin
-        .reconcile(&runtime, cluster.clone(), &request("r"))
+        .reconcile(&runtime, cluster.backend(), &request("r"))
         .await
         .expect("requeue");
     let err = plugin
-        .reconcile(&runtime, cluster.clone(), &request("e"))
+        .reconcile(&runtime, cluster.backend(), &request("e"))
         .await
         .expect_err("fail");
 
@@ -319,35 +324,44 @@ async fn the_same_reconciler_built_natively_does_what_its_wasm_build_does() {
     let objects = [config_map("ns", "a", json!({"k": "v", "l": "w"}), None)];
     let in_wasm = cluster_with(&objects).await;
     let native = cluster_with(&objects).await;
+    let (wasm_before, native_before) = (in_wasm.counts(), native.counts());
 
     plugin
-        .reconcile(&runtime, in_wasm.clone(), &request("a"))
+        .reconcile(&runtime, in_wasm.backend(), &request("a"))
         .await
         .expect("wasm pass");
     wasm_operator::native::reconcile_native::<fixture_reconciler::Fixture>(
-        native.clone() as Arc<dyn ClusterBackend>,
+        native.backend(),
         request("a"),
     )
     .await
     .expect("native pass");
 
-    let echo = ObjectRef {
-        api_version: "v1".into(),
-        kind: "ConfigMap".into(),
-        namespace: Some("ns".into()),
-        name: "a-echo".into(),
-    };
     let from_wasm = in_wasm
-        .get(&echo, ReadFrom::Server)
+        .get("v1", "ConfigMap", "ns", "a-echo")
         .await
-        .expect("get")
         .expect("echo");
     let from_native = native
-        .get(&echo, ReadFrom::Server)
+        .get("v1", "ConfigMap", "ns", "a-echo")
         .await
-        .expect("get")
         .expect("echo");
     assert_eq!(from_wasm["data"], from_native["data"]);
-    assert_eq!(in_wasm.writes(), native.writes());
-    assert_eq!(in_wasm.events(), native.events());
+    let fields =
+        |o: &serde_json::Value| o["metadata"]["managedFields"][0]["fieldsV1"]["f:data"].clone();
+    assert_eq!(fields(&from_wasm), fields(&from_native));
+    assert_eq!(
+        in_wasm.counts().since(&wasm_before),
+        native.counts().since(&native_before),
+        "the same requests"
+    );
+    let reasons = |events: Vec<serde_json::Value>| {
+        events
+            .iter()
+            .map(|e| e["reason"].clone())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        reasons(in_wasm.events("ns").await),
+        reasons(native.events("ns").await)
+    );
 }

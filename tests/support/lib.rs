@@ -1,13 +1,15 @@
 //! Shared helpers of the end-to-end tests: a runtime with a private artifact cache, the
-//! built plugin files, and object builders.
+//! built plugin files, the embedded API server as the cluster, and object builders.
 
 use std::path::PathBuf;
 use std::sync::Arc;
 
 use serde_json::{Value, json};
-use wasm_operator::cluster::memory::MemoryCluster;
+use wasm_operator::cluster::kube::KubeCluster;
 use wasm_operator::cluster::{Caller, ClusterBackend};
 use wasm_operator::{Runtime, RuntimeConfig};
+use wasm_operator_apiserver::{ApiServer, Counts, ServerConfig};
+use wasm_operator_sdk::{KindRef, ListOptions, ObjectRef, ReadFrom};
 
 /// A runtime whose artifact cache lives in `cache` (kept alive by the caller).
 pub fn runtime_with_cache(cache: &tempfile::TempDir) -> Runtime {
@@ -23,7 +25,8 @@ pub fn fixture_wasm() -> PathBuf {
     wasm_operator::cli::test_plugin_dir().join("fixture-reconciler.wasm")
 }
 
-/// A ConfigMap with `data` and, when given, the fixture's behaviour annotation.
+/// A ConfigMap in namespace `ns` with `data` and, when given, the fixture's behaviour
+/// annotation.
 pub fn config_map(namespace: &str, name: &str, data: Value, behaviour: Option<&str>) -> Value {
     let mut object = json!({
         "apiVersion": "v1",
@@ -37,18 +40,75 @@ pub fn config_map(namespace: &str, name: &str, data: Value, behaviour: Option<&s
     object
 }
 
-/// An empty in-memory cluster holding `objects`.
-pub async fn cluster_with(objects: &[Value]) -> Arc<MemoryCluster> {
-    let cluster = Arc::new(MemoryCluster::new());
+/// The embedded API server and the host's backend of it.
+pub struct Cluster {
+    pub server: ApiServer,
+    pub backend: Arc<KubeCluster>,
+}
+
+impl Cluster {
+    /// The backend as the runtime takes it.
+    pub fn backend(&self) -> Arc<dyn ClusterBackend> {
+        self.backend.clone()
+    }
+
+    /// The requests served so far.
+    pub fn counts(&self) -> Counts {
+        self.server.counts()
+    }
+
+    /// One object, read from the server.
+    pub async fn get(
+        &self,
+        api_version: &str,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+    ) -> Option<Value> {
+        let r = ObjectRef {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            namespace: Some(namespace.into()),
+            name: name.into(),
+        };
+        self.backend.get(&r, ReadFrom::Server).await.expect("get")
+    }
+
+    /// The events.k8s.io Events of a namespace.
+    pub async fn events(&self, namespace: &str) -> Vec<Value> {
+        let kind = KindRef {
+            api_version: "events.k8s.io/v1".into(),
+            kind: "Event".into(),
+            plural: "events".into(),
+            namespaced: true,
+        };
+        self.backend
+            .list(&kind, Some(namespace), &ListOptions::default())
+            .await
+            .expect("events")
+    }
+}
+
+/// A fresh embedded API server with namespace `ns` and `objects` created in it.
+pub async fn cluster_with(objects: &[Value]) -> Cluster {
+    let server = ApiServer::start(ServerConfig::default())
+        .await
+        .expect("the API server starts");
+    let backend = Arc::new(KubeCluster::new(server.client().expect("a client")));
     let setup = Caller {
         plugin: "test-setup".into(),
         field_manager: "test-setup".into(),
     };
+    let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}});
+    backend
+        .create(&setup, namespace)
+        .await
+        .expect("the namespace is created");
     for object in objects {
-        cluster
+        backend
             .create(&setup, object.clone())
             .await
             .expect("the fixture object is created");
     }
-    cluster
+    Cluster { server, backend }
 }

@@ -1,11 +1,11 @@
 //! The cluster backends the `cluster` capability serves from.
 //!
-//! [`ClusterBackend`] is the host-side shape of the WIT `cluster` interface: what every
-//! backend (the in-memory store of [`memory`], and the kube-rs client against a real or
-//! embedded API server) implements. The capability layer in front of it checks each call
-//! against the plugin's declared permissions and stamps the plugin's field manager.
+//! [`ClusterBackend`] is the host-side shape of the WIT `cluster` interface. [`kube`]
+//! implements it with a kube-rs client, against a real cluster or the embedded API server;
+//! the capability layer in front of it checks each call against the plugin's declared
+//! permissions, and the controller runtime's shared caches sit in front of reads.
 
-pub mod memory;
+pub mod kube;
 
 use async_trait::async_trait;
 use serde_json::Value;

@@ -1,0 +1,296 @@
+//! The cluster of a kube-rs client: a real cluster, or the embedded API server.
+//!
+//! Every call is one API request (the shared watch caches of the controller runtime sit in
+//! front of this backend). Kinds are resolved once through discovery and cached. Applies are
+//! server-side applies under the caller's field manager with force, retried on conflict a
+//! bounded number of times; events go through kube's recorder, one per plugin, which
+//! aggregates repeats into a series. HTTP failures become the WIT error cases with the
+//! server's message.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use async_trait::async_trait;
+use k8s_openapi::api::core::v1::ObjectReference;
+use kube::api::{
+    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams,
+    Patch as KubePatch, PatchParams, PostParams,
+};
+use kube::runtime::events::{Event as KubeEvent, EventType as KubeEventType, Recorder, Reporter};
+use serde_json::{Value, json};
+use wasm_operator_sdk::{
+    ApiError, Event, EventType, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation,
+    ReadFrom,
+};
+
+use super::{Caller, ClusterBackend};
+
+/// How many times an apply is retried on a conflict.
+pub const APPLY_RETRIES: usize = 3;
+
+/// A cluster served by a kube-rs client.
+pub struct KubeCluster {
+    client: kube::Client,
+    kinds: Mutex<HashMap<(String, String), (ApiResource, bool)>>,
+    recorders: tokio::sync::Mutex<HashMap<String, Recorder>>,
+}
+
+impl KubeCluster {
+    /// The cluster of `client`.
+    pub fn new(client: kube::Client) -> Self {
+        Self {
+            client,
+            kinds: Mutex::default(),
+            recorders: tokio::sync::Mutex::default(),
+        }
+    }
+
+    /// The API of `api_version`/`kind` in `namespace` (all namespaces with `None` for a
+    /// namespaced kind).
+    async fn api(
+        &self,
+        api_version: &str,
+        kind: &str,
+        namespace: Option<&str>,
+    ) -> Result<Api<DynamicObject>, ApiError> {
+        let key = (api_version.to_owned(), kind.to_owned());
+        let cached = self
+            .kinds
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        let (resource, namespaced) = match cached {
+            Some(found) => found,
+            None => {
+                let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+                let gvk = GroupVersionKind::gvk(group, version, kind);
+                let (resource, caps) = kube::discovery::pinned_kind(&self.client, &gvk)
+                    .await
+                    .map_err(to_api_error)?;
+                let namespaced = caps.scope == kube::discovery::Scope::Namespaced;
+                self.kinds
+                    .lock()
+                    .unwrap_or_else(std::sync::PoisonError::into_inner)
+                    .insert(key, (resource.clone(), namespaced));
+                (resource, namespaced)
+            }
+        };
+        Ok(match (namespaced, namespace) {
+            (true, Some(ns)) => Api::namespaced_with(self.client.clone(), ns, &resource),
+            _ => Api::all_with(self.client.clone(), &resource),
+        })
+    }
+}
+
+/// The WIT error case of a kube-rs error, with the server's message.
+pub fn to_api_error(error: kube::Error) -> ApiError {
+    match error {
+        kube::Error::Api(status) => ApiError::from_status(status.code, status.message),
+        other => ApiError::Unavailable(other.to_string()),
+    }
+}
+
+fn to_value(object: DynamicObject) -> Result<Value, ApiError> {
+    serde_json::to_value(object)
+        .map_err(|e| ApiError::Other(format!("cannot encode the server's object: {e}")))
+}
+
+fn from_value(object: &Value) -> Result<DynamicObject, ApiError> {
+    serde_json::from_value(object.clone())
+        .map_err(|e| ApiError::Invalid(format!("not a Kubernetes object: {e}")))
+}
+
+#[async_trait]
+impl ClusterBackend for KubeCluster {
+    async fn get(&self, object: &ObjectRef, _from: ReadFrom) -> Result<Option<Value>, ApiError> {
+        let api = self
+            .api(
+                &object.api_version,
+                &object.kind,
+                object.namespace.as_deref(),
+            )
+            .await?;
+        api.get_opt(&object.name)
+            .await
+            .map_err(to_api_error)?
+            .map(to_value)
+            .transpose()
+    }
+
+    async fn list(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Value>, ApiError> {
+        if let Some((index, _)) = &options.field_index {
+            return Err(ApiError::Other(format!(
+                "field index {index}: field indexes are answered by the controller's cache"
+            )));
+        }
+        let api = self.api(&kind.api_version, &kind.kind, namespace).await?;
+        let mut params = ListParams::default();
+        if let Some(selector) = &options.label_selector {
+            params = params.labels(selector);
+        }
+        let list = api.list(&params).await.map_err(to_api_error)?;
+        list.items.into_iter().map(to_value).collect()
+    }
+
+    async fn apply(
+        &self,
+        caller: &Caller,
+        mut object: Value,
+        owner: Option<&Owner>,
+    ) -> Result<Value, ApiError> {
+        let r = ObjectRef::from_object(&object).map_err(|e| ApiError::Invalid(e.to_string()))?;
+        if let (Some(owner), Some(meta)) = (owner, object.get_mut("metadata")) {
+            meta["ownerReferences"] = json!([{"apiVersion": owner.api_version, "kind": owner.kind, "name": owner.name,
+                "uid": owner.uid, "controller": true, "blockOwnerDeletion": true}]);
+        }
+        let api = self
+            .api(&r.api_version, &r.kind, r.namespace.as_deref())
+            .await?;
+        let params = PatchParams::apply(&caller.field_manager).force();
+        let mut attempt = 0;
+        loop {
+            match api
+                .patch(&r.name, &params, &KubePatch::Apply(&object))
+                .await
+            {
+                Ok(stored) => return to_value(stored),
+                Err(kube::Error::Api(status)) if status.code == 409 && attempt < APPLY_RETRIES => {
+                    attempt += 1
+                }
+                Err(e) => return Err(to_api_error(e)),
+            }
+        }
+    }
+
+    async fn create(&self, _caller: &Caller, object: Value) -> Result<Value, ApiError> {
+        let r = ObjectRef::from_object(&object).map_err(|e| ApiError::Invalid(e.to_string()))?;
+        let api = self
+            .api(&r.api_version, &r.kind, r.namespace.as_deref())
+            .await?;
+        let stored = api
+            .create(&PostParams::default(), &from_value(&object)?)
+            .await
+            .map_err(to_api_error)?;
+        to_value(stored)
+    }
+
+    async fn patch(
+        &self,
+        caller: &Caller,
+        object: &ObjectRef,
+        patch: &Patch,
+        resource_version: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        let api = self
+            .api(
+                &object.api_version,
+                &object.kind,
+                object.namespace.as_deref(),
+            )
+            .await?;
+        let params = PatchParams {
+            field_manager: Some(caller.field_manager.clone()),
+            ..PatchParams::default()
+        };
+        let stored = match patch {
+            Patch::Merge(body) => {
+                let mut body = body.clone();
+                if let Some(rv) = resource_version {
+                    json_patch::merge(&mut body, &json!({"metadata": {"resourceVersion": rv}}));
+                }
+                api.patch(&object.name, &params, &KubePatch::Merge(&body))
+                    .await
+            }
+            Patch::Json(body) => {
+                let mut ops = body.as_array().cloned().unwrap_or_default();
+                if let Some(rv) = resource_version {
+                    ops.insert(
+                        0,
+                        json!({"op": "add", "path": "/metadata/resourceVersion", "value": rv}),
+                    );
+                }
+                let ops: json_patch::Patch = serde_json::from_value(Value::Array(ops))
+                    .map_err(|e| ApiError::Invalid(format!("not a JSON patch: {e}")))?;
+                api.patch(&object.name, &params, &KubePatch::Json::<()>(ops))
+                    .await
+            }
+        };
+        to_value(stored.map_err(to_api_error)?)
+    }
+
+    async fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
+        let api = self
+            .api(
+                &object.api_version,
+                &object.kind,
+                object.namespace.as_deref(),
+            )
+            .await?;
+        let params = match propagation {
+            Propagation::Background => DeleteParams::background(),
+            Propagation::Foreground => DeleteParams::foreground(),
+            Propagation::Orphan => DeleteParams::orphan(),
+        };
+        api.delete(&object.name, &params)
+            .await
+            .map_err(to_api_error)?;
+        Ok(())
+    }
+
+    async fn update_status(&self, _caller: &Caller, object: Value) -> Result<Value, ApiError> {
+        let r = ObjectRef::from_object(&object).map_err(|e| ApiError::Invalid(e.to_string()))?;
+        let api = self
+            .api(&r.api_version, &r.kind, r.namespace.as_deref())
+            .await?;
+        let stored = api
+            .replace_status(&r.name, &PostParams::default(), &from_value(&object)?)
+            .await
+            .map_err(to_api_error)?;
+        to_value(stored)
+    }
+
+    async fn record_event(
+        &self,
+        caller: &Caller,
+        regarding: &ObjectRef,
+        event: &Event,
+    ) -> Result<(), ApiError> {
+        let mut recorders = self.recorders.lock().await;
+        let recorder = recorders.entry(caller.plugin.clone()).or_insert_with(|| {
+            Recorder::new(
+                self.client.clone(),
+                Reporter {
+                    controller: caller.plugin.clone(),
+                    instance: None,
+                },
+            )
+        });
+        let reference = ObjectReference {
+            api_version: Some(regarding.api_version.clone()),
+            kind: Some(regarding.kind.clone()),
+            name: Some(regarding.name.clone()),
+            namespace: regarding.namespace.clone(),
+            ..ObjectReference::default()
+        };
+        let event = KubeEvent {
+            type_: match event.event_type {
+                EventType::Normal => KubeEventType::Normal,
+                EventType::Warning => KubeEventType::Warning,
+            },
+            reason: event.reason.clone(),
+            note: Some(crate::capabilities::logging::truncate(&event.note, 1024).into_owned()),
+            action: event.action.clone(),
+            secondary: None,
+        };
+        recorder
+            .publish(&event, &reference)
+            .await
+            .map_err(to_api_error)
+    }
+}
