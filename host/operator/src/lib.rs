@@ -4,6 +4,7 @@
 //!   contract checks, one store per pass with a deadline and a memory cap.
 //! - [`capabilities`]: the WIT imports the host implements for its guests (cluster,
 //!   logging, crypto).
+//! - [`controller`]: the controller runtime (the work queue so far).
 //! - [`cluster`]: the cluster backends the `cluster` capability serves from.
 //! - [`native`]: the same reconcilers run natively against the same backend.
 //! - [`wasi_run`]: the `wasm32-wasip2` test runner (`wasm-operator wasi-run`).
@@ -13,6 +14,7 @@ mod bindings;
 pub mod capabilities;
 pub mod cli;
 pub mod cluster;
+pub mod controller;
 pub mod native;
 pub mod runtime;
 pub mod wasi_run;
