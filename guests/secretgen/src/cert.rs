@@ -279,7 +279,7 @@ pub(crate) mod testing {
         D: sha2::Digest + der::oid::AssociatedOid,
     {
         use rsa::signature::Verifier as _;
-        let Ok(key) = rsa::RsaPublicKey::from_public_key_der(spki) else {
+        let Ok(key) = rsa::PublicKey::from_public_key_der(spki) else {
             return false;
         };
         let Ok(signature) = rsa::pkcs1v15::Signature::try_from(signature) else {
@@ -293,6 +293,8 @@ pub(crate) mod testing {
 
 #[cfg(test)]
 mod tests {
+    use der::Tagged as _;
+
     use super::*;
 
     #[test]
@@ -307,8 +309,8 @@ mod tests {
             ("Grüße", Tag::Utf8String),
         ];
         for (value, tag) in cases {
-            let name = name(&[(COMMON_NAME, value)], NameStrings::PrintableWhenPossible)
-                .expect("encodes");
+            let name =
+                name(&[(COMMON_NAME, value)], NameStrings::PrintableWhenPossible).expect("encodes");
             let atv = name.iter().next().expect("one attribute");
             assert_eq!(atv.value.tag(), tag, "{value}");
         }

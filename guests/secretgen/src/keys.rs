@@ -11,7 +11,7 @@
 
 use std::fmt;
 
-use ed25519_dalek::pkcs8::{DecodePrivateKey as _, EncodePrivateKey as _};
+use ed25519_dalek::pkcs8::DecodePrivateKey as _;
 use rsa::traits::PublicKeyParts as _;
 
 /// An elliptic curve for ECDSA.
@@ -82,8 +82,8 @@ impl KeySource for NativeKeys {
                         "unsupported RSA size {bits}: supported are {MIN_RSA_BITS} to {MAX_RSA_BITS} bits"
                     ));
                 }
-                let key = rsa::RsaPrivateKey::new(&mut rng, bits as usize)
-                    .map_err(|e| e.to_string())?;
+                let key =
+                    rsa::PrivateKey::new(&mut rng, bits as usize).map_err(|e| e.to_string())?;
                 key.to_pkcs8_der()
             }
             KeyAlgorithm::Ecdsa(Curve::P256) => {
@@ -95,9 +95,7 @@ impl KeySource for NativeKeys {
             KeyAlgorithm::Ecdsa(Curve::P521) => {
                 p521::SecretKey::generate_from_rng(&mut rng).to_pkcs8_der()
             }
-            KeyAlgorithm::Ed25519 => {
-                ed25519_dalek::SigningKey::generate(&mut rng).to_pkcs8_der()
-            }
+            KeyAlgorithm::Ed25519 => ed25519_dalek::SigningKey::generate(&mut rng).to_pkcs8_der(),
         };
         der.map(|doc| doc.as_bytes().to_vec())
             .map_err(|e| e.to_string())
@@ -124,7 +122,7 @@ pub enum KeyError {
 /// A decoded private key.
 #[derive(Clone)]
 pub(crate) enum PrivateKey {
-    Rsa(rsa::RsaPrivateKey),
+    Rsa(rsa::PrivateKey),
     P256(p256::SecretKey),
     P384(p384::SecretKey),
     P521(p521::SecretKey),
@@ -147,8 +145,8 @@ fn decode(der: &[u8], algorithm: KeyAlgorithm) -> Result<PrivateKey, KeyError> {
     let mismatch = |reason: String| KeyError::Mismatch { algorithm, reason };
     match algorithm {
         KeyAlgorithm::Rsa(bits) => {
-            let key = rsa::RsaPrivateKey::from_pkcs8_der(der).map_err(|e| mismatch(e.to_string()))?;
-            let actual = key.n().bits();
+            let key = rsa::PrivateKey::from_pkcs8_der(der).map_err(|e| mismatch(e.to_string()))?;
+            let actual = key.n().bit_width();
             if actual != bits {
                 return Err(mismatch(format!("its modulus has {actual} bits")));
             }
@@ -172,12 +170,12 @@ fn decode(der: &[u8], algorithm: KeyAlgorithm) -> Result<PrivateKey, KeyError> {
 #[cfg(test)]
 pub(crate) mod testing {
     //! A key source for tests: each algorithm's keys are generated once per process and then
-    //! handed out from a small pool, so tests stay fast (also under wasm) while two keys of a
+    //! handed out in turn from a small pool, so tests stay fast (also under wasm) while two keys of a
     //! certificate set still differ.
 
+    use std::cell::Cell;
     use std::collections::HashMap;
     use std::sync::Mutex;
-    use std::sync::atomic::{AtomicUsize, Ordering};
 
     use super::{KeyAlgorithm, KeySource, NativeKeys};
 
@@ -185,7 +183,12 @@ pub(crate) mod testing {
     const POOL: usize = 2;
 
     static CACHE: Mutex<Option<HashMap<KeyAlgorithm, Vec<Vec<u8>>>>> = Mutex::new(None);
-    static NEXT: AtomicUsize = AtomicUsize::new(0);
+
+    thread_local! {
+        /// Per test thread, so that one test's consecutive keys differ whatever other
+        /// tests take meanwhile.
+        static NEXT: Cell<usize> = const { Cell::new(0) };
+    }
 
     /// Hands out pooled keys; see the module docs.
     pub(crate) struct PooledKeys;
@@ -200,7 +203,8 @@ pub(crate) mod testing {
             while pool.len() < POOL {
                 pool.push(NativeKeys.generate_key(algorithm)?);
             }
-            Ok(pool[NEXT.fetch_add(1, Ordering::Relaxed) % POOL].clone())
+            let next = NEXT.with(|n| n.replace(n.get() + 1));
+            Ok(pool[next % POOL].clone())
         }
     }
 
@@ -209,7 +213,9 @@ pub(crate) mod testing {
 
     impl KeySource for NoKeys {
         fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
-            Err(format!("no key may be generated here, asked for {algorithm}"))
+            Err(format!(
+                "no key may be generated here, asked for {algorithm}"
+            ))
         }
     }
 }
@@ -260,7 +266,10 @@ mod tests {
     #[test]
     fn native_keys_refuse_rsa_sizes_outside_the_contract() {
         for bits in [1024, 2047, 8193] {
-            assert!(NativeKeys.generate_key(KeyAlgorithm::Rsa(bits)).is_err(), "{bits}");
+            assert!(
+                NativeKeys.generate_key(KeyAlgorithm::Rsa(bits)).is_err(),
+                "{bits}"
+            );
         }
     }
 }

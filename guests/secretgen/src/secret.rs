@@ -56,12 +56,13 @@ impl ExistingSecret {
         let secret: SecretJson = serde_json::from_str(json)?;
         let mut data = BTreeMap::new();
         for (key, value) in secret.data.unwrap_or_default() {
-            let decoded = STANDARD
-                .decode(value.as_bytes())
-                .map_err(|source| SecretError::Base64 {
-                    key: key.clone(),
-                    source,
-                })?;
+            let decoded =
+                STANDARD
+                    .decode(value.as_bytes())
+                    .map_err(|source| SecretError::Base64 {
+                        key: key.clone(),
+                        source,
+                    })?;
             data.insert(key, decoded);
         }
         Ok(Self {

@@ -17,6 +17,16 @@ use crate::objects::{has_finalizers, is_deleting, meta_str, now};
 use crate::server::State;
 use crate::store::StoreKey;
 
+/// Whether a write of `object` may give the controllers work: it is being deleted, or it
+/// has owners (which may be gone already). Removals always do.
+pub fn concerns(object: &Value) -> bool {
+    is_deleting(object)
+        || object
+            .pointer("/metadata/ownerReferences")
+            .and_then(Value::as_array)
+            .is_some_and(|r| !r.is_empty())
+}
+
 /// Runs every controller until the store stops changing.
 pub fn settle(state: &mut State) {
     for _ in 0..100 {

@@ -1,6 +1,9 @@
 //! The server's side of managedFields: which merge schema a kind has, and the [`apply`]
 //! engine's results as API answers.
 
+use std::collections::HashMap;
+use std::sync::{Arc, LazyLock, Mutex};
+
 use serde_json::Value;
 
 use crate::apply::{
@@ -51,8 +54,21 @@ impl MergeSchema for CrdSchema<'_> {
 
 /// A built-in kind's merge schema, with its own status subresource setting.
 struct Builtin {
-    inner: BuiltinSchema,
+    inner: Arc<BuiltinSchema>,
     status: bool,
+}
+
+/// The merge schema of built-in `kind`, built once per kind.
+fn builtin_schema(kind: &str) -> Arc<BuiltinSchema> {
+    static SCHEMAS: LazyLock<Mutex<HashMap<String, Arc<BuiltinSchema>>>> =
+        LazyLock::new(Mutex::default);
+    let mut schemas = SCHEMAS
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    schemas
+        .entry(kind.to_owned())
+        .or_insert_with(|| Arc::new(BuiltinSchema::new(kind)))
+        .clone()
 }
 
 impl MergeSchema for Builtin {
@@ -80,7 +96,7 @@ fn merge_schema(rt: &ResourceType) -> Box<dyn MergeSchema + '_> {
             status: rt.status,
         }),
         None => Box::new(Builtin {
-            inner: BuiltinSchema::new(&rt.kind),
+            inner: builtin_schema(&rt.kind),
             status: rt.status,
         }),
     }

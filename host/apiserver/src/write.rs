@@ -10,7 +10,6 @@ use axum::http::HeaderMap;
 use serde_json::{Value, json};
 
 use crate::admission::{self, Admitted};
-use crate::managed;
 use crate::objects::{
     generation_relevant, has_finalizers, is_deleting, key_for, meta_str, metadata_mut, name_error,
     new_uid, now, served, without_volatile,
@@ -19,6 +18,7 @@ use crate::patch::{self, PatchKind};
 use crate::route::{Params, Target};
 use crate::server::{Shared, State};
 use crate::status::{ApiError, Result};
+use crate::{lifecycle, managed};
 
 /// A successful write: status code, the object as served, warnings for the Warning header.
 pub struct Written {
@@ -205,7 +205,9 @@ fn insert(
     let stored = state.store.put(key, object)?;
     admission::after_write(&mut state, rt);
     drop(state);
-    shared.wake_lifecycle();
+    if lifecycle::concerns(&stored) {
+        shared.wake_lifecycle();
+    }
     Ok(Written {
         code: 201,
         object: served(&stored, rt),
@@ -498,7 +500,9 @@ fn commit(
     }
     let stored = state.store.put(key, new)?;
     admission::after_write(state, rt);
-    shared.wake_lifecycle();
+    if lifecycle::concerns(&stored) {
+        shared.wake_lifecycle();
+    }
     Ok(Written {
         code: 200,
         object: served(&stored, rt),

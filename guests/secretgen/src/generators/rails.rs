@@ -57,7 +57,9 @@ pub(crate) fn generate_field(
 ) -> Result<FieldValue, GenerateError> {
     let random = || {
         // Validation guarantees both for scalar and list fields.
-        let charset = field.charset.unwrap_or(crate::entries::Charset::Alphanumeric);
+        let charset = field
+            .charset
+            .unwrap_or(crate::entries::Charset::Alphanumeric);
         random_string(charset, field.length.unwrap_or(0) as usize)
     };
     Ok(match field.shape {
@@ -76,6 +78,7 @@ struct Found {
 }
 
 /// An existing secrets.yml (or none), read for one generator.
+#[derive(Clone)]
 pub(crate) struct SecretsYml {
     doc: Document,
 }
@@ -104,7 +107,7 @@ impl SecretsYml {
             .fields
             .iter()
             .filter(|field| {
-                lookup(&self.doc, env, &field.path, 0).is_none_or(|f| self.doc.is_null(f.value))
+                lookup(&self.doc, env, &field.path).is_none_or(|f| self.doc.is_null(f.value))
             })
             .collect())
     }
@@ -117,7 +120,7 @@ impl SecretsYml {
         if !matches!(self.doc.node(root).kind, Kind::Mapping(_)) {
             return Err(RailsError::RootNotMapping);
         }
-        match lookup(&self.doc, root, &generator.env, 0) {
+        match lookup(&self.doc, root, &generator.env) {
             None => Ok(None),
             Some(found) if self.doc.is_null(found.value) => Ok(None),
             Some(found) => {
@@ -140,7 +143,7 @@ impl SecretsYml {
         let env = self.env_for_writing(generator)?;
         for (field, value) in values {
             let value = self.value_node(value);
-            let own = lookup(&self.doc, env, &field.path, 0).and_then(|f| f.own);
+            let own = lookup(&self.doc, env, &field.path).and_then(|f| f.own);
             match own {
                 Some(index) => self.replace_value(env, index, value),
                 None => {
@@ -175,7 +178,7 @@ impl SecretsYml {
         if !matches!(self.doc.node(root).kind, Kind::Mapping(_)) {
             return Err(RailsError::RootNotMapping);
         }
-        let Some(found) = lookup(&self.doc, root, env_name, 0) else {
+        let Some(found) = lookup(&self.doc, root, env_name) else {
             let key = self.key_node(env_name);
             let env = self.doc.add(Node::of(Kind::Mapping(Vec::new())));
             self.push_pair(root, key, env);
@@ -265,9 +268,26 @@ fn generated_style(text: &str) -> Style {
 }
 
 /// Looks `key` up in mapping `map` the way a reader sees it: the last own pair with that
-/// key, else the first merged mapping (in merge order) that has it.
-fn lookup(doc: &Document, map: NodeId, key: &str, depth: usize) -> Option<Found> {
-    let Kind::Mapping(pairs) = &doc.node(doc.resolve(map)).kind else {
+/// key, else the first merged mapping (in merge order) that has it. Each mapping is searched
+/// at most once, so aliases that merge the same mapping many times cost nothing extra.
+fn lookup(doc: &Document, map: NodeId, key: &str) -> Option<Found> {
+    let mut searched = Vec::new();
+    lookup_in(doc, map, key, 0, &mut searched)
+}
+
+fn lookup_in(
+    doc: &Document,
+    map: NodeId,
+    key: &str,
+    depth: usize,
+    searched: &mut Vec<NodeId>,
+) -> Option<Found> {
+    let map = doc.resolve(map);
+    if searched.contains(&map) {
+        return None;
+    }
+    searched.push(map);
+    let Kind::Mapping(pairs) = &doc.node(map).kind else {
         return None;
     };
     let own = pairs
@@ -282,18 +302,22 @@ fn lookup(doc: &Document, map: NodeId, key: &str, depth: usize) -> Option<Found>
     if depth >= MAX_MERGE_DEPTH {
         return None;
     }
-    pairs
+    let merged = pairs
         .iter()
         .filter(|&&(k, _)| is_merge_key(doc, k))
         .flat_map(|&(_, v)| match &doc.node(doc.resolve(v)).kind {
             Kind::Sequence(items) => items.clone(),
             _ => vec![v],
-        })
-        .find_map(|merged| lookup(doc, merged, key, depth + 1))
-        .map(|found| Found {
-            value: found.value,
-            own: None,
-        })
+        });
+    for merged in merged {
+        if let Some(found) = lookup_in(doc, merged, key, depth + 1, searched) {
+            return Some(Found {
+                value: found.value,
+                own: None,
+            });
+        }
+    }
+    None
 }
 
 fn is_merge_key(doc: &Document, key: NodeId) -> bool {

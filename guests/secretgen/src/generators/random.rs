@@ -61,7 +61,11 @@ mod tests {
 
     #[test]
     fn a_random_value_has_exactly_length_characters_of_its_charset() {
-        for charset in [Charset::Alphanumeric, Charset::Hex, Charset::LowerAlphanumeric] {
+        for charset in [
+            Charset::Alphanumeric,
+            Charset::Hex,
+            Charset::LowerAlphanumeric,
+        ] {
             for length in [1, 2, 57, 64, 128, 4097] {
                 let value = random_string(charset, length);
                 assert_eq!(value.len(), length);
@@ -81,7 +85,11 @@ mod tests {
         let bound = 6.0 * expected.sqrt();
         for &c in charset.characters() {
             let count = value.bytes().filter(|&b| b == c).count() as f64;
-            assert!((count - expected).abs() < bound, "{} drawn {count} times", c as char);
+            assert!(
+                (count - expected).abs() < bound,
+                "{} drawn {count} times",
+                c as char
+            );
         }
     }
 
@@ -90,9 +98,24 @@ mod tests {
         let cases = [
             ("none", RandomEncoding::None, Wrap::None, "abc"),
             ("base64", RandomEncoding::Base64, Wrap::None, "YWJj"),
-            ("base64-nowrap", RandomEncoding::Base64NoWrap, Wrap::None, "YWJj"),
-            ("jsonArray", RandomEncoding::None, Wrap::JsonArray, "[\"abc\"]"),
-            ("base64 then jsonArray", RandomEncoding::Base64, Wrap::JsonArray, "[\"YWJj\"]"),
+            (
+                "base64-nowrap",
+                RandomEncoding::Base64NoWrap,
+                Wrap::None,
+                "YWJj",
+            ),
+            (
+                "jsonArray",
+                RandomEncoding::None,
+                Wrap::JsonArray,
+                "[\"abc\"]",
+            ),
+            (
+                "base64 then jsonArray",
+                RandomEncoding::Base64,
+                Wrap::JsonArray,
+                "[\"YWJj\"]",
+            ),
         ];
         for (name, encoding, wrap, expected) in cases {
             assert_eq!(encode_and_wrap("abc", encoding, wrap), expected, "{name}");

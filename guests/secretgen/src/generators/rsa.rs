@@ -41,7 +41,7 @@ mod tests {
         let (last, full) = body.split_last().expect("has a body");
         assert!(full.iter().all(|l| l.len() == 64));
         assert!(last.len() <= 64);
-        let key = <rsa::RsaPrivateKey as pkcs8::DecodePrivateKey>::from_pkcs8_pem(&pem);
+        let key = <rsa::PrivateKey as pkcs8::DecodePrivateKey>::from_pkcs8_pem(&pem);
         assert!(key.is_ok());
     }
 }

@@ -86,7 +86,12 @@ mod tests {
     #[test]
     fn host_keys_are_what_ssh_keygen_a_makes_without_comments() {
         let cases = [
-            (HostKey::Rsa, Algorithm::Rsa { hash: None }, "ssh-rsa ", 3072),
+            (
+                HostKey::Rsa,
+                Algorithm::Rsa { hash: None },
+                "ssh-rsa ",
+                3072,
+            ),
             (
                 HostKey::Ecdsa,
                 Algorithm::Ecdsa {

@@ -82,6 +82,7 @@ fn truncate_to_second(time: SystemTime) -> SystemTime {
 
 #[cfg(test)]
 mod tests {
+    use x509_parser::der_parser::asn1_rs::Tag;
     use x509_parser::prelude::*;
 
     use super::*;
@@ -156,14 +157,13 @@ mod tests {
     fn the_key_is_pkcs8_and_matches_the_certificate() {
         let issued = generate(&PooledKeys, &registry(), SystemTime::now()).expect("issues");
         assert!(issued.key.starts_with("-----BEGIN PRIVATE KEY-----\n"));
-        let key = <rsa::RsaPrivateKey as pkcs8::DecodePrivateKey>::from_pkcs8_pem(&issued.key)
+        let key = <rsa::PrivateKey as pkcs8::DecodePrivateKey>::from_pkcs8_pem(&issued.key)
             .expect("PKCS#8");
         let (_, pem) = parse_x509_pem(issued.certificate.as_bytes()).expect("PEM");
         let cert = pem.parse_x509().expect("X.509");
-        let public = <rsa::RsaPublicKey as spki::EncodePublicKey>::to_public_key_der(
-            &key.to_public_key(),
-        )
-        .expect("encodes");
+        let public =
+            <rsa::PublicKey as spki::EncodePublicKey>::to_public_key_der(&key.to_public_key())
+                .expect("encodes");
         assert_eq!(cert.public_key().raw, public.as_bytes());
     }
 

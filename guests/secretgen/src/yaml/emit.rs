@@ -41,7 +41,9 @@ impl Writer<'_> {
         match &node.kind {
             Kind::Mapping(pairs) if !pairs.is_empty() => self.pairs(pairs, 0, false, 0),
             Kind::Sequence(items) if !items.is_empty() => self.items(items, 0, false, 0),
-            _ => Err(YamlError::Unsupported("a document that is not a block collection")),
+            _ => Err(YamlError::Unsupported(
+                "a document that is not a block collection",
+            )),
         }
     }
 
@@ -62,7 +64,19 @@ impl Writer<'_> {
             if !(inline_first && i == 0) {
                 self.indent(indent);
             }
-            self.key(key)?;
+            if self.is_null_key(key) {
+                // An empty (null) key needs the explicit form: `?`, then `:` on its own line.
+                self.out.push('?');
+                let props = properties(self.doc.node(key))?;
+                if !props.is_empty() {
+                    self.out.push(' ');
+                    self.out.push_str(&props);
+                }
+                self.out.push('\n');
+                self.indent(indent);
+            } else {
+                self.key(key)?;
+            }
             self.out.push(':');
             self.after_indicator(value, indent + 2, depth + 1)?;
         }
@@ -109,7 +123,12 @@ impl Writer<'_> {
 
     /// Writes a node after `key:` or `-`: the rest of the line, then any lines of its own,
     /// with children and block scalar lines at column `indent`.
-    fn after_indicator(&mut self, id: NodeId, indent: usize, depth: usize) -> Result<(), YamlError> {
+    fn after_indicator(
+        &mut self,
+        id: NodeId,
+        indent: usize,
+        depth: usize,
+    ) -> Result<(), YamlError> {
         if depth > MAX_DEPTH + 4 {
             return Err(YamlError::TooDeep);
         }
@@ -143,6 +162,18 @@ impl Writer<'_> {
                     }
                     self.out.push('\n');
                 }
+                Written::MultiLine { first, rest } => {
+                    self.out.push(' ');
+                    self.out.push_str(first);
+                    self.out.push('\n');
+                    for line in rest {
+                        if !line.is_empty() {
+                            self.indent(indent);
+                            self.out.push_str(line);
+                        }
+                        self.out.push('\n');
+                    }
+                }
                 Written::Block { header, lines } => {
                     self.out.push(' ');
                     self.out.push_str(&header);
@@ -158,6 +189,11 @@ impl Writer<'_> {
             },
         }
         Ok(())
+    }
+
+    /// Whether a key is an empty plain scalar.
+    fn is_null_key(&self, id: NodeId) -> bool {
+        matches!(&self.doc.node(id).kind, Kind::Scalar { value, style: Style::Plain } if value.is_empty())
     }
 
     /// Writes a mapping key (without its `:`).
@@ -195,9 +231,11 @@ impl Writer<'_> {
     }
 }
 
-/// A scalar as written: on the current line, or as a block scalar's header and lines.
+/// A scalar as written: on the current line, as a plain scalar continued on more lines, or
+/// as a block scalar's header and lines.
 enum Written<'v> {
     Inline(String),
+    MultiLine { first: &'v str, rest: Vec<&'v str> },
     Block { header: String, lines: Vec<&'v str> },
 }
 
@@ -206,6 +244,15 @@ fn scalar(value: &str, style: Style, key: bool) -> Written<'_> {
     match style {
         Style::Plain if value.is_empty() && !key => Written::Inline(String::new()),
         Style::Plain if plain_fits(value) => Written::Inline(value.to_owned()),
+        // A key is always followed by `:`, so a colon may end it (`a::` is the key `a:`).
+        Style::Plain if key && value.strip_suffix(':').is_some_and(plain_fits) => {
+            Written::Inline(value.to_owned())
+        }
+        Style::Plain if !key && multi_line_plain_fits(value) => {
+            let mut lines = folded_lines(value);
+            let first = lines.remove(0);
+            Written::MultiLine { first, rest: lines }
+        }
         Style::SingleQuoted if single_line_fits(value) => {
             Written::Inline(format!("'{}'", value.replace('\'', "''")))
         }
@@ -274,17 +321,30 @@ fn plain_fits(value: &str) -> bool {
     let first_ok = match first {
         '-' | '?' | ':' => second.is_some_and(|c| c != ' '),
         ',' | '[' | ']' | '{' | '}' | '#' | '&' | '*' | '!' | '|' | '>' | '\'' | '"' | '%'
-        | '@' | '`' | ' ' => false,
+        | '@' | '`' | ' ' | '\t' => false,
         _ => true,
     };
     first_ok
-        && value.chars().all(printable_inline)
-        && !value.ends_with(' ')
-        && !value.ends_with(':')
+        && value.chars().all(|c| c == '\t' || printable_inline(c))
+        && !value.ends_with([' ', '\t', ':'])
         && !value.contains(": ")
+        && !value.contains(":\t")
         && !value.contains(" #")
+        && !value.contains("\t#")
         && !value.starts_with("---")
         && !value.starts_with("...")
+}
+
+/// Whether a value with line breaks can be a plain scalar continued on more lines (folded
+/// like a `>` block): every line fits plain on its own and none starts a comment.
+fn multi_line_plain_fits(value: &str) -> bool {
+    value.contains('\n')
+        && !value.starts_with('\n')
+        && !value.ends_with('\n')
+        && value
+            .split('\n')
+            .filter(|line| !line.is_empty())
+            .all(plain_fits)
 }
 
 /// Whether a value can be single-quoted on one line.
@@ -354,7 +414,11 @@ fn double_quoted(value: &str) -> String {
 fn properties(node: &Node) -> Result<String, YamlError> {
     let mut props = Vec::new();
     if let Some(anchor) = &node.anchor {
-        if anchor.is_empty() || !anchor.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_') {
+        if anchor.is_empty()
+            || !anchor
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '-' || c == '_')
+        {
             return Err(YamlError::Unsupported("an anchor name it cannot spell"));
         }
         props.push(format!("&{anchor}"));
@@ -471,6 +535,7 @@ mod tests {
         let cases = [
             "a: \"line\\nbreak\"\n",
             "a: \"tab\\there\"\n",
+            "a: tab\tinside plain\n",
             "a: \"bell\\a nel\\N ls\\L bom\\uFEFF\"\n",
             "a: ' leading and trailing '\n",
             "a: \"- dash\"\n",
@@ -484,7 +549,13 @@ mod tests {
             "a: |-\n  strip\n",
             "a: >\n  folded\n   more indented\n  back\n",
             "a: plain\n  multi line\n\n  scalar\n",
+            "JJ -:\n\n ::::5\n\n JJ\n",
+            ":c::\n",
+            "- 12\n\n  34\n",
             "? complex\n: value\n",
+            "?\n",
+            "? &n\n: v\nk: *n\n",
+            "- ? \n  : x\n",
             "a: 'it''s'\n",
             "- top\n- level\n- list\n",
             "a: \"\\U0001F600 emoji and \\x7F del\"\n",

@@ -2,12 +2,15 @@
 //! sees (values, tags, anchors, aliases, merge keys, scalar styles), change it, and write it
 //! back by the rewrite rules of `gitlabsecrets-reconciler.txt` ("Generation").
 //!
-//! DECISION: the parser is libyaml-safer (a safe Rust port of libyaml, the parser Psych and
-//! hence Rails use), read at the event level, because every tree-level YAML crate drops what
+//! DECISION: the parser is libyaml itself (unsafe-libyaml, its Rust translation, which
+//! serde_yaml and serde_yaml_ng parse with; Psych and hence Rails use the C library), read at
+//! the event level (`events`), because every tree-level YAML crate drops what
 //! the rules keep: serde_yaml_ng and saphyr's loader resolve aliases and forget anchors and
 //! styles (an existing bare value must stay bare, a merge key must stay a merge key), and
-//! saphyr's parser reports anchors only as numbers. The writer is this module's own
-//! (`emit`), because libyaml's emitter writes block sequences unindented under a mapping key
+//! saphyr's parser reports anchors only as numbers. libyaml-safer, a safe port with the same
+//! events, was tried and dropped: fuzzing found inputs that make it panic (`[!!str, x]`),
+//! and a panic aborts a wasm guest. The writer is this module's own (`emit`), because
+//! libyaml's emitter writes block sequences unindented under a mapping key
 //! while the Job's layout indents list items by 4 under a key at 2. To keep a hand-written
 //! writer honest, every rewrite is parsed again with libyaml and compared with the tree it
 //! was written from (`Document::same_as`); a mismatch fails the rewrite instead of storing
@@ -25,6 +28,7 @@
 //! - The output is indented by 2 (list items under a key by 2 more) and ends with a newline.
 
 pub(crate) mod emit;
+mod events;
 pub(crate) mod resolve;
 pub(crate) mod tree;
 

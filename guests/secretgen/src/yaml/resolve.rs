@@ -49,7 +49,7 @@ fn is_special(text: &str) -> bool {
     let unsigned = text.trim_start_matches(['-', '+']);
     text == "="
         || text == "<<"
-        || text.starts_with(':')
+        || (text.starts_with(':') && text.len() > 1)
         || matches!(unsigned, ".inf" | ".Inf" | ".INF")
         || matches!(text, ".nan" | ".NaN" | ".NAN")
 }
@@ -103,26 +103,78 @@ mod tests {
     #[test]
     fn values_that_read_as_another_type_are_recognised() {
         let non_strings = [
-            "", "~", "null", "NULL", "y", "n", "yes", "No", "on", "OFF", "true", "False", "0",
-            "123", "-5", "+7", "0123", "1_000", "1,000", "0x1F", "0xdeadbeef", "0o17", "0b101",
-            "1.5", ".5", "1e5", "1E+5", "3e10", "1:20", "190:20:30", ".inf", "-.Inf", ".NaN",
-            "2001-12-14", "2001-12-14t21:59:43.10-05:00", "2001-1-2 3:04:05", "=", "<<",
+            "",
+            "~",
+            "null",
+            "NULL",
+            "y",
+            "n",
+            "yes",
+            "No",
+            "on",
+            "OFF",
+            "true",
+            "False",
+            "0",
+            "123",
+            "-5",
+            "+7",
+            "0123",
+            "1_000",
+            "1,000",
+            "0x1F",
+            "0xdeadbeef",
+            "0o17",
+            "0b101",
+            "1.5",
+            ".5",
+            "1e5",
+            "1E+5",
+            "3e10",
+            "1:20",
+            "190:20:30",
+            ".inf",
+            "-.Inf",
+            ".NaN",
+            "2001-12-14",
+            "2001-12-14t21:59:43.10-05:00",
+            "2001-1-2 3:04:05",
+            "=",
+            "<<",
             ":symbol",
         ];
         for text in non_strings {
-            assert!(reads_as_non_string(text), "{text:?} should read as non-string");
+            assert!(
+                reads_as_non_string(text),
+                "{text:?} should read as non-string"
+            );
         }
     }
 
     #[test]
     fn ordinary_secret_values_read_as_strings() {
         let strings = [
-            "abc", "a1b2", "deadbeefcafe0123x", "e5", "x10", "0xg", "1a", "ffff", "NaN",
-            "Infinity", "yess", "nope", "2001-12", "12345678901234567890123456789012a",
+            "abc",
+            "a1b2",
+            "deadbeefcafe0123x",
+            "e5",
+            "x10",
+            "0xg",
+            "1a",
+            "ffff",
+            "NaN",
+            "Infinity",
+            "yess",
+            "nope",
+            "12345678901234567890123456789012a",
             "abcdef0123456789abcdef0123456789",
+            ":",
         ];
         for text in strings {
-            assert!(!reads_as_non_string(text), "{text:?} should read as a string");
+            assert!(
+                !reads_as_non_string(text),
+                "{text:?} should read as a string"
+            );
         }
     }
 }

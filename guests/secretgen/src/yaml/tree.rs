@@ -1,9 +1,18 @@
-//! The document tree: an arena of nodes built from libyaml events.
+//! The document tree: an arena of nodes built from libyaml's events.
 
-use libyaml_safer::{EventData, Parser, ScalarStyle};
-
+use super::events::{Event, Parser};
 use super::resolve;
 use super::{MAX_DEPTH, YamlError};
+
+/// The lines of `text` as libyaml counts them: broken at LF, CR, CR LF, and YAML 1.1's
+/// NEL, LS and PS.
+fn yaml_lines(text: &str) -> impl Iterator<Item = &str> {
+    text.split('\n').flat_map(|line| {
+        line.strip_suffix('\r')
+            .unwrap_or(line)
+            .split(['\r', '\u{85}', '\u{2028}', '\u{2029}'])
+    })
+}
 
 /// A node's index in its document.
 pub(crate) type NodeId = usize;
@@ -28,11 +37,17 @@ pub(crate) enum Style {
 /// What a node is.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Kind {
-    Scalar { value: String, style: Style },
+    Scalar {
+        value: String,
+        style: Style,
+    },
     Sequence(Vec<NodeId>),
     Mapping(Vec<(NodeId, NodeId)>),
     /// `*anchor`, standing for the node `target` (never itself an alias).
-    Alias { anchor: String, target: NodeId },
+    Alias {
+        anchor: String,
+        target: NodeId,
+    },
 }
 
 /// One node with its properties. `tag` is the full tag as the parser resolved it (e.g.
@@ -86,10 +101,7 @@ impl Document {
     /// Parses `text`. A stream without a document, or whose document is an empty plain
     /// scalar, has no root.
     pub(crate) fn parse(text: &str) -> Result<Self, YamlError> {
-        let mut input = text.as_bytes();
-        let mut parser = Parser::new();
-        parser.set_input_string(&mut input);
-
+        let mut parser = Parser::new(text)?;
         let mut doc = Self::default();
         let mut anchors: Vec<(String, NodeId)> = Vec::new();
         let mut stack: Vec<Frame> = Vec::new();
@@ -97,25 +109,22 @@ impl Document {
         let mut root_line = None;
 
         loop {
-            let event = parser
-                .parse()
-                .map_err(|e| YamlError::Parse(e.to_string()))?;
-            let line = event.start_mark.line;
-            let (node, opens) = match event.data {
-                EventData::StreamEnd => break,
-                EventData::StreamStart { .. } | EventData::DocumentEnd { .. } => continue,
-                EventData::DocumentStart { .. } => {
+            let (event, line) = parser.next_event()?;
+            let (node, opens) = match event {
+                Event::StreamEnd => break,
+                Event::StreamStart | Event::DocumentEnd => continue,
+                Event::DocumentStart => {
                     documents += 1;
                     if documents > 1 {
                         return Err(YamlError::MultipleDocuments);
                     }
                     continue;
                 }
-                EventData::SequenceEnd | EventData::MappingEnd => {
+                Event::SequenceEnd | Event::MappingEnd => {
                     stack.pop();
                     continue;
                 }
-                EventData::Alias { anchor } => {
+                Event::Alias { anchor } => {
                     let target = anchors
                         .iter()
                         .rev()
@@ -124,28 +133,20 @@ impl Document {
                         .ok_or_else(|| YamlError::UndefinedAlias(anchor.clone()))?;
                     (Node::of(Kind::Alias { anchor, target }), false)
                 }
-                EventData::Scalar {
+                Event::Scalar {
                     anchor,
                     tag,
                     value,
                     style,
-                    ..
                 } => {
-                    let style = match style {
-                        ScalarStyle::SingleQuoted => Style::SingleQuoted,
-                        ScalarStyle::DoubleQuoted => Style::DoubleQuoted,
-                        ScalarStyle::Literal => Style::Literal,
-                        ScalarStyle::Folded => Style::Folded,
-                        ScalarStyle::Plain | ScalarStyle::Any => Style::Plain,
-                    };
                     let kind = Kind::Scalar { value, style };
                     (Node { anchor, tag, kind }, false)
                 }
-                EventData::SequenceStart { anchor, tag, .. } => {
+                Event::SequenceStart { anchor, tag } => {
                     let kind = Kind::Sequence(Vec::new());
                     (Node { anchor, tag, kind }, true)
                 }
-                EventData::MappingStart { anchor, tag, .. } => {
+                Event::MappingStart { anchor, tag } => {
                     let kind = Kind::Mapping(Vec::new());
                     (Node { anchor, tag, kind }, true)
                 }
@@ -174,8 +175,7 @@ impl Document {
             (Some(_), Some(line)) => (i as u64) < line,
             _ => true,
         };
-        doc.comments = text
-            .lines()
+        doc.comments = yaml_lines(text)
             .enumerate()
             .filter(|(i, line)| before_root(*i) && line.trim_start().starts_with('#'))
             .map(|(_, line)| line.trim_end().to_owned())
@@ -387,6 +387,23 @@ mod tests {
         for (name, text) in cases {
             assert!(Document::parse(text).is_err(), "{name}");
         }
+    }
+
+    #[test]
+    fn inputs_that_crashed_a_parser_are_read_or_refused_without_panicking() {
+        let cases = [
+            "[!!str, x]\n",
+            "b: &b {secret_key\", !!str)3, {q: |\n  lit\n}]\n",
+            "{!!str : x}\n",
+            "- !<tag:x> ,\n",
+        ];
+        for text in cases {
+            let _ = Document::parse(text);
+        }
+        let doc = Document::parse("#c\r++:\n").expect("a CR ends a comment");
+        assert_eq!(doc.comments, ["#c"]);
+        let doc = Document::parse("[!!str, x]\n").expect("an empty tagged scalar");
+        assert!(doc.root().is_some());
     }
 
     #[test]

@@ -26,7 +26,10 @@ fn chart() -> RailsSecrets {
         field("otp_key_base", Shape::Scalar),
         field("openid_connect_signing_key", Shape::Pem),
         field("active_record_encryption_primary_key", Shape::List),
-        field("active_record_encryption_key_derivation_salt", Shape::Scalar),
+        field(
+            "active_record_encryption_key_derivation_salt",
+            Shape::Scalar,
+        ),
     ])
 }
 
@@ -141,7 +144,10 @@ production:
 ";
     let out = fill(Some(existing), &chart()).expect("fills");
     assert!(out.contains("  !!merge <<: *defaults\n"), "{out}");
-    assert!(!out.contains("new-15"), "secret_key_base came from the merge: {out}");
+    assert!(
+        !out.contains("new-15"),
+        "secret_key_base came from the merge: {out}"
+    );
     assert!(out.contains("new-44"), "{out}");
 }
 
@@ -173,9 +179,17 @@ fn an_environment_that_is_an_alias_becomes_a_mapping_that_merges_it() {
 #[test]
 fn a_null_or_absent_environment_gets_every_field() {
     let generator = rails(vec![field("secret_key_base", Shape::Scalar)]);
-    for existing in ["production:\n", "production: ~\nother: 1\n", "other: 1\n", "{}\n"] {
+    for existing in [
+        "production:\n",
+        "production: ~\nother: 1\n",
+        "other: 1\n",
+        "{}\n",
+    ] {
         let out = fill(Some(existing), &generator).expect("fills");
-        assert!(out.contains("production:\n  secret_key_base: new-15\n"), "{existing:?}: {out}");
+        assert!(
+            out.contains("production:\n  secret_key_base: new-15\n"),
+            "{existing:?}: {out}"
+        );
     }
 }
 
@@ -193,7 +207,8 @@ fn a_document_of_comments_only_keeps_its_comments() {
 #[test]
 fn a_rewrite_drops_markers_joins_folded_scalars_and_indents_by_2() {
     let generator = rails(vec![field("secret_key_base", Shape::Scalar)]);
-    let existing = "---\nproduction:\n    note: >\n        one\n        two\n    list:\n    - a\n...\n";
+    let existing =
+        "---\nproduction:\n    note: >\n        one\n        two\n    list:\n    - a\n...\n";
     let out = fill(Some(existing), &generator).expect("fills");
     assert_eq!(
         out,
@@ -218,7 +233,10 @@ fn documents_that_cannot_take_the_fields_are_errors() {
         ("an environment that is a list", "production: [a]\n"),
         ("two documents", "a: 1\n---\nb: 2\n"),
         ("not YAML", "a: [\n"),
-        ("an environment from a merge", "x: &x\n  production: {}\n<<: *x\n"),
+        (
+            "an environment from a merge",
+            "x: &x\n  production: {}\n<<: *x\n",
+        ),
     ];
     let generator = rails(vec![field("secret_key_base", Shape::Scalar)]);
     for (name, text) in cases {
@@ -233,4 +251,18 @@ fn documents_that_cannot_take_the_fields_are_errors() {
         SecretsYml::read(Some(&[0xff, 0xfe, 0x00])),
         Err(RailsError::NotUtf8)
     ));
+}
+
+#[test]
+fn merge_keys_that_fan_out_are_searched_once_per_mapping() {
+    // Eight levels, each merging the level below 64 times: 64^8 paths, 8 mappings.
+    let mut text = String::from("l0: &l0\n  a: 1\n");
+    for level in 1..=8 {
+        let aliases = vec![format!("*l{}", level - 1); 64].join(", ");
+        text.push_str(&format!("l{level}: &l{level}\n  <<: [{aliases}]\n"));
+    }
+    text.push_str("production:\n  <<: *l8\n");
+    let generator = rails(vec![field("secret_key_base", Shape::Scalar)]);
+    let yml = SecretsYml::read(Some(text.as_bytes())).expect("reads");
+    assert_eq!(yml.missing(&generator).expect("plans").len(), 1);
 }
