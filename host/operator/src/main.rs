@@ -1,5 +1,6 @@
 //! The `wasm-operator` binary.
 
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -120,8 +121,11 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             server
                 .write_kubeconfig(&kubeconfig)
                 .with_context(|| format!("cannot write {}", kubeconfig.display()))?;
-            println!("serving the Kubernetes API on {}", server.url());
-            println!(
+            // A closed stdout must not stop the server: these lines are informational.
+            let mut out = std::io::stdout();
+            let _ = writeln!(out, "serving the Kubernetes API on {}", server.url());
+            let _ = writeln!(
+                out,
                 "kubeconfig: {0}  (kubectl --kubeconfig {0} get ns)",
                 kubeconfig.display()
             );

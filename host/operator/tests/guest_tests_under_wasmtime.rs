@@ -92,3 +92,8 @@ fn the_sdk_unit_tests_pass_under_wasmtime() {
 fn the_fixture_unit_tests_pass_under_wasmtime() {
     run_in_wasm("fixture-reconciler", "tests/guests/fixture");
 }
+
+#[test]
+fn the_secretgen_unit_tests_pass_under_wasmtime() {
+    run_in_wasm("secretgen", "guests/secretgen");
+}
