@@ -35,6 +35,21 @@ pub fn admit(
     if let Some(schema) = &rt.schema {
         return crate::crd::admit(rt, schema, name, object, params);
     }
+    let mut warnings = Vec::new();
+    if let Some(unknown) = crate::builtin_fields::unknown(&rt.group, &rt.kind, &object)
+        && !unknown.is_empty()
+    {
+        match params.get("fieldValidation") {
+            Some("Strict") => {
+                return Err(ApiError::bad_request(crate::schema::strict_error(&unknown)));
+            }
+            Some("Ignore") => {}
+            _ => warnings = crate::schema::warnings(&unknown),
+        }
+        for path in &unknown {
+            remove_path(&mut object, path);
+        }
+    }
     match (rt.group.as_str(), rt.kind.as_str()) {
         ("", "Secret") => {
             fold_string_data(&mut object);
@@ -45,10 +60,37 @@ pub fn admit(
         ("apps", "Deployment") => crate::defaults::deployment(&mut object),
         _ => {}
     }
-    Ok(Admitted {
-        object,
-        warnings: Vec::new(),
-    })
+    Ok(Admitted { object, warnings })
+}
+
+/// Drops the field at `path` (`spec.a[0].b`), as decoding into the typed object does.
+fn remove_path(object: &mut Value, path: &str) {
+    let mut parts: Vec<String> = Vec::new();
+    for segment in path.split('.') {
+        match segment.split_once('[') {
+            Some((field, rest)) => {
+                parts.push(field.to_owned());
+                parts.extend(rest.split('[').map(|i| i.trim_end_matches(']').to_owned()));
+            }
+            None => parts.push(segment.to_owned()),
+        }
+    }
+    let Some((last, parents)) = parts.split_last() else {
+        return;
+    };
+    let mut node = object;
+    for p in parents {
+        let next = match node {
+            Value::Object(map) => map.get_mut(p),
+            Value::Array(items) => p.parse::<usize>().ok().and_then(|i| items.get_mut(i)),
+            _ => None,
+        };
+        let Some(next) = next else { return };
+        node = next;
+    }
+    if let Value::Object(map) = node {
+        map.remove(last);
+    }
 }
 
 /// Folds a Secret's `stringData` into `data` (base64), as the API server does on write.

@@ -17,6 +17,7 @@
 
 mod admission;
 pub mod apply;
+mod builtin_fields;
 mod crd;
 mod defaults;
 pub mod discovery;

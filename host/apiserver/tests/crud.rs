@@ -377,3 +377,25 @@ async fn creating_in_a_missing_namespace_is_a_404_naming_the_namespace() {
     assert_eq!(refused.status, 404);
     assert_eq!(refused.body["message"], "namespaces \"nowhere\" not found");
 }
+
+#[tokio::test]
+async fn an_undeclared_field_of_a_built_in_kind_follows_field_validation() {
+    let (_server, client) = server().await;
+    let mut cm = config_map("s", json!({"k": "v"}));
+    cm["bogus"] = json!(1);
+    let strict = post(
+        &client,
+        "/api/v1/namespaces/default/configmaps?fieldValidation=Strict",
+        cm.clone(),
+    )
+    .await;
+    assert_eq!(strict.status, 400);
+    assert_eq!(
+        strict.body["message"],
+        "strict decoding error: unknown field \"bogus\""
+    );
+    let warned = post(&client, "/api/v1/namespaces/default/configmaps", cm).await;
+    assert_eq!(warned.status, 201);
+    assert_eq!(warned.body.get("bogus"), None);
+    assert!(warned.headers.get("warning").is_some());
+}

@@ -77,3 +77,26 @@ async fn counters_count_requests_by_verb_and_resource() {
     assert_eq!(made.get("get", "configmaps"), 2);
     assert_eq!(made.writes(), 1);
 }
+
+#[tokio::test]
+async fn a_dropped_watch_ends_its_stream_at_once() {
+    let (server, client) = server().await;
+    server.inject(Fault {
+        verb: Some("watch".into()),
+        resource: Some("configmaps".into()),
+        name: None,
+        action: FaultAction::DropWatch,
+        remaining: Some(1),
+    });
+    let dropped = get(
+        &client,
+        "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=1",
+    )
+    .await;
+    assert_eq!(dropped.status, 200);
+    assert_eq!(
+        dropped.body,
+        serde_json::Value::String(String::new()),
+        "no event before the end"
+    );
+}
