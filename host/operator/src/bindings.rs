@@ -28,6 +28,7 @@ mod generated {
 }
 
 pub(crate) use generated::planner::PlannerPluginPre;
+pub use generated::planner::exports::wasm_operator::plugin::planner;
 pub(crate) use generated::planner::wasm_operator::plugin::crypto;
 pub(crate) use generated::reconciler::ReconcilerPluginPre;
 pub(crate) use generated::reconciler::exports::wasm_operator::plugin::reconciler;

@@ -19,5 +19,5 @@ pub mod native;
 pub mod runtime;
 pub mod wasi_run;
 
-pub use bindings::{CONTRACT_PACKAGE, CONTRACT_VERSION};
+pub use bindings::{CONTRACT_PACKAGE, CONTRACT_VERSION, planner};
 pub use runtime::{Limits, LoadError, PassError, Plugin, PluginKind, Runtime, RuntimeConfig};

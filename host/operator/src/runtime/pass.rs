@@ -10,7 +10,7 @@ use super::Runtime;
 use super::error::PassError;
 use super::limits::MemoryCap;
 use super::plugin::{Plugin, PluginInfo};
-use crate::bindings::{ReconcilerPluginPre, reconciler as wit};
+use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre, planner, reconciler as wit};
 use crate::capabilities::cluster::Permissions;
 use crate::capabilities::{ClusterCtx, LogCtx, PassState};
 use crate::cluster::{Caller, ClusterBackend};
@@ -95,6 +95,64 @@ impl Plugin {
         })
         .await;
         self.settle(&store, &key, result)
+    }
+
+    /// Plans one Secret with a planner plugin (in a fresh store, with the host's `crypto`).
+    /// The outer error is a failed pass; the inner one the planner's own refusal.
+    pub async fn plan(
+        &self,
+        runtime: &Runtime,
+        request: &planner::SecretRequest,
+    ) -> Result<Result<planner::SecretPlan, planner::PlanError>, PassError> {
+        let pre = self.planner(&request.name)?;
+        let mut store = self.store(runtime, &request.name, ClusterCtx::none(self.caller()));
+        let result = tokio::time::timeout(self.limits.deadline, async {
+            let instance = pre
+                .instantiate_async(&mut store)
+                .await
+                .map_err(Failure::Instantiate)?;
+            instance
+                .wasm_operator_plugin_planner()
+                .call_plan(&mut store, request)
+                .await
+                .map_err(Failure::Call)
+        })
+        .await;
+        self.settle(&store, &request.name, result)
+    }
+
+    /// Plans the CA, TLS and chain Secrets of one certificate entry with a planner plugin.
+    pub async fn plan_certificates(
+        &self,
+        runtime: &Runtime,
+        request: &planner::CertificatesRequest,
+    ) -> Result<Result<planner::CertificatesPlan, planner::PlanError>, PassError> {
+        let pre = self.planner("certificates")?;
+        let mut store = self.store(runtime, "certificates", ClusterCtx::none(self.caller()));
+        let result = tokio::time::timeout(self.limits.deadline, async {
+            let instance = pre
+                .instantiate_async(&mut store)
+                .await
+                .map_err(Failure::Instantiate)?;
+            instance
+                .wasm_operator_plugin_planner()
+                .call_plan_certificates(&mut store, request)
+                .await
+                .map_err(Failure::Call)
+        })
+        .await;
+        self.settle(&store, "certificates", result)
+    }
+
+    fn planner(&self, object: &str) -> Result<&PlannerPluginPre<PassState>, PassError> {
+        match &self.info {
+            PluginInfo::Planner { pre } => Ok(pre),
+            PluginInfo::Reconciler { .. } => Err(PassError::Instantiate {
+                plugin: self.name.clone(),
+                object: object.to_owned(),
+                message: "not a planner".into(),
+            }),
+        }
     }
 
     /// Runs describe() in a fresh store; the message of the failure otherwise.
