@@ -50,8 +50,11 @@ fn run_in_wasm(package: &str, dir: &str) {
     let runner = format!("{} wasi-run", env!("CARGO_BIN_EXE_wasm-operator"));
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .current_dir(&workspace)
+        // Release, in the guests' own target directory: the test binaries reuse the
+        // dependencies the build script already compiled for the shipped plugins.
         .args([
             "test",
+            "--release",
             "--target",
             "wasm32-wasip2",
             "--lib",
@@ -59,11 +62,11 @@ fn run_in_wasm(package: &str, dir: &str) {
             package,
             "--target-dir",
         ])
-        .arg(target_dir.join("wasm-tests"))
+        .arg(target_dir.join("wasm-guests"))
         .env("CARGO_TARGET_WASM32_WASIP2_RUNNER", runner)
         .env(
             "WASM_OPERATOR_CACHE_DIR",
-            target_dir.join("wasm-tests/artifacts"),
+            target_dir.join("wasm-guests/artifacts"),
         )
         .env_remove("CARGO_TARGET_DIR")
         .output()
