@@ -544,32 +544,20 @@ pub fn delete(
         .get(&key)
         .cloned()
         .ok_or_else(|| ApiError::not_found(rt, name))?;
-    if let Some(uid) = options
-        .pointer("/preconditions/uid")
-        .and_then(Value::as_str)
-    {
-        let actual = meta_str(&old, "uid").unwrap_or_default();
-        if uid != actual {
+    for (field, label) in [("uid", "UID"), ("resourceVersion", "ResourceVersion")] {
+        let Some(wanted) = options
+            .pointer(&format!("/preconditions/{field}"))
+            .and_then(Value::as_str)
+        else {
+            continue;
+        };
+        let actual = meta_str(&old, field).unwrap_or_default();
+        if wanted != actual {
             return Err(ApiError::conflict(
                 rt,
                 name,
                 &format!(
-                    "Precondition failed: UID in precondition: {uid}, UID in object meta: {actual}"
-                ),
-            ));
-        }
-    }
-    if let Some(rv) = options
-        .pointer("/preconditions/resourceVersion")
-        .and_then(Value::as_str)
-    {
-        let actual = meta_str(&old, "resourceVersion").unwrap_or_default();
-        if rv != actual {
-            return Err(ApiError::conflict(
-                rt,
-                name,
-                &format!(
-                    "Precondition failed: ResourceVersion in precondition: {rv}, ResourceVersion in object meta: {actual}"
+                    "Precondition failed: {label} in precondition: {wanted}, {label} in object meta: {actual}"
                 ),
             ));
         }
