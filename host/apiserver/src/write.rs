@@ -15,6 +15,7 @@ use crate::objects::{
     new_uid, now, served, without_volatile,
 };
 use crate::patch::{self, PatchKind};
+use crate::registry::ResourceType;
 use crate::route::{Params, Target};
 use crate::server::{Shared, State};
 use crate::status::{ApiError, Result};
@@ -258,11 +259,7 @@ pub fn update(
         .get(&key)
         .cloned()
         .ok_or_else(|| ApiError::not_found(rt, name))?;
-    if let Some(rv) = meta_str(&incoming, "resourceVersion")
-        && Some(rv) != meta_str(&old, "resourceVersion")
-    {
-        return Err(ApiError::modified(rt, name));
-    }
+    check_resource_version(rt, name, &incoming, &old)?;
     let manager = field_manager(params, headers);
     let new = merge_write(&old, incoming, target.subresource.as_deref());
     commit(
@@ -275,6 +272,22 @@ pub fn update(
         Manager::Update(manager),
         params,
     )
+}
+
+/// 409 when `request` names a resourceVersion other than the stored object's (optimistic
+/// concurrency of update and patch).
+fn check_resource_version(
+    rt: &ResourceType,
+    name: &str,
+    request: &Value,
+    stored: &Value,
+) -> Result<()> {
+    match meta_str(request, "resourceVersion") {
+        Some(rv) if Some(rv) != meta_str(stored, "resourceVersion") => {
+            Err(ApiError::modified(rt, name))
+        }
+        _ => Ok(()),
+    }
 }
 
 /// PATCH of an object or its status.
@@ -331,11 +344,7 @@ pub fn patch(
         PatchKind::Strategic => patch::strategic(&served_old, &body),
         PatchKind::Apply => unreachable!("handled above"),
     };
-    if let Some(rv) = meta_str(&patched, "resourceVersion")
-        && Some(rv) != meta_str(&old, "resourceVersion")
-    {
-        return Err(ApiError::modified(rt, name));
-    }
+    check_resource_version(rt, name, &patched, &old)?;
     let new = merge_write(&old, patched, sub);
     commit(
         &mut state,

@@ -8,18 +8,17 @@ use serde_json::Value;
 use tokio::runtime::Handle;
 use wasm_operator_sdk::{
     self as sdk, ApiError, Event, KindRef, ListOptions, ObjectRef, Outcome, Owner, Patch,
-    Propagation, ReadFrom, ReconcileError, Reconciler, Request, Verb,
+    Propagation, ReadFrom, ReconcileError, Reconciler, Request,
 };
 
-use crate::capabilities::cluster::Permissions;
-use crate::cluster::{Caller, ClusterBackend};
+use crate::cluster::ClusterBackend;
+use crate::cluster::checked::Checked;
 
-/// The SDK's [`Cluster`](sdk::Cluster), served natively by a [`ClusterBackend`]. Its calls
-/// block the calling thread: use it from a blocking thread (see [`reconcile_native`]).
+/// The SDK's [`Cluster`](sdk::Cluster), served natively by the plugin's [`Checked`] view
+/// of a backend. Its calls block the calling thread: use it from a blocking thread (see
+/// [`reconcile_native`]).
 pub struct NativeCluster {
-    backend: Arc<dyn ClusterBackend>,
-    caller: Caller,
-    permissions: Permissions,
+    cluster: Checked,
     handle: Handle,
 }
 
@@ -31,26 +30,15 @@ impl NativeCluster {
         handle: Handle,
     ) -> Self {
         Self {
-            backend,
-            caller: Caller {
-                plugin: description.name.clone(),
-                field_manager: description.field_manager.clone(),
-            },
-            permissions: Permissions::from_declared(&description.permissions),
+            cluster: Checked::for_plugin(backend, description),
             handle,
         }
-    }
-
-    fn allow(&self, verb: Verb, api_version: &str, kind: &str) -> Result<(), ApiError> {
-        self.permissions
-            .check(&self.caller.plugin, verb, api_version, kind)
     }
 }
 
 impl sdk::Cluster for NativeCluster {
     fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
-        self.allow(Verb::Get, &object.api_version, &object.kind)?;
-        self.handle.block_on(self.backend.get(object, from))
+        self.handle.block_on(self.cluster.get(object, from))
     }
 
     fn list(
@@ -59,23 +47,17 @@ impl sdk::Cluster for NativeCluster {
         namespace: Option<&str>,
         options: &ListOptions,
     ) -> Result<Vec<Value>, ApiError> {
-        self.allow(Verb::List, &kind.api_version, &kind.kind)?;
         self.handle
-            .block_on(self.backend.list(kind, namespace, options))
+            .block_on(self.cluster.list(kind, namespace, options))
     }
 
     fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
-        let r = ObjectRef::from_object(object).map_err(|e| ApiError::Invalid(e.to_string()))?;
-        self.allow(Verb::Patch, &r.api_version, &r.kind)?;
         self.handle
-            .block_on(self.backend.apply(&self.caller, object.clone(), owner))
+            .block_on(self.cluster.apply(object.clone(), owner))
     }
 
     fn create(&self, object: &Value) -> Result<Value, ApiError> {
-        let r = ObjectRef::from_object(object).map_err(|e| ApiError::Invalid(e.to_string()))?;
-        self.allow(Verb::Create, &r.api_version, &r.kind)?;
-        self.handle
-            .block_on(self.backend.create(&self.caller, object.clone()))
+        self.handle.block_on(self.cluster.create(object.clone()))
     }
 
     fn patch(
@@ -84,29 +66,23 @@ impl sdk::Cluster for NativeCluster {
         patch: &Patch,
         resource_version: Option<&str>,
     ) -> Result<Value, ApiError> {
-        self.allow(Verb::Patch, &object.api_version, &object.kind)?;
-        self.handle.block_on(
-            self.backend
-                .patch(&self.caller, object, patch, resource_version),
-        )
+        self.handle
+            .block_on(self.cluster.patch(object, patch, resource_version))
     }
 
     fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
-        self.allow(Verb::Delete, &object.api_version, &object.kind)?;
         self.handle
-            .block_on(self.backend.delete(object, propagation))
+            .block_on(self.cluster.delete(object, propagation))
     }
 
     fn update_status(&self, object: &Value) -> Result<Value, ApiError> {
-        let r = ObjectRef::from_object(object).map_err(|e| ApiError::Invalid(e.to_string()))?;
-        self.allow(Verb::UpdateStatus, &r.api_version, &r.kind)?;
         self.handle
-            .block_on(self.backend.update_status(&self.caller, object.clone()))
+            .block_on(self.cluster.update_status(object.clone()))
     }
 
     fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError> {
         self.handle
-            .block_on(self.backend.record_event(&self.caller, regarding, event))
+            .block_on(self.cluster.record_event(regarding, event))
     }
 }
 

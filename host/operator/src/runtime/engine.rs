@@ -16,6 +16,7 @@ use super::limits::Limits;
 use super::plugin::{Plugin, PluginInfo};
 use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre, cluster, crypto, logging, types};
 use crate::capabilities::{HasCluster, HasCrypto, HasLog, PassState};
+use crate::cluster::checked::Permissions;
 
 /// How the runtime is set up.
 #[derive(Debug, Clone)]
@@ -154,6 +155,7 @@ impl Runtime {
             contract: contract.version,
             cache,
             limits,
+            permissions: Arc::default(),
             info: match contract.kind {
                 PluginKind::Reconciler => PluginInfo::Reconciler {
                     pre: ReconcilerPluginPre::new(pre).map_err(link)?,
@@ -174,6 +176,7 @@ impl Runtime {
                         message,
                     })?;
             plugin.name = description.name.clone();
+            plugin.permissions = Arc::new(Permissions::from_declared(&description.permissions));
             if let PluginInfo::Reconciler { description: d, .. } = &mut plugin.info {
                 *d = Some(Box::new(description));
             }

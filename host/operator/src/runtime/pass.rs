@@ -11,8 +11,8 @@ use super::error::PassError;
 use super::limits::MemoryCap;
 use super::plugin::{Plugin, PluginInfo};
 use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre, planner, reconciler as wit};
-use crate::capabilities::cluster::Permissions;
 use crate::capabilities::{ClusterCtx, LogCtx, PassState};
+use crate::cluster::checked::Checked;
 use crate::cluster::{Caller, ClusterBackend};
 
 impl Plugin {
@@ -29,8 +29,7 @@ impl Plugin {
             plugin: self.name.clone(),
             field_manager: description.field_manager.clone(),
         };
-        let permissions = Arc::new(Permissions::from_declared(&description.permissions));
-        let cluster = ClusterCtx::new(caller, permissions, backend);
+        let cluster = ClusterCtx::new(Checked::new(backend, caller, self.permissions.clone()));
         let mut store = self.store(runtime, &object, cluster);
         let wit_request = wit::Request {
             namespace: request.namespace.clone(),
@@ -80,7 +79,7 @@ impl Plugin {
             .map(|r| r.key())
             .unwrap_or_else(|_| "<unnamed>".into());
         let (pre, _) = self.reconciler(&key)?;
-        let mut store = self.store(runtime, &key, ClusterCtx::none(self.caller()));
+        let mut store = self.store(runtime, &key, ClusterCtx::none(&self.name));
         let text = object.to_string();
         let result = tokio::time::timeout(self.limits.deadline, async {
             let instance = pre
@@ -105,7 +104,7 @@ impl Plugin {
         request: &planner::SecretRequest,
     ) -> Result<Result<planner::SecretPlan, planner::PlanError>, PassError> {
         let pre = self.planner(&request.name)?;
-        let mut store = self.store(runtime, &request.name, ClusterCtx::none(self.caller()));
+        let mut store = self.store(runtime, &request.name, ClusterCtx::none(&self.name));
         let result = tokio::time::timeout(self.limits.deadline, async {
             let instance = pre
                 .instantiate_async(&mut store)
@@ -128,7 +127,7 @@ impl Plugin {
         request: &planner::CertificatesRequest,
     ) -> Result<Result<planner::CertificatesPlan, planner::PlanError>, PassError> {
         let pre = self.planner("certificates")?;
-        let mut store = self.store(runtime, "certificates", ClusterCtx::none(self.caller()));
+        let mut store = self.store(runtime, "certificates", ClusterCtx::none(&self.name));
         let result = tokio::time::timeout(self.limits.deadline, async {
             let instance = pre
                 .instantiate_async(&mut store)
@@ -160,7 +159,7 @@ impl Plugin {
         let PluginInfo::Reconciler { pre, .. } = &self.info else {
             return Err("not a reconciler".into());
         };
-        let mut store = self.store(runtime, "describe()", ClusterCtx::none(self.caller()));
+        let mut store = self.store(runtime, "describe()", ClusterCtx::none(&self.name));
         let result = tokio::time::timeout(self.limits.deadline, async {
             let instance = pre
                 .instantiate_async(&mut store)
@@ -179,13 +178,6 @@ impl Plugin {
         let description = super::describe::from_wit(description);
         super::describe::validate(&description)?;
         Ok(description)
-    }
-
-    fn caller(&self) -> Caller {
-        Caller {
-            plugin: self.name.clone(),
-            field_manager: self.name.clone(),
-        }
     }
 
     fn reconciler(

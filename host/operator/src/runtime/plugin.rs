@@ -1,6 +1,7 @@
 //! A loaded plugin: its identity, its limits and its pre-instantiated component.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use wasm_operator_sdk::Description;
 
@@ -8,6 +9,7 @@ use super::cache::CacheOutcome;
 use super::limits::Limits;
 use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre};
 use crate::capabilities::PassState;
+use crate::cluster::checked::Permissions;
 
 /// What kind of plugin, with its pre-instantiated component.
 pub enum PluginInfo {
@@ -29,6 +31,8 @@ pub struct Plugin {
     pub(crate) cache: CacheOutcome,
     pub(crate) limits: Limits,
     pub(crate) info: PluginInfo,
+    /// What a reconciler declared it uses, built once at load for every pass.
+    pub(crate) permissions: Arc<Permissions>,
 }
 
 impl Plugin {
