@@ -112,3 +112,30 @@ pub async fn cluster_with(objects: &[Value]) -> Cluster {
     }
     Cluster { server, backend }
 }
+
+/// Polls `check` every 20 ms until it returns `Some`, panicking with `what` after
+/// `timeout`.
+pub async fn eventually<T, F, Fut>(what: &str, timeout: std::time::Duration, mut check: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Option<T>>,
+{
+    let deadline = tokio::time::Instant::now() + timeout;
+    loop {
+        if let Some(found) = check().await {
+            return found;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "timed out after {timeout:?} waiting for {what}"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+}
+
+/// A plugin directory holding only the fixture reconciler.
+pub fn fixture_plugin_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a plugin directory");
+    std::fs::copy(fixture_wasm(), dir.path().join("fixture.wasm")).expect("the fixture is copied");
+    dir
+}

@@ -4,8 +4,13 @@
 //!   contract checks, one store per pass with a deadline and a memory cap.
 //! - [`capabilities`]: the WIT imports the host implements for its guests (cluster,
 //!   logging, crypto).
-//! - [`controller`]: the controller runtime (the work queue so far).
+//! - [`controller`]: the controller of each plugin, built from its `describe()`: mappings,
+//!   predicates, field indexes, the work queue.
+//! - [`informer`]: the shared watch caches, one per kind.
 //! - [`cluster`]: the cluster backends the `cluster` capability serves from.
+//! - [`operator`]: the plugins of a directory run against a cluster, with leader
+//!   election, `/metrics`, `/healthz`, `/readyz`, graceful shutdown and RBAC.
+//! - [`metrics`]: the Prometheus metrics.
 //! - [`native`]: the same reconcilers run natively against the same backend.
 //! - [`wasi_run`]: the `wasm32-wasip2` test runner (`wasm-operator wasi-run`).
 //! - [`cli`]: the subcommands of the `wasm-operator` binary.
@@ -15,7 +20,10 @@ pub mod capabilities;
 pub mod cli;
 pub mod cluster;
 pub mod controller;
+pub mod informer;
+pub mod metrics;
 pub mod native;
+pub mod operator;
 pub mod runtime;
 pub mod wasi_run;
 

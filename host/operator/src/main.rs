@@ -43,6 +43,20 @@ enum Command {
         #[arg(long, default_value = "wasm-operator.kubeconfig")]
         kubeconfig: PathBuf,
     },
+    /// Run the plugins of a directory as an operator against a cluster (until SIGTERM).
+    Run(cli::run::RunArgs),
+    /// Print the ClusterRole (or Role with --namespace) the plugins of a directory need.
+    Rbac {
+        /// The directory of `.wasm` plugins.
+        #[arg(long)]
+        plugins: PathBuf,
+        /// A Role in this namespace instead of a ClusterRole.
+        #[arg(long)]
+        namespace: Option<String>,
+        /// Include what leader election needs (Leases).
+        #[arg(long)]
+        leader_elect: bool,
+    },
     /// Inspect plugin files.
     Plugin {
         #[command(subcommand)]
@@ -133,6 +147,20 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .await
                 .context("waiting for Ctrl-C")?;
             server.stop();
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Run(run) => {
+            cli::run::run(std::sync::Arc::new(runtime), &run).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Rbac {
+            plugins,
+            namespace,
+            leader_elect,
+        } => {
+            let yaml =
+                cli::run::rbac_yaml(&runtime, &plugins, namespace.as_deref(), leader_elect).await?;
+            print!("{yaml}");
             Ok(ExitCode::SUCCESS)
         }
         Command::Plugin {

@@ -40,8 +40,9 @@ fn plugin_inspect_prints_the_description_and_the_sha256() {
         "name:      fixture".to_owned(),
         "version:   0.1.0".to_owned(),
         "manager:   fixture-reconciler".to_owned(),
-        "primary:   v1/ConfigMap (configmaps), on GenerationChanged or LabelsChanged".to_owned(),
+        "primary:   v1/ConfigMap (configmaps), on every change".to_owned(),
         "watches:   v1/ConfigMap via owner reference".to_owned(),
+        "watches:   v1/Secret via field index secret-refs".to_owned(),
         "index:     data-keys: the keys of the ConfigMap's data".to_owned(),
         "verbs:     v1/ConfigMap (configmaps): get, list, watch, patch, create".to_owned(),
     ] {
@@ -113,4 +114,151 @@ fn demo_with_a_missing_plugin_directory_names_it_and_fails() {
         stderr.contains("cannot read plugin directory /nonexistent/plugins"),
         "{stderr}"
     );
+}
+
+#[test]
+fn rbac_prints_the_cluster_role_the_plugins_need_and_nothing_more() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let output = wasm_operator(&cache)
+        .args(["rbac", "--leader-elect", "--plugins"])
+        .arg(wasm_operator::cli::test_plugin_dir())
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let yaml = String::from_utf8_lossy(&output.stdout);
+    let role: k8s_openapi::api::rbac::v1::ClusterRole =
+        serde_yaml_ng::from_str(&yaml).expect("a ClusterRole");
+    let rules: Vec<String> = role
+        .rules
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            format!(
+                "{}/{}: {}",
+                r.api_groups.as_deref().unwrap_or_default().join(","),
+                r.resources.as_deref().unwrap_or_default().join(","),
+                r.verbs.join(",")
+            )
+        })
+        .collect();
+    assert_eq!(
+        rules,
+        [
+            "/configmaps: create,get,list,patch,watch",
+            "/secrets: get,list,watch",
+            "coordination.k8s.io/leases: create,get,patch",
+            "events.k8s.io/events: create,patch",
+        ]
+    );
+}
+
+#[test]
+fn run_reconciles_against_the_kubeconfigs_cluster_and_exits_cleanly_on_sigterm() {
+    let tokio = tokio::runtime::Runtime::new().expect("tokio");
+    let _context = tokio.enter();
+    let server = tokio
+        .block_on(wasm_operator_apiserver::ApiServer::start(
+            wasm_operator_apiserver::ServerConfig::default(),
+        ))
+        .expect("the API server starts");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = dir.path().join("kubeconfig");
+    server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+    let client = server.client().expect("client");
+    let cache = tempfile::tempdir().expect("tempdir");
+    let mut child = wasm_operator(&cache)
+        .args(["run", "--health-addr", "127.0.0.1:0", "--plugins"])
+        .arg(wasm_operator::cli::test_plugin_dir())
+        .arg("--kubeconfig")
+        .arg(&kubeconfig)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("runs");
+    let found = tokio.block_on(async {
+        use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
+        use kube::api::{Api, PostParams};
+        let namespaces: Api<Namespace> = Api::all(client.clone());
+        let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": "ns"}}))
+            .expect("namespace");
+        namespaces
+            .create(&PostParams::default(), &ns)
+            .await
+            .expect("ns");
+        let config_maps: Api<ConfigMap> = Api::namespaced(client, "ns");
+        let cm: ConfigMap = serde_json::from_value(
+            serde_json::json!({"metadata": {"name": "a"}, "data": {"x": "1"}}),
+        )
+        .expect("cm");
+        config_maps
+            .create(&PostParams::default(), &cm)
+            .await
+            .expect("cm");
+        for _ in 0..1000 {
+            if let Some(echo) = config_maps.get_opt("a-echo").await.expect("get") {
+                return Some(echo);
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
+        None
+    });
+    let status = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(status.success());
+    let exit = child.wait().expect("exits");
+    let echo = found.expect("the operator reconciled the ConfigMap within 20 s");
+    assert_eq!(
+        echo.data.unwrap_or_default().get("x").map(String::as_str),
+        Some("1")
+    );
+    assert!(exit.success(), "exit after SIGTERM: {exit:?}");
+}
+
+#[test]
+fn the_deploy_manifests_parse_and_their_arguments_are_accepted_by_run() {
+    use k8s_openapi::api::apps::v1::Deployment;
+    use serde::Deserialize as _;
+
+    #[derive(clap::Parser)]
+    struct Cli {
+        #[command(subcommand)]
+        command: Sub,
+    }
+    #[derive(clap::Subcommand)]
+    enum Sub {
+        Run(wasm_operator::cli::run::RunArgs),
+    }
+
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../deploy/operator.yaml"
+    ))
+    .expect("deploy/operator.yaml");
+    let mut deployments = Vec::new();
+    for document in serde_yaml_ng::Deserializer::from_str(&text) {
+        let value = serde_json::Value::deserialize(document).expect("a YAML document");
+        if value["kind"] == "Deployment" {
+            deployments.push(serde_json::from_value::<Deployment>(value).expect("a Deployment"));
+        }
+    }
+    assert_eq!(deployments.len(), 1);
+    let pod = deployments[0]
+        .spec
+        .template
+        .spec
+        .as_ref()
+        .expect("a pod spec");
+    let args = pod.containers[0].args.clone().unwrap_or_default();
+    let cli = <Cli as clap::Parser>::try_parse_from(
+        std::iter::once("wasm-operator".to_owned()).chain(args),
+    )
+    .expect("run accepts the Deployment's arguments");
+    let Sub::Run(run) = cli.command;
+    assert!(run.in_cluster && run.leader_elect);
+    assert!(run.config().leader_election.is_some());
 }

@@ -40,7 +40,7 @@ pub fn render(plugin: &Plugin) -> String {
         d.primary,
         d.primary.plural,
         if predicates.is_empty() {
-            String::new()
+            ", on every change".to_owned()
         } else {
             format!(", on {}", predicates.join(" or "))
         }

@@ -8,7 +8,10 @@
 //! server's message.
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::num::NonZeroU32;
+use std::sync::{Arc, Mutex};
+
+use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
 use async_trait::async_trait;
 use k8s_openapi::api::core::v1::ObjectReference;
@@ -24,25 +27,94 @@ use wasm_operator_sdk::{
 };
 
 use super::{Caller, ClusterBackend};
+use crate::metrics::Metrics;
 
 /// How many times an apply is retried on a conflict.
 pub const APPLY_RETRIES: usize = 3;
+
+/// A client-side limit on API requests: a token bucket of `burst` refilled at `qps` per
+/// second (client-go's QPS and Burst).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimit {
+    pub qps: u32,
+    pub burst: u32,
+}
+
+impl Default for RateLimit {
+    /// 50 requests per second with bursts of 100.
+    fn default() -> Self {
+        Self {
+            qps: 50,
+            burst: 100,
+        }
+    }
+}
 
 /// A cluster served by a kube-rs client.
 pub struct KubeCluster {
     client: kube::Client,
     kinds: Mutex<HashMap<(String, String), (ApiResource, bool)>>,
     recorders: tokio::sync::Mutex<HashMap<String, Recorder>>,
+    limiter: Option<DefaultDirectRateLimiter>,
+    metrics: Option<Arc<Metrics>>,
 }
 
 impl KubeCluster {
-    /// The cluster of `client`.
+    /// The cluster of `client`, with no client-side rate limit and no metrics.
     pub fn new(client: kube::Client) -> Self {
         Self {
             client,
             kinds: Mutex::default(),
             recorders: tokio::sync::Mutex::default(),
+            limiter: None,
+            metrics: None,
         }
+    }
+
+    /// Limits the requests made for plugins to `limit` (`None`: unlimited).
+    pub fn with_rate_limit(mut self, limit: Option<RateLimit>) -> Self {
+        self.limiter = limit.and_then(|l| {
+            let qps = NonZeroU32::new(l.qps)?;
+            let burst = NonZeroU32::new(l.burst).unwrap_or(qps);
+            Some(RateLimiter::direct(
+                Quota::per_second(qps).allow_burst(burst),
+            ))
+        });
+        self
+    }
+
+    /// Counts every request in `metrics`.
+    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> Self {
+        self.metrics = Some(metrics);
+        self
+    }
+
+    /// The client it serves from.
+    pub fn client(&self) -> &kube::Client {
+        &self.client
+    }
+
+    /// Runs one API request: waits for the rate limit, then counts it by verb, kind and
+    /// response code.
+    async fn request<T>(
+        &self,
+        verb: &'static str,
+        kind: &str,
+        call: impl Future<Output = Result<T, kube::Error>>,
+    ) -> Result<T, kube::Error> {
+        if let Some(limiter) = &self.limiter {
+            limiter.until_ready().await;
+        }
+        let result = call.await;
+        if let Some(metrics) = &self.metrics {
+            let code = match &result {
+                Ok(_) => 200,
+                Err(kube::Error::Api(status)) => status.code,
+                Err(_) => 0,
+            };
+            metrics.api_request(verb, kind, code);
+        }
+        result
     }
 
     /// The API of `api_version`/`kind` in `namespace` (all namespaces with `None` for a
@@ -111,7 +183,7 @@ impl ClusterBackend for KubeCluster {
                 object.namespace.as_deref(),
             )
             .await?;
-        api.get_opt(&object.name)
+        self.request("get", &object.kind, api.get_opt(&object.name))
             .await
             .map_err(to_api_error)?
             .map(to_value)
@@ -134,7 +206,10 @@ impl ClusterBackend for KubeCluster {
         if let Some(selector) = &options.label_selector {
             params = params.labels(selector);
         }
-        let list = api.list(&params).await.map_err(to_api_error)?;
+        let list = self
+            .request("list", &kind.kind, api.list(&params))
+            .await
+            .map_err(to_api_error)?;
         list.items.into_iter().map(to_value).collect()
     }
 
@@ -155,8 +230,12 @@ impl ClusterBackend for KubeCluster {
         let params = PatchParams::apply(&caller.field_manager).force();
         let mut attempt = 0;
         loop {
-            match api
-                .patch(&r.name, &params, &KubePatch::Apply(&object))
+            match self
+                .request(
+                    "apply",
+                    &r.kind,
+                    api.patch(&r.name, &params, &KubePatch::Apply(&object)),
+                )
                 .await
             {
                 Ok(stored) => return to_value(stored),
@@ -173,8 +252,9 @@ impl ClusterBackend for KubeCluster {
         let api = self
             .api(&r.api_version, &r.kind, r.namespace.as_deref())
             .await?;
-        let stored = api
-            .create(&PostParams::default(), &from_value(&object)?)
+        let body = from_value(&object)?;
+        let stored = self
+            .request("create", &r.kind, api.create(&PostParams::default(), &body))
             .await
             .map_err(to_api_error)?;
         to_value(stored)
@@ -204,8 +284,12 @@ impl ClusterBackend for KubeCluster {
                 if let Some(rv) = resource_version {
                     json_patch::merge(&mut body, &json!({"metadata": {"resourceVersion": rv}}));
                 }
-                api.patch(&object.name, &params, &KubePatch::Merge(&body))
-                    .await
+                self.request(
+                    "patch",
+                    &object.kind,
+                    api.patch(&object.name, &params, &KubePatch::Merge(&body)),
+                )
+                .await
             }
             Patch::Json(body) => {
                 let mut ops = body.as_array().cloned().unwrap_or_default();
@@ -217,8 +301,12 @@ impl ClusterBackend for KubeCluster {
                 }
                 let ops: json_patch::Patch = serde_json::from_value(Value::Array(ops))
                     .map_err(|e| ApiError::Invalid(format!("not a JSON patch: {e}")))?;
-                api.patch(&object.name, &params, &KubePatch::Json::<()>(ops))
-                    .await
+                self.request(
+                    "patch",
+                    &object.kind,
+                    api.patch(&object.name, &params, &KubePatch::Json::<()>(ops)),
+                )
+                .await
             }
         };
         to_value(stored.map_err(to_api_error)?)
@@ -237,7 +325,7 @@ impl ClusterBackend for KubeCluster {
             Propagation::Foreground => DeleteParams::foreground(),
             Propagation::Orphan => DeleteParams::orphan(),
         };
-        api.delete(&object.name, &params)
+        self.request("delete", &object.kind, api.delete(&object.name, &params))
             .await
             .map_err(to_api_error)?;
         Ok(())
@@ -248,8 +336,13 @@ impl ClusterBackend for KubeCluster {
         let api = self
             .api(&r.api_version, &r.kind, r.namespace.as_deref())
             .await?;
-        let stored = api
-            .replace_status(&r.name, &PostParams::default(), &from_value(&object)?)
+        let body = from_value(&object)?;
+        let stored = self
+            .request(
+                "update-status",
+                &r.kind,
+                api.replace_status(&r.name, &PostParams::default(), &body),
+            )
             .await
             .map_err(to_api_error)?;
         to_value(stored)
@@ -288,8 +381,7 @@ impl ClusterBackend for KubeCluster {
             action: event.action.clone(),
             secondary: None,
         };
-        recorder
-            .publish(&event, &reference)
+        self.request("event", "Event", recorder.publish(&event, &reference))
             .await
             .map_err(to_api_error)
     }

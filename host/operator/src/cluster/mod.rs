@@ -5,6 +5,7 @@
 //! the capability layer in front of it checks each call against the plugin's declared
 //! permissions, and the controller runtime's shared caches sit in front of reads.
 
+pub mod cached;
 pub mod checked;
 pub mod kube;
 

@@ -1,9 +1,16 @@
-//! The controller runtime that drives each plugin: the work queue of the objects to
-//! reconcile.
+//! The controller runtime that drives each plugin.
 //!
-//! (The watches, caches and controllers built from `describe()` are the next part of this
-//! module; the queue is their common ground.)
+//! - [`plugin_controller`]: one [`Controller`] per reconciler plugin, built from its
+//!   `describe()`.
+//! - [`mapping`]: predicates on the primary and the owner and label mappings of watched
+//!   kinds.
+//! - [`index`]: the plugin's field indexes over its primary kind.
+//! - [`queue`]: the work queue (no two passes of one key, coalescing, backoff).
 
+pub mod index;
+pub mod mapping;
+pub mod plugin_controller;
 pub mod queue;
 
+pub use plugin_controller::{Controller, ControllerConfig, ControllerError, Running};
 pub use queue::{Backoff, Done, WorkQueue};

@@ -217,9 +217,28 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
         }
     }
 
+    /// Hands back a key taken with [`next`](Self::next) without running it (this replica
+    /// stopped leading): it goes first in line again, its failures untouched.
+    pub fn give_back(&self, key: K) {
+        {
+            let mut inner = self.lock();
+            inner.active.remove(&key);
+            inner.dirty.remove(&key);
+            if inner.waiting.insert(key.clone()) {
+                inner.ready.push_front(key);
+            }
+        }
+        self.changed.notify_waiters();
+    }
+
     /// Consecutive failures of `key` so far.
     pub fn failures(&self, key: &K) -> u32 {
         self.lock().failures.get(key).copied().unwrap_or(0)
+    }
+
+    /// Keys handed out and not done yet.
+    pub fn in_flight(&self) -> usize {
+        self.lock().active.len()
     }
 
     /// Keys waiting (ready or delayed), for the queue-depth metric.

@@ -1,0 +1,165 @@
+//! `wasm-operator run`: the plugins of a directory as an operator against a cluster, until
+//! SIGTERM or Ctrl-C; and `wasm-operator rbac`: the RBAC they need.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::Context as _;
+use kube::config::{KubeConfigOptions, Kubeconfig};
+
+use crate::cluster::kube::RateLimit;
+use crate::controller::{Backoff, ControllerConfig};
+use crate::metrics::Metrics;
+use crate::operator::{LeaderElection, Operator, OperatorConfig, load_plugins, rbac};
+use crate::runtime::Runtime;
+
+/// The options of `run`.
+#[derive(Debug, Clone, clap::Args)]
+pub struct RunArgs {
+    /// The directory of `.wasm` plugins.
+    #[arg(long)]
+    pub plugins: PathBuf,
+    /// The kubeconfig of the cluster (default: in-cluster config, then $KUBECONFIG or
+    /// ~/.kube/config).
+    #[arg(long, conflicts_with = "in_cluster")]
+    pub kubeconfig: Option<PathBuf>,
+    /// Use the in-cluster config (the Pod's service account).
+    #[arg(long)]
+    pub in_cluster: bool,
+    /// Watch and reconcile only this namespace.
+    #[arg(long)]
+    pub namespace: Option<String>,
+    /// Where to serve /metrics, /healthz and /readyz.
+    #[arg(long, default_value = "0.0.0.0:8080")]
+    pub health_addr: SocketAddr,
+    /// Elect a leader on a Lease, so several replicas can run.
+    #[arg(long)]
+    pub leader_elect: bool,
+    /// The Lease's namespace (default: --namespace, $POD_NAMESPACE, then `default`).
+    #[arg(long)]
+    pub lease_namespace: Option<String>,
+    /// The Lease's name.
+    #[arg(long, default_value = "wasm-operator-leader")]
+    pub lease_name: String,
+    /// Passes of one plugin at once.
+    #[arg(long, default_value_t = 4)]
+    pub concurrency: usize,
+    /// API requests per second for plugins (0: unlimited).
+    #[arg(long, default_value_t = 50)]
+    pub api_qps: u32,
+    /// API request burst.
+    #[arg(long, default_value_t = 100)]
+    pub api_burst: u32,
+    /// First retry delay after a failed pass, in milliseconds (doubling per failure).
+    #[arg(long, default_value_t = 5)]
+    pub backoff_base_ms: u64,
+    /// Longest retry delay, in seconds.
+    #[arg(long, default_value_t = 1000)]
+    pub backoff_max_s: u64,
+    /// How long SIGTERM waits for the passes in flight, in seconds.
+    #[arg(long, default_value_t = 30)]
+    pub drain_s: u64,
+}
+
+impl RunArgs {
+    /// The operator configuration these options describe.
+    pub fn config(&self) -> OperatorConfig {
+        let lease_namespace = self
+            .lease_namespace
+            .clone()
+            .or_else(|| self.namespace.clone())
+            .or_else(|| std::env::var("POD_NAMESPACE").ok())
+            .unwrap_or_else(|| "default".into());
+        let identity = std::env::var("POD_NAME")
+            .or_else(|_| std::env::var("HOSTNAME"))
+            .unwrap_or_else(|_| format!("wasm-operator-{}", std::process::id()));
+        OperatorConfig {
+            plugins: self.plugins.clone(),
+            namespace: self.namespace.clone(),
+            controller: ControllerConfig {
+                backoff: Backoff {
+                    base: Duration::from_millis(self.backoff_base_ms),
+                    max: Duration::from_secs(self.backoff_max_s),
+                },
+                concurrency: self.concurrency,
+                drain: Duration::from_secs(self.drain_s),
+            },
+            rate_limit: (self.api_qps > 0).then_some(RateLimit {
+                qps: self.api_qps,
+                burst: self.api_burst,
+            }),
+            leader_election: self.leader_elect.then(|| LeaderElection {
+                lease_name: self.lease_name.clone(),
+                ..LeaderElection::new(&lease_namespace, &identity)
+            }),
+            health_addr: Some(self.health_addr),
+        }
+    }
+
+    /// The client of the chosen cluster.
+    pub async fn client(&self) -> anyhow::Result<kube::Client> {
+        let config = if let Some(path) = &self.kubeconfig {
+            let kubeconfig = Kubeconfig::read_from(path)
+                .with_context(|| format!("cannot read kubeconfig {}", path.display()))?;
+            kube::Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+                .await
+                .with_context(|| format!("kubeconfig {}", path.display()))?
+        } else if self.in_cluster {
+            kube::Config::incluster().context("the in-cluster config")?
+        } else {
+            kube::Config::infer()
+                .await
+                .context("no in-cluster config and no kubeconfig")?
+        };
+        kube::Client::try_from(config).context("cannot build the Kubernetes client")
+    }
+}
+
+/// Runs the operator until SIGTERM or Ctrl-C, then shuts it down gracefully.
+pub async fn run(runtime: Arc<Runtime>, args: &RunArgs) -> anyhow::Result<()> {
+    let client = args.client().await?;
+    let operator = Operator::start(runtime, client, args.config()).await?;
+    if let Some(addr) = operator.health_addr() {
+        tracing::info!(%addr, "serving /metrics, /healthz and /readyz");
+    }
+    wait_for_termination().await?;
+    operator.shutdown().await;
+    Ok(())
+}
+
+async fn wait_for_termination() -> anyhow::Result<()> {
+    #[cfg(unix)]
+    {
+        let mut term = tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())
+            .context("cannot listen for SIGTERM")?;
+        tokio::select! {
+            _ = term.recv() => {}
+            r = tokio::signal::ctrl_c() => r.context("cannot listen for Ctrl-C")?,
+        }
+    }
+    #[cfg(not(unix))]
+    tokio::signal::ctrl_c()
+        .await
+        .context("cannot listen for Ctrl-C")?;
+    Ok(())
+}
+
+/// The RBAC the reconcilers of `plugins` need, as YAML.
+pub async fn rbac_yaml(
+    runtime: &Runtime,
+    plugins: &std::path::Path,
+    namespace: Option<&str>,
+    leader_election: bool,
+) -> anyhow::Result<String> {
+    let (loaded, refused) = load_plugins(runtime, plugins, &Metrics::new()).await?;
+    if let Some((file, reason)) = refused.first() {
+        anyhow::bail!("plugin {} refused: {reason}", file.display());
+    }
+    let descriptions: Vec<_> = loaded
+        .iter()
+        .filter_map(|p| p.description().cloned())
+        .collect();
+    Ok(rbac::render(&descriptions, namespace, leader_election)?)
+}

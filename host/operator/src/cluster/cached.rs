@@ -1,0 +1,159 @@
+//! A plugin's reads served from the shared watch caches.
+//!
+//! `get` and `list` "from the cache" are answered by the [informer](crate::informer) of the
+//! kind when one runs and has synced, and go to the API server otherwise; `get` past the
+//! cache always goes to the server. A `list` with a field index is answered from the
+//! plugin's [field indexes](crate::controller::index) over its primary kind. Writes go to
+//! the server.
+
+use std::sync::Arc;
+
+use async_trait::async_trait;
+use serde_json::Value;
+use wasm_operator_apiserver::selector::LabelSelector;
+use wasm_operator_sdk::{
+    ApiError, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation, ReadFrom,
+    object::object_key,
+};
+
+use super::{Caller, ClusterBackend};
+use crate::controller::index::FieldIndexes;
+use crate::informer::Informers;
+
+/// The cluster as one plugin's controller serves it.
+pub struct CachedCluster {
+    server: Arc<dyn ClusterBackend>,
+    informers: Arc<Informers>,
+    indexes: Arc<FieldIndexes>,
+    primary: KindRef,
+}
+
+impl CachedCluster {
+    /// Reads through `informers` (and `indexes` over `primary`), everything else on `server`.
+    pub fn new(
+        server: Arc<dyn ClusterBackend>,
+        informers: Arc<Informers>,
+        indexes: Arc<FieldIndexes>,
+        primary: KindRef,
+    ) -> Self {
+        Self {
+            server,
+            informers,
+            indexes,
+            primary,
+        }
+    }
+
+    fn synced(&self, api_version: &str, kind: &str) -> Option<Arc<crate::informer::Informer>> {
+        self.informers
+            .get(api_version, kind)
+            .filter(|informer| informer.is_synced())
+    }
+}
+
+fn namespace_of(object: &Value) -> Option<&str> {
+    object.get("metadata")?.get("namespace")?.as_str()
+}
+
+#[async_trait]
+impl ClusterBackend for CachedCluster {
+    async fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
+        if from == ReadFrom::Cache
+            && let Some(informer) = self.synced(&object.api_version, &object.kind)
+        {
+            let key = object_key(object.namespace.as_deref(), &object.name);
+            return Ok(informer.get(&key).map(|o| (*o).clone()));
+        }
+        self.server.get(object, from).await
+    }
+
+    async fn list(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Value>, ApiError> {
+        let selector = options
+            .label_selector
+            .as_deref()
+            .map(LabelSelector::parse)
+            .transpose()
+            .map_err(|e| ApiError::Invalid(format!("label selector: {}", e.message)))?;
+        let in_scope = |o: &Value| {
+            namespace.is_none_or(|ns| namespace_of(o) == Some(ns))
+                && selector.as_ref().is_none_or(|s| s.matches(o))
+        };
+        if let Some((index, key)) = &options.field_index {
+            if kind.api_version != self.primary.api_version || kind.kind != self.primary.kind {
+                return Err(ApiError::Invalid(format!(
+                    "field index {index} is defined on {}/{}, not on {}/{}",
+                    self.primary.api_version, self.primary.kind, kind.api_version, kind.kind
+                )));
+            }
+            let informer = self.synced(&kind.api_version, &kind.kind).ok_or_else(|| {
+                ApiError::Unavailable(format!(
+                    "the cache of {}/{} has not synced yet",
+                    kind.api_version, kind.kind
+                ))
+            })?;
+            return Ok(self
+                .indexes
+                .lookup(index, key)
+                .iter()
+                .filter_map(|r| informer.get(&object_key(r.namespace.as_deref(), &r.name)))
+                .filter(|o| in_scope(o))
+                .map(|o| (*o).clone())
+                .collect());
+        }
+        match self.synced(&kind.api_version, &kind.kind) {
+            Some(informer) => Ok(informer
+                .filter(in_scope)
+                .into_iter()
+                .map(|o| (*o).clone())
+                .collect()),
+            None => self.server.list(kind, namespace, options).await,
+        }
+    }
+
+    async fn apply(
+        &self,
+        caller: &Caller,
+        object: Value,
+        owner: Option<&Owner>,
+    ) -> Result<Value, ApiError> {
+        self.server.apply(caller, object, owner).await
+    }
+
+    async fn create(&self, caller: &Caller, object: Value) -> Result<Value, ApiError> {
+        self.server.create(caller, object).await
+    }
+
+    async fn patch(
+        &self,
+        caller: &Caller,
+        object: &ObjectRef,
+        patch: &Patch,
+        resource_version: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        self.server
+            .patch(caller, object, patch, resource_version)
+            .await
+    }
+
+    async fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
+        self.server.delete(object, propagation).await
+    }
+
+    async fn update_status(&self, caller: &Caller, object: Value) -> Result<Value, ApiError> {
+        self.server.update_status(caller, object).await
+    }
+
+    async fn record_event(
+        &self,
+        caller: &Caller,
+        regarding: &ObjectRef,
+        event: &Event,
+    ) -> Result<(), ApiError> {
+        self.server.record_event(caller, regarding, event).await
+    }
+}

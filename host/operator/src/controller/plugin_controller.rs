@@ -1,0 +1,360 @@
+//! The controller of one reconciler plugin, built from its `describe()`.
+//!
+//! 1. The primary kind and every watched kind get an informer (shared with other plugins).
+//! 2. A change of the primary updates the plugin's field indexes (through the guest's
+//!    `index` export) and, when the declared predicates let it through, queues the primary.
+//! 3. A change of a watched kind is mapped to primaries by its declared mapping: controller
+//!    owner reference, label, or field index; both the old and the new object are mapped.
+//! 4. A dispatcher hands queued keys to passes while this replica leads, never two passes
+//!    of one key at once and at most `concurrency` at a time; each pass ends in the queue
+//!    (success, requeue-after, backoff, or wait for the next change) and in the metrics.
+//! 5. On stop the dispatcher takes no new key and waits up to the drain deadline for the
+//!    passes in flight.
+
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::{mpsc, watch};
+use tokio::task::{JoinHandle, JoinSet};
+use tokio::time::Instant;
+use wasm_operator_sdk::{Description, Event, EventType, Mapping, ObjectRef, Request};
+
+use super::index::FieldIndexes;
+use super::mapping;
+use super::queue::{Backoff, Done, WorkQueue};
+use crate::cluster::cached::CachedCluster;
+use crate::cluster::{Caller, ClusterBackend};
+use crate::informer::{Change, Informers, key_of};
+use crate::metrics::Metrics;
+use crate::runtime::{PassError, Plugin, Runtime};
+
+/// How a controller runs its passes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ControllerConfig {
+    /// Per-key backoff after a failed pass.
+    pub backoff: Backoff,
+    /// At most this many passes of the plugin at once.
+    pub concurrency: usize,
+    /// How long a stop waits for the passes in flight.
+    pub drain: Duration,
+}
+
+impl Default for ControllerConfig {
+    fn default() -> Self {
+        Self {
+            backoff: Backoff::default(),
+            concurrency: 4,
+            drain: Duration::from_secs(30),
+        }
+    }
+}
+
+/// A plugin that cannot be run as a controller.
+#[derive(Debug, thiserror::Error)]
+pub enum ControllerError {
+    /// The plugin is a planner, or its describe() is missing.
+    #[error("plugin {plugin} is not a reconciler")]
+    NotAReconciler { plugin: String },
+}
+
+/// The controller of one plugin.
+pub struct Controller {
+    description: Description,
+    plugin: RwLock<Arc<Plugin>>,
+    runtime: Arc<Runtime>,
+    server: Arc<dyn ClusterBackend>,
+    cluster: Arc<dyn ClusterBackend>,
+    informers: Arc<Informers>,
+    indexes: Arc<FieldIndexes>,
+    queue: Arc<WorkQueue<Request>>,
+    metrics: Arc<Metrics>,
+    config: ControllerConfig,
+}
+
+/// A started controller; [`stop`](Self::stop) drains it.
+pub struct Running {
+    controller: Arc<Controller>,
+    stop: watch::Sender<bool>,
+    dispatcher: JoinHandle<()>,
+    feeds: Vec<JoinHandle<()>>,
+}
+
+impl Controller {
+    /// The controller of `plugin` (a reconciler), reading through `informers` and writing
+    /// to `server`.
+    pub fn new(
+        plugin: Arc<Plugin>,
+        runtime: Arc<Runtime>,
+        server: Arc<dyn ClusterBackend>,
+        informers: Arc<Informers>,
+        metrics: Arc<Metrics>,
+        config: ControllerConfig,
+    ) -> Result<Arc<Self>, ControllerError> {
+        let description =
+            plugin
+                .description()
+                .cloned()
+                .ok_or_else(|| ControllerError::NotAReconciler {
+                    plugin: plugin.name().to_owned(),
+                })?;
+        let indexes = Arc::new(FieldIndexes::default());
+        let cluster = Arc::new(CachedCluster::new(
+            server.clone(),
+            informers.clone(),
+            indexes.clone(),
+            description.primary.clone(),
+        ));
+        Ok(Arc::new(Self {
+            description,
+            plugin: RwLock::new(plugin),
+            runtime,
+            server,
+            cluster,
+            informers,
+            indexes,
+            queue: Arc::new(WorkQueue::new(config.backoff, config.concurrency)),
+            metrics,
+            config,
+        }))
+    }
+
+    /// The plugin's name.
+    pub fn name(&self) -> &str {
+        &self.description.name
+    }
+
+    /// What the plugin described.
+    pub fn description(&self) -> &Description {
+        &self.description
+    }
+
+    /// The plugin version new passes run.
+    pub fn plugin(&self) -> Arc<Plugin> {
+        self.plugin
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The work queue (for tests and metrics).
+    pub fn queue(&self) -> &WorkQueue<Request> {
+        &self.queue
+    }
+
+    /// Starts the informers, the feeds into the queue and the dispatcher. Passes run only
+    /// while `leading` holds `true`.
+    pub fn start(self: &Arc<Self>, leading: watch::Receiver<bool>) -> Running {
+        let primary = self.informers.ensure(&self.description.primary);
+        let mut feeds = vec![tokio::spawn(self.clone().feed_primary(primary.subscribe()))];
+        for watch in &self.description.watches {
+            let informer = self.informers.ensure(&watch.kind);
+            feeds.push(tokio::spawn(
+                self.clone()
+                    .feed_watched(watch.mapping.clone(), informer.subscribe()),
+            ));
+        }
+        let (stop, stopped) = watch::channel(false);
+        let dispatcher = tokio::spawn(self.clone().dispatch(leading, stopped));
+        Running {
+            controller: self.clone(),
+            stop,
+            dispatcher,
+            feeds,
+        }
+    }
+
+    async fn feed_primary(self: Arc<Self>, mut changes: mpsc::UnboundedReceiver<Change>) {
+        while let Some(change) = changes.recv().await {
+            let Some(request) = change.object().and_then(mapping::request_of) else {
+                continue;
+            };
+            match &change.new {
+                Some(object) => self.reindex(&request, object).await,
+                None => self.indexes.remove(&request),
+            }
+            if mapping::passes(&self.description.primary_predicates, &change) {
+                self.enqueue(request);
+            }
+        }
+    }
+
+    async fn reindex(&self, request: &Request, object: &Value) {
+        let plugin = self.plugin();
+        for index in &self.description.indexes {
+            match plugin.index(&self.runtime, &index.name, object).await {
+                Ok(keys) => self.indexes.set(&index.name, request, keys),
+                Err(error) => tracing::warn!(
+                    plugin = self.name(),
+                    index = index.name,
+                    %error,
+                    "field index failed; the object keeps its previous keys"
+                ),
+            }
+        }
+    }
+
+    async fn feed_watched(
+        self: Arc<Self>,
+        mapping: Mapping,
+        mut changes: mpsc::UnboundedReceiver<Change>,
+    ) {
+        let primary = &self.description.primary;
+        while let Some(change) = changes.recv().await {
+            let requests = match &mapping {
+                Mapping::Owner => mapping::both_sides(&change, |o| mapping::by_owner(primary, o)),
+                Mapping::Label(label) => {
+                    mapping::both_sides(&change, |o| mapping::by_label(primary, label, o))
+                }
+                Mapping::FieldIndex(index) => change
+                    .object()
+                    .and_then(key_of)
+                    .map(|key| self.indexes.lookup(index, &key))
+                    .unwrap_or_default(),
+            };
+            for request in requests {
+                self.enqueue(request);
+            }
+        }
+    }
+
+    fn enqueue(&self, request: Request) {
+        self.queue.add(request);
+        self.metrics.queue_depth(self.name(), self.queue.depth());
+    }
+
+    async fn dispatch(
+        self: Arc<Self>,
+        mut leading: watch::Receiver<bool>,
+        mut stopped: watch::Receiver<bool>,
+    ) {
+        let mut passes = JoinSet::new();
+        loop {
+            while passes.try_join_next().is_some() {}
+            tokio::select! {
+                biased;
+                _ = stopped.wait_for(|s| *s) => break,
+                lead = leading.wait_for(|l| *l) => if lead.is_err() { break },
+            }
+            let request = tokio::select! {
+                biased;
+                _ = stopped.wait_for(|s| *s) => break,
+                request = self.queue.next() => request,
+            };
+            if !*leading.borrow() {
+                self.queue.give_back(request);
+                continue;
+            }
+            passes.spawn(self.clone().pass(request));
+        }
+        let in_flight = passes.len();
+        if in_flight > 0 {
+            tracing::info!(
+                plugin = self.name(),
+                in_flight,
+                "stopping: waiting for the passes in flight"
+            );
+        }
+        let drained = tokio::time::timeout(self.config.drain, async {
+            while passes.join_next().await.is_some() {}
+        })
+        .await;
+        if drained.is_err() {
+            tracing::warn!(
+                plugin = self.name(),
+                left = passes.len(),
+                drain = ?self.config.drain,
+                "passes still running at the drain deadline were cancelled"
+            );
+            passes.shutdown().await;
+        }
+    }
+
+    async fn pass(self: Arc<Self>, request: Request) {
+        let plugin = self.plugin();
+        let started = Instant::now();
+        let result = plugin
+            .reconcile(&self.runtime, self.cluster.clone(), &request)
+            .await;
+        let elapsed = started.elapsed();
+        let done = match &result {
+            Ok(outcome) => {
+                let done = match outcome.requeue_after {
+                    Some(after) => Done::RequeueAfter(after),
+                    None => Done::Success,
+                };
+                let label = if outcome.requeue_after.is_some() {
+                    "requeue"
+                } else {
+                    "success"
+                };
+                self.metrics.pass(self.name(), label, None, elapsed);
+                done
+            }
+            Err(error) => {
+                tracing::warn!(plugin = self.name(), %error, "pass failed");
+                self.metrics
+                    .pass(self.name(), "error", Some(error.label()), elapsed);
+                if !matches!(error, PassError::Reconcile { .. }) {
+                    self.report_failure(&request, error).await;
+                }
+                if error.is_retryable() {
+                    Done::Failed
+                } else {
+                    Done::FailedPermanently
+                }
+            }
+        };
+        self.queue.done(request, done);
+        self.metrics.queue_depth(self.name(), self.queue.depth());
+    }
+
+    /// Records a Warning event on the primary for a pass the guest could not finish.
+    async fn report_failure(&self, request: &Request, error: &PassError) {
+        let primary = &self.description.primary;
+        let regarding = ObjectRef {
+            api_version: primary.api_version.clone(),
+            kind: primary.kind.clone(),
+            namespace: request.namespace.clone(),
+            name: request.name.clone(),
+        };
+        let event = Event {
+            event_type: EventType::Warning,
+            reason: "PassFailed".into(),
+            action: "Reconcile".into(),
+            note: error.to_string(),
+        };
+        let caller = Caller {
+            plugin: self.description.name.clone(),
+            field_manager: self.description.field_manager.clone(),
+        };
+        if let Err(e) = self.server.record_event(&caller, &regarding, &event).await {
+            tracing::warn!(plugin = self.name(), error = %e, "cannot record the PassFailed event");
+        }
+    }
+}
+
+impl Running {
+    /// The controller.
+    pub fn controller(&self) -> &Arc<Controller> {
+        &self.controller
+    }
+
+    /// Stops taking keys, waits for the passes in flight (up to the drain deadline), and
+    /// stops the feeds.
+    pub async fn stop(self) {
+        self.stop.send_replace(true);
+        let _ = self.dispatcher.await;
+        for feed in &self.feeds {
+            feed.abort();
+        }
+    }
+
+    /// Stops at once, abandoning passes in flight (a crash, for tests).
+    pub fn abort(self) {
+        self.dispatcher.abort();
+        for feed in &self.feeds {
+            feed.abort();
+        }
+    }
+}

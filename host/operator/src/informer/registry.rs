@@ -1,0 +1,105 @@
+//! The informers of one host: one per kind, started on first use, stopped when dropped.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use kube::api::{Api, DynamicObject};
+use tokio::task::AbortHandle;
+use wasm_operator_sdk::KindRef;
+
+use super::{Informer, api_resource};
+
+/// The running informers by `(apiVersion, kind)`, with their watch tasks.
+type ByKind = HashMap<(String, String), (Arc<Informer>, AbortHandle)>;
+
+/// Every informer of a host, keyed by `(apiVersion, kind)`.
+pub struct Informers {
+    client: kube::Client,
+    namespace: Option<String>,
+    running: Mutex<ByKind>,
+}
+
+impl Informers {
+    /// Informers over `client`, watching only `namespace` (for namespaced kinds) when given.
+    pub fn new(client: kube::Client, namespace: Option<String>) -> Self {
+        Self {
+            client,
+            namespace,
+            running: Mutex::default(),
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, ByKind> {
+        self.running
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The informer of `kind`, started now if it is not running yet.
+    pub fn ensure(&self, kind: &KindRef) -> Arc<Informer> {
+        let key = (kind.api_version.clone(), kind.kind.clone());
+        let mut running = self.lock();
+        if let Some((informer, _)) = running.get(&key) {
+            return informer.clone();
+        }
+        let informer = Arc::new(Informer::new(kind.clone()));
+        let resource = api_resource(kind);
+        let api: Api<DynamicObject> = match (&self.namespace, kind.namespaced) {
+            (Some(ns), true) => Api::namespaced_with(self.client.clone(), ns, &resource),
+            _ => Api::all_with(self.client.clone(), &resource),
+        };
+        let task = tokio::spawn(informer.clone().run(api));
+        running.insert(key, (informer.clone(), task.abort_handle()));
+        informer
+    }
+
+    /// The running informer of `apiVersion`/`kind`, if any.
+    pub fn get(&self, api_version: &str, kind: &str) -> Option<Arc<Informer>> {
+        self.lock()
+            .get(&(api_version.to_owned(), kind.to_owned()))
+            .map(|(informer, _)| informer.clone())
+    }
+
+    /// The namespace the informers are limited to.
+    pub fn namespace(&self) -> Option<&str> {
+        self.namespace.as_deref()
+    }
+
+    /// Whether every running informer has completed its first list.
+    pub fn all_synced(&self) -> bool {
+        self.lock()
+            .values()
+            .all(|(informer, _)| informer.is_synced())
+    }
+
+    /// The `apiVersion/kind` of every running informer that has not synced yet, sorted.
+    pub fn unsynced(&self) -> Vec<String> {
+        let mut kinds: Vec<String> = self
+            .lock()
+            .iter()
+            .filter(|(_, (informer, _))| !informer.is_synced())
+            .map(|((v, k), _)| format!("{v}/{k}"))
+            .collect();
+        kinds.sort();
+        kinds
+    }
+
+    /// `(apiVersion/kind, cached objects)` of every running informer, sorted.
+    pub fn sizes(&self) -> Vec<(String, usize)> {
+        let mut sizes: Vec<_> = self
+            .lock()
+            .iter()
+            .map(|((v, k), (informer, _))| (format!("{v}/{k}"), informer.len()))
+            .collect();
+        sizes.sort();
+        sizes
+    }
+}
+
+impl Drop for Informers {
+    fn drop(&mut self) {
+        for (_, task) in self.lock().values() {
+            task.abort();
+        }
+    }
+}

@@ -1,0 +1,296 @@
+//! The operator: the plugins of a directory run as controllers against one cluster.
+//!
+//! [`Operator::start`]:
+//! 1. loads every `.wasm` of the plugin directory (a file that fails is refused, logged and
+//!    counted; the others run);
+//! 2. starts leader election when configured (otherwise this replica always leads);
+//! 3. starts one [`Controller`] per reconciler over shared informers and one kube-rs
+//!    backend (rate-limited, counted in the metrics);
+//! 4. serves `/metrics`, `/healthz` and `/readyz` when an address is given.
+//!
+//! [`RunningOperator::shutdown`] is the SIGTERM path: no new pass starts, the passes in
+//! flight finish (up to the drain deadline), the Lease is released.
+
+pub mod http;
+pub mod leader;
+pub mod rbac;
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+use tokio::task::JoinHandle;
+
+use crate::cli::plugin_files;
+use crate::cluster::ClusterBackend;
+use crate::cluster::kube::{KubeCluster, RateLimit};
+use crate::controller::{Controller, ControllerConfig, Running};
+use crate::informer::Informers;
+use crate::metrics::Metrics;
+use crate::runtime::{Plugin, PluginKind, Runtime};
+pub use leader::LeaderElection;
+
+/// How the operator runs.
+#[derive(Debug, Clone)]
+pub struct OperatorConfig {
+    /// The directory of `.wasm` plugins.
+    pub plugins: PathBuf,
+    /// Watch and reconcile only this namespace (namespaced kinds).
+    pub namespace: Option<String>,
+    /// How each controller runs its passes.
+    pub controller: ControllerConfig,
+    /// The client-side limit on API requests made for plugins (`None`: unlimited).
+    pub rate_limit: Option<RateLimit>,
+    /// Leader election; `None` makes this replica the leader.
+    pub leader_election: Option<LeaderElection>,
+    /// Where to serve `/metrics`, `/healthz` and `/readyz`.
+    pub health_addr: Option<SocketAddr>,
+}
+
+impl OperatorConfig {
+    /// Runs the plugins of `plugins` with the defaults.
+    pub fn new(plugins: impl Into<PathBuf>) -> Self {
+        Self {
+            plugins: plugins.into(),
+            namespace: None,
+            controller: ControllerConfig::default(),
+            rate_limit: Some(RateLimit::default()),
+            leader_election: None,
+            health_addr: None,
+        }
+    }
+}
+
+/// The operator could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum OperatorError {
+    /// The plugin directory cannot be read.
+    #[error("cannot read plugin directory {dir}: {source}")]
+    PluginDir {
+        dir: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// No reconciler loaded.
+    #[error("no reconciler plugin loaded from {dir}")]
+    NoReconciler { dir: PathBuf },
+    /// Leader election could not start.
+    #[error(transparent)]
+    Leader(#[from] leader::LeaderError),
+    /// The operations endpoint cannot bind.
+    #[error("cannot serve /metrics on {addr}: {source}")]
+    Http {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// The operator entry point.
+pub struct Operator;
+
+/// A started operator.
+pub struct RunningOperator {
+    controllers: Vec<Running>,
+    election: Option<leader::Election>,
+    leading: watch::Receiver<bool>,
+    metrics: Arc<Metrics>,
+    informers: Arc<Informers>,
+    http: Option<(SocketAddr, JoinHandle<()>)>,
+    stop: watch::Sender<bool>,
+    leader_gauge: JoinHandle<()>,
+}
+
+/// Loads every plugin file of `config.plugins`; the failures are logged, counted and
+/// returned as `(file, reason)`.
+pub async fn load_plugins(
+    runtime: &Runtime,
+    dir: &std::path::Path,
+    metrics: &Metrics,
+) -> Result<(Vec<Arc<Plugin>>, Vec<(PathBuf, String)>), OperatorError> {
+    let files = plugin_files(dir).map_err(|source| OperatorError::PluginDir {
+        dir: dir.to_owned(),
+        source,
+    })?;
+    let mut loaded = Vec::new();
+    let mut refused = Vec::new();
+    for file in files {
+        match runtime.load(&file, None).await {
+            Ok(plugin) => {
+                let version = plugin
+                    .description()
+                    .map(|d| d.version.clone())
+                    .unwrap_or_default();
+                metrics.plugin(plugin.name(), &version, plugin.sha256(), Some("serving"));
+                tracing::info!(plugin = plugin.name(), version, file = %file.display(), "loaded");
+                loaded.push(Arc::new(plugin));
+            }
+            Err(error) => {
+                let stem = file
+                    .file_stem()
+                    .map(|s| s.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                metrics.plugin(&stem, "", "", Some("refused"));
+                tracing::error!(file = %file.display(), %error, "plugin refused");
+                refused.push((file, error.to_string()));
+            }
+        }
+    }
+    Ok((loaded, refused))
+}
+
+impl Operator {
+    /// Starts the plugins of `config.plugins` against the cluster of `client`.
+    pub async fn start(
+        runtime: Arc<Runtime>,
+        client: kube::Client,
+        config: OperatorConfig,
+    ) -> Result<RunningOperator, OperatorError> {
+        let metrics = Arc::new(Metrics::new());
+        let (plugins, _refused) = load_plugins(&runtime, &config.plugins, &metrics).await?;
+        let reconcilers: Vec<Arc<Plugin>> = plugins
+            .into_iter()
+            .filter(|p| p.kind() == PluginKind::Reconciler)
+            .collect();
+        if reconcilers.is_empty() {
+            return Err(OperatorError::NoReconciler {
+                dir: config.plugins.clone(),
+            });
+        }
+        let server: Arc<dyn ClusterBackend> = Arc::new(
+            KubeCluster::new(client.clone())
+                .with_rate_limit(config.rate_limit)
+                .with_metrics(metrics.clone()),
+        );
+        let informers = Arc::new(Informers::new(client.clone(), config.namespace.clone()));
+
+        let (election, leading) = match &config.leader_election {
+            Some(election) => {
+                let election = leader::Election::start(client.clone(), election).await?;
+                let leading = election.leading();
+                (Some(election), leading)
+            }
+            None => (None, watch::channel(true).1),
+        };
+        let leader_gauge = {
+            let metrics = metrics.clone();
+            let mut leading = leading.clone();
+            tokio::spawn(async move {
+                loop {
+                    let now = *leading.borrow_and_update();
+                    metrics.leader(now);
+                    tracing::info!(leading = now, "leadership");
+                    if leading.changed().await.is_err() {
+                        break;
+                    }
+                }
+            })
+        };
+
+        let (stop, stopped) = watch::channel(false);
+        let (started_tx, started) = watch::channel(false);
+        let http = match config.health_addr {
+            Some(addr) => {
+                let health = http::Health {
+                    metrics: metrics.clone(),
+                    informers: informers.clone(),
+                    started,
+                };
+                Some(
+                    http::serve(addr, health, stopped)
+                        .await
+                        .map_err(|source| OperatorError::Http { addr, source })?,
+                )
+            }
+            None => None,
+        };
+
+        let mut controllers = Vec::new();
+        for plugin in reconcilers {
+            match Controller::new(
+                plugin,
+                runtime.clone(),
+                server.clone(),
+                informers.clone(),
+                metrics.clone(),
+                config.controller,
+            ) {
+                Ok(controller) => controllers.push(controller.start(leading.clone())),
+                Err(error) => tracing::error!(%error, "plugin not started"),
+            }
+        }
+        started_tx.send_replace(true);
+        Ok(RunningOperator {
+            controllers,
+            election,
+            leading,
+            metrics,
+            informers,
+            http,
+            stop,
+            leader_gauge,
+        })
+    }
+}
+
+impl RunningOperator {
+    /// The address `/metrics`, `/healthz` and `/readyz` are served on.
+    pub fn health_addr(&self) -> Option<SocketAddr> {
+        self.http.as_ref().map(|(addr, _)| *addr)
+    }
+
+    /// Whether this replica leads now.
+    pub fn is_leading(&self) -> bool {
+        *self.leading.borrow()
+    }
+
+    /// The metrics.
+    pub fn metrics(&self) -> &Arc<Metrics> {
+        &self.metrics
+    }
+
+    /// The controllers, one per reconciler plugin.
+    pub fn controllers(&self) -> impl Iterator<Item = &Arc<Controller>> {
+        self.controllers.iter().map(Running::controller)
+    }
+
+    /// Waits until every cache has synced.
+    pub async fn wait_synced(&self) {
+        while !self.informers.all_synced() {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    }
+
+    /// Stops gracefully: no new pass, the passes in flight finish (each controller up to
+    /// its drain deadline), the Lease is released, the endpoint stops.
+    pub async fn shutdown(self) {
+        tracing::info!("shutting down");
+        futures::future::join_all(self.controllers.into_iter().map(Running::stop)).await;
+        self.leader_gauge.abort();
+        drop(self.leading);
+        if let Some(election) = self.election {
+            election.release(Duration::from_secs(5)).await;
+        }
+        self.stop.send_replace(true);
+        if let Some((_, task)) = self.http {
+            let _ = task.await;
+        }
+    }
+
+    /// Stops at once without draining or releasing the Lease: what a crash leaves behind
+    /// (for failover tests).
+    pub fn kill(self) {
+        for controller in self.controllers {
+            controller.abort();
+        }
+        self.leader_gauge.abort();
+        if let Some(election) = self.election {
+            election.abandon();
+        }
+        if let Some((_, task)) = self.http {
+            task.abort();
+        }
+    }
+}

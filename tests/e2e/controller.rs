@@ -1,0 +1,438 @@
+//! The controller runtime end to end: the operator runs the fixture plugin from a plugin
+//! directory against the embedded API server, driven by watches.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wasm_operator::cluster::Caller;
+use wasm_operator::cluster::ClusterBackend;
+use wasm_operator::cluster::kube::{KubeCluster, RateLimit};
+use wasm_operator::controller::{Backoff, ControllerConfig};
+use wasm_operator::operator::{LeaderElection, Operator, OperatorConfig, RunningOperator};
+use wasm_operator_apiserver::Fault;
+use wasm_operator_e2e::{
+    Cluster, cluster_with, config_map, eventually, fixture_plugin_dir, runtime_with_cache,
+};
+use wasm_operator_sdk::{ObjectRef, Patch, ReadFrom, Request};
+
+const WAIT: Duration = Duration::from_secs(20);
+
+fn setup() -> Caller {
+    Caller {
+        plugin: "test".into(),
+        field_manager: "test".into(),
+    }
+}
+
+struct Harness {
+    cluster: Cluster,
+    operator: Option<RunningOperator>,
+    _plugins: tempfile::TempDir,
+    _cache: tempfile::TempDir,
+}
+
+impl Harness {
+    async fn start(configure: impl FnOnce(&mut OperatorConfig)) -> Self {
+        let cluster = cluster_with(&[]).await;
+        let (operator, plugins, cache) = start_operator(&cluster, configure).await;
+        Self {
+            cluster,
+            operator: Some(operator),
+            _plugins: plugins,
+            _cache: cache,
+        }
+    }
+
+    fn operator(&self) -> &RunningOperator {
+        self.operator.as_ref().expect("running")
+    }
+
+    async fn create(&self, object: Value) -> Value {
+        self.cluster
+            .backend
+            .create(&setup(), object)
+            .await
+            .expect("created")
+    }
+
+    async fn echo(&self, name: &str) -> Option<Value> {
+        self.cluster
+            .get("v1", "ConfigMap", "ns", &format!("{name}-echo"))
+            .await
+    }
+
+    async fn echo_data(&self, name: &str, key: &str) -> Option<String> {
+        self.echo(name)
+            .await
+            .and_then(|e| e["data"][key].as_str().map(str::to_owned))
+    }
+
+    fn failures(&self, name: &str) -> u32 {
+        let controller = self
+            .operator()
+            .controllers()
+            .next()
+            .expect("one controller");
+        controller.queue().failures(&Request {
+            namespace: Some("ns".into()),
+            name: name.into(),
+        })
+    }
+}
+
+async fn start_operator(
+    cluster: &Cluster,
+    configure: impl FnOnce(&mut OperatorConfig),
+) -> (RunningOperator, tempfile::TempDir, tempfile::TempDir) {
+    let cache = tempfile::tempdir().expect("cache");
+    let plugins = fixture_plugin_dir();
+    let mut config = OperatorConfig::new(plugins.path());
+    config.controller = ControllerConfig {
+        backoff: Backoff {
+            base: Duration::from_millis(50),
+            max: Duration::from_secs(2),
+        },
+        ..ControllerConfig::default()
+    };
+    configure(&mut config);
+    let runtime = Arc::new(runtime_with_cache(&cache));
+    let operator = Operator::start(runtime, cluster.server.client().expect("client"), config)
+        .await
+        .expect("the operator starts");
+    (operator, plugins, cache)
+}
+
+/// A core/v1 object of namespace `ns`.
+fn in_ns(kind: &str, name: &str) -> ObjectRef {
+    ObjectRef {
+        api_version: "v1".into(),
+        kind: kind.into(),
+        namespace: Some("ns".into()),
+        name: name.into(),
+    }
+}
+
+fn secret(name: &str, value: &str) -> Value {
+    json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": name, "namespace": "ns"}, "stringData": {"v": value}})
+}
+
+fn referring(name: &str, secrets: &str) -> Value {
+    let mut cm = config_map("ns", name, json!({"k": "v"}), None);
+    cm["metadata"]["annotations"] = json!({ fixture_reconciler::SECRETS: secrets });
+    cm
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_primary_is_reconciled_by_the_running_operator() {
+    let h = Harness::start(|_| {}).await;
+    h.create(config_map("ns", "a", json!({"x": "1"}), None))
+        .await;
+    let x = eventually("the echo", WAIT, || async { h.echo_data("a", "x").await }).await;
+    assert_eq!(x, "1");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_changed_secret_is_mapped_through_the_field_index_to_the_primary_naming_it() {
+    let h = Harness::start(|_| {}).await;
+    let s1 = h.create(secret("s1", "one")).await;
+    h.create(secret("s2", "two")).await;
+    h.create(referring("a", "s1")).await;
+    h.create(referring("b", "s2")).await;
+    let rv1 = s1["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("rv")
+        .to_owned();
+    eventually("a's echo with s1's version", WAIT, || async {
+        (h.echo_data("a", "secret-versions").await? == format!("s1={rv1}")).then_some(())
+    })
+    .await;
+    let b_before = eventually("b's echo", WAIT, || async { h.echo("b").await }).await;
+
+    let r = in_ns("Secret", "s1");
+    let changed = h
+        .cluster
+        .backend
+        .patch(
+            &setup(),
+            &r,
+            &Patch::Merge(json!({"stringData": {"v": "uno"}})),
+            None,
+        )
+        .await
+        .expect("patched");
+    let rv2 = changed["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("rv")
+        .to_owned();
+    assert_ne!(rv1, rv2);
+    eventually("a's echo with s1's new version", WAIT, || async {
+        (h.echo_data("a", "secret-versions").await? == format!("s1={rv2}")).then_some(())
+    })
+    .await;
+    let b_after = h.echo("b").await.expect("b's echo");
+    assert_eq!(
+        b_before["metadata"]["resourceVersion"], b_after["metadata"]["resourceVersion"],
+        "the primary not naming s1 was not rewritten"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_owned_object_changed_by_someone_else_is_mapped_back_to_its_owner() {
+    let h = Harness::start(|_| {}).await;
+    h.create(config_map("ns", "a", json!({"x": "1"}), None))
+        .await;
+    eventually("the echo", WAIT, || async { h.echo_data("a", "x").await }).await;
+    let echo = in_ns("ConfigMap", "a-echo");
+    h.cluster
+        .backend
+        .patch(
+            &setup(),
+            &echo,
+            &Patch::Merge(json!({"data": {"x": "tampered"}})),
+            None,
+        )
+        .await
+        .expect("tampered");
+    eventually("the echo restored by its owner's pass", WAIT, || async {
+        (h.echo_data("a", "x").await? == "1").then_some(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn backoff_grows_per_key_and_resets_on_success() {
+    let h = Harness::start(|_| {}).await;
+    h.create(config_map("ns", "ok", json!({}), None)).await;
+    h.create(config_map("ns", "bad", json!({}), Some("panic")))
+        .await;
+    eventually("three failed passes of bad", WAIT, || async {
+        (h.failures("bad") >= 3).then_some(())
+    })
+    .await;
+    eventually("ok's echo", WAIT, || async { h.echo("ok").await }).await;
+    assert_eq!(h.failures("ok"), 0, "another key's failures do not count");
+
+    let bad = in_ns("ConfigMap", "bad");
+    h.cluster
+        .backend
+        .patch(
+            &setup(),
+            &bad,
+            &Patch::Merge(
+                json!({"metadata": {"annotations": {fixture_reconciler::BEHAVIOUR: null}}}),
+            ),
+            None,
+        )
+        .await
+        .expect("mended");
+    eventually("bad's echo after it is mended", WAIT, || async {
+        h.echo("bad").await
+    })
+    .await;
+    eventually("bad's failures reset", WAIT, || async {
+        (h.failures("bad") == 0).then_some(())
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_apply_that_conflicts_is_retried() {
+    let h = Harness::start(|_| {}).await;
+    let mut fault = Fault::fail("apply", "configmaps", 409, "the object has been modified");
+    fault.remaining = Some(2);
+    h.cluster.server.inject(fault);
+    h.create(config_map("ns", "a", json!({"x": "1"}), None))
+        .await;
+    let x = eventually("the echo", WAIT, || async { h.echo_data("a", "x").await }).await;
+    assert_eq!(x, "1");
+    let metrics = h.operator().metrics().render();
+    assert!(
+        !metrics.contains(r#"result="error""#),
+        "no pass failed: the conflicts were retried inside the pass\n{metrics}"
+    );
+    assert!(
+        metrics.contains(
+            r#"wasm_operator_api_requests_total{verb="apply",kind="ConfigMap",code="409"} 2"#
+        ),
+        "{metrics}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn shutdown_waits_for_the_passes_in_flight() {
+    let mut h = Harness::start(|config| {
+        config.controller.drain = Duration::from_secs(20);
+    })
+    .await;
+    let mut cm = config_map("ns", "slow", json!({"x": "1"}), None);
+    cm["metadata"]["annotations"] = json!({ fixture_reconciler::SLEEP_MS: "1500" });
+    h.create(cm).await;
+    eventually("the slow pass to start", WAIT, || async {
+        let controller = h.operator().controllers().next()?;
+        (controller.queue().in_flight() == 1).then_some(())
+    })
+    .await;
+    assert!(h.echo("slow").await.is_none(), "the pass is still sleeping");
+    h.operator.take().expect("running").shutdown().await;
+    assert_eq!(
+        h.echo_data("slow", "x").await.as_deref(),
+        Some("1"),
+        "shutdown returned only after the pass in flight wrote its echo"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn metrics_health_and_readiness_are_served() {
+    let h = Harness::start(|config| {
+        config.health_addr = Some("127.0.0.1:0".parse().expect("addr"));
+    })
+    .await;
+    h.create(config_map("ns", "a", json!({}), None)).await;
+    eventually("the echo", WAIT, || async { h.echo("a").await }).await;
+    let addr = h.operator().health_addr().expect("served");
+    let get = |path: &'static str| async move {
+        let response = reqwest_get(addr, path).await;
+        Some(response)
+    };
+    let (status, _) = eventually("/readyz", WAIT, || async {
+        get("/readyz").await.filter(|(s, _)| *s == 200)
+    })
+    .await;
+    assert_eq!(status, 200);
+    assert_eq!(get("/healthz").await.expect("healthz").0, 200);
+    let (status, metrics) = get("/metrics").await.expect("metrics");
+    assert_eq!(status, 200);
+    for expected in [
+        r#"wasm_operator_passes_total{plugin="fixture",result="success"}"#,
+        r#"wasm_operator_pass_duration_seconds_count{plugin="fixture"}"#,
+        r#"wasm_operator_queue_depth{plugin="fixture"}"#,
+        r#"wasm_operator_api_requests_total{verb="apply",kind="ConfigMap",code="200"}"#,
+        r#"wasm_operator_plugin_info{plugin="fixture",version="0.1.0""#,
+        "wasm_operator_leader 1",
+    ] {
+        assert!(
+            metrics.contains(expected),
+            "missing {expected} in\n{metrics}"
+        );
+    }
+}
+
+/// A plain HTTP/1.1 GET over a TCP stream: `(status, body)`.
+async fn reqwest_get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("write");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.expect("read");
+    let status = response
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_leader_reconciles_and_another_replica_takes_over_within_the_lease_duration() {
+    let cluster = cluster_with(&[]).await;
+    let lease = Duration::from_secs(2);
+    let elect = |identity: &'static str| {
+        move |config: &mut OperatorConfig| {
+            config.leader_election = Some(LeaderElection {
+                duration: lease,
+                grace: Duration::from_secs(1),
+                ..LeaderElection::new("ns", identity)
+            });
+        }
+    };
+    let (first, _p1, _c1) = start_operator(&cluster, elect("first")).await;
+    eventually("the first replica to lead", WAIT, || async {
+        first.is_leading().then_some(())
+    })
+    .await;
+    let (second, _p2, _c2) = start_operator(&cluster, elect("second")).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(!second.is_leading(), "one leader at a time");
+
+    first.kill();
+    let died = tokio::time::Instant::now();
+    let backend = &cluster.backend;
+    backend
+        .create(&setup(), config_map("ns", "a", json!({"x": "1"}), None))
+        .await
+        .expect("created");
+    eventually("the second replica to lead", WAIT, || async {
+        second.is_leading().then_some(())
+    })
+    .await;
+    let took = died.elapsed();
+    // The Lease was renewed at most `lease` before the crash; polling adds under a second.
+    assert!(
+        took <= lease + Duration::from_secs(1),
+        "took over after {took:?}, lease {lease:?}"
+    );
+    eventually("the new leader's echo", WAIT, || async {
+        cluster.get("v1", "ConfigMap", "ns", "a-echo").await
+    })
+    .await;
+    second.shutdown().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_standby_replica_runs_no_pass() {
+    let cluster = cluster_with(&[]).await;
+    // The Lease is held by someone else for the whole test.
+    let backend = &cluster.backend;
+    backend
+        .create(
+            &setup(),
+            json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+                "metadata": {"name": "wasm-operator-leader", "namespace": "ns"},
+                "spec": {"holderIdentity": "elsewhere", "leaseDurationSeconds": 3600,
+                    "acquireTime": "2026-01-01T00:00:00.000000Z", "renewTime": "2099-01-01T00:00:00.000000Z"}}),
+        )
+        .await
+        .expect("a held Lease");
+    let (standby, _p, _c) = start_operator(&cluster, |config| {
+        config.leader_election = Some(LeaderElection::new("ns", "standby"));
+    })
+    .await;
+    backend
+        .create(&setup(), config_map("ns", "a", json!({}), None))
+        .await
+        .expect("created");
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    assert!(!standby.is_leading());
+    assert!(
+        cluster
+            .get("v1", "ConfigMap", "ns", "a-echo")
+            .await
+            .is_none()
+    );
+    standby.kill();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_client_side_rate_limit_spaces_api_requests() {
+    let cluster = cluster_with(&[]).await;
+    let limited = KubeCluster::new(cluster.server.client().expect("client"))
+        .with_rate_limit(Some(RateLimit { qps: 10, burst: 1 }));
+    let r = in_ns("ConfigMap", "none");
+    let started = std::time::Instant::now();
+    for _ in 0..6 {
+        limited.get(&r, ReadFrom::Server).await.expect("get");
+    }
+    // One token at once, then one every 100 ms.
+    assert!(
+        started.elapsed() >= Duration::from_millis(450),
+        "{:?}",
+        started.elapsed()
+    );
+}
