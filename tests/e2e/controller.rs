@@ -1,7 +1,6 @@
 //! The controller runtime end to end: the operator runs the fixture plugin from a plugin
 //! directory against the embedded API server, driven by watches.
 
-use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -96,7 +95,7 @@ async fn start_operator(
         ..ControllerConfig::default()
     };
     configure(&mut config);
-    let runtime = Arc::new(runtime_with_cache(&cache));
+    let runtime = runtime_with_cache(&cache);
     let operator = Operator::start(runtime, cluster.server.client().expect("client"), config)
         .await
         .expect("the operator starts");

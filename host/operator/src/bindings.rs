@@ -25,11 +25,28 @@ mod generated {
             },
         });
     }
+
+    /// The `planner` import of reconcilers that call a planner (gitlabsecrets); the rest
+    /// of that world is the reconciler world's.
+    pub(crate) mod planning {
+        wasmtime::component::bindgen!({
+            path: "../../wit",
+            world: "planning-reconciler-plugin",
+            imports: { default: async },
+            exports: { default: async },
+            with: {
+                "wasm-operator:plugin/types": super::reconciler::wasm_operator::plugin::types,
+                "wasm-operator:plugin/cluster": super::reconciler::wasm_operator::plugin::cluster,
+                "wasm-operator:plugin/logging": super::reconciler::wasm_operator::plugin::logging,
+            },
+        });
+    }
 }
 
 pub(crate) use generated::planner::PlannerPluginPre;
 pub use generated::planner::exports::wasm_operator::plugin::planner;
 pub(crate) use generated::planner::wasm_operator::plugin::crypto;
+pub(crate) use generated::planning::wasm_operator::plugin::planner as planner_import;
 pub(crate) use generated::reconciler::ReconcilerPluginPre;
 pub(crate) use generated::reconciler::exports::wasm_operator::plugin::reconciler;
 pub(crate) use generated::reconciler::wasm_operator::plugin::{cluster, logging, types};

@@ -150,7 +150,7 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(run) => {
-            cli::run::run(std::sync::Arc::new(runtime), &run).await?;
+            cli::run::run(runtime, &run).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Rbac {

@@ -12,6 +12,7 @@
 pub mod cluster;
 pub mod crypto;
 pub mod logging;
+pub mod planner;
 
 use wasmtime::component::{HasData, ResourceTable};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
@@ -20,6 +21,7 @@ use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 pub use cluster::ClusterCtx;
 pub use crypto::CryptoCtx;
 pub use logging::LogCtx;
+pub use planner::PlannerCtx;
 
 use crate::runtime::limits::MemoryCap;
 
@@ -35,11 +37,17 @@ pub struct PassState {
     pub(crate) log: LogCtx,
     pub(crate) cluster: ClusterCtx,
     pub(crate) crypto: CryptoCtx,
+    pub(crate) planner: PlannerCtx,
 }
 
 impl PassState {
     /// The state of a pass with no stdio, environment, filesystem or network.
-    pub(crate) fn new(memory: MemoryCap, log: LogCtx, cluster: ClusterCtx) -> Self {
+    pub(crate) fn new(
+        memory: MemoryCap,
+        log: LogCtx,
+        cluster: ClusterCtx,
+        planner: PlannerCtx,
+    ) -> Self {
         let stderr = MemoryOutputPipe::new(STDERR_CAPACITY);
         let wasi = WasiCtx::builder().stderr(stderr.clone()).build();
         Self {
@@ -50,6 +58,7 @@ impl PassState {
             log,
             cluster,
             crypto: CryptoCtx,
+            planner,
         }
     }
 
@@ -78,6 +87,12 @@ impl HasData for HasCluster {
 pub(crate) struct HasLog;
 impl HasData for HasLog {
     type Data<'a> = &'a mut LogCtx;
+}
+
+/// Reaches the planner capability from a store's data.
+pub(crate) struct HasPlanner;
+impl HasData for HasPlanner {
+    type Data<'a> = &'a mut PlannerCtx;
 }
 
 /// Reaches the crypto capability from a store's data.

@@ -3,7 +3,6 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::Context as _;
@@ -118,7 +117,7 @@ impl RunArgs {
 }
 
 /// Runs the operator until SIGTERM or Ctrl-C, then shuts it down gracefully.
-pub async fn run(runtime: Arc<Runtime>, args: &RunArgs) -> anyhow::Result<()> {
+pub async fn run(runtime: Runtime, args: &RunArgs) -> anyhow::Result<()> {
     let client = args.client().await?;
     let operator = Operator::start(runtime, client, args.config()).await?;
     if let Some(addr) = operator.health_addr() {

@@ -62,7 +62,7 @@ pub enum ControllerError {
 pub struct Controller {
     description: Description,
     plugin: RwLock<Arc<Plugin>>,
-    runtime: Arc<Runtime>,
+    runtime: Runtime,
     server: Arc<dyn ClusterBackend>,
     cluster: Arc<dyn ClusterBackend>,
     informers: Arc<Informers>,
@@ -85,7 +85,7 @@ impl Controller {
     /// to `server`.
     pub fn new(
         plugin: Arc<Plugin>,
-        runtime: Arc<Runtime>,
+        runtime: Runtime,
         server: Arc<dyn ClusterBackend>,
         informers: Arc<Informers>,
         metrics: Arc<Metrics>,

@@ -29,7 +29,7 @@ use crate::cluster::kube::{KubeCluster, RateLimit};
 use crate::controller::{Controller, ControllerConfig, Running};
 use crate::informer::Informers;
 use crate::metrics::Metrics;
-use crate::runtime::{Plugin, PluginKind, Runtime};
+use crate::runtime::{LoadError, Plugin, PluginKind, Runtime};
 pub use leader::LeaderElection;
 
 /// How the operator runs.
@@ -103,8 +103,9 @@ pub struct RunningOperator {
     leader_gauge: JoinHandle<()>,
 }
 
-/// Loads every plugin file of `config.plugins`; the failures are logged, counted and
-/// returned as `(file, reason)`.
+/// Loads every plugin file of `dir`; the failures are logged, counted and returned as
+/// `(file, reason)`. A planner is linked into the runtime as it loads, and reconcilers that
+/// import the planner are loaded after every other file, so they find it.
 pub async fn load_plugins(
     runtime: &Runtime,
     dir: &std::path::Path,
@@ -116,35 +117,62 @@ pub async fn load_plugins(
     })?;
     let mut loaded = Vec::new();
     let mut refused = Vec::new();
+    let mut needs_planner = Vec::new();
     for file in files {
         match runtime.load(&file, None).await {
-            Ok(plugin) => {
-                let version = plugin
-                    .description()
-                    .map(|d| d.version.clone())
-                    .unwrap_or_default();
-                metrics.plugin(plugin.name(), &version, plugin.sha256(), Some("serving"));
-                tracing::info!(plugin = plugin.name(), version, file = %file.display(), "loaded");
-                loaded.push(Arc::new(plugin));
-            }
-            Err(error) => {
-                let stem = file
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or_default();
-                metrics.plugin(&stem, "", "", Some("refused"));
-                tracing::error!(file = %file.display(), %error, "plugin refused");
-                refused.push((file, error.to_string()));
-            }
+            Ok(plugin) => loaded.push(accept(runtime, plugin, &file, metrics)),
+            Err(LoadError::NoPlanner { .. }) => needs_planner.push(file),
+            Err(error) => refused.push(refuse(file, &error, metrics)),
+        }
+    }
+    for file in needs_planner {
+        match runtime.load(&file, None).await {
+            Ok(plugin) => loaded.push(accept(runtime, plugin, &file, metrics)),
+            Err(error) => refused.push(refuse(file, &error, metrics)),
         }
     }
     Ok((loaded, refused))
 }
 
+fn accept(
+    runtime: &Runtime,
+    plugin: Plugin,
+    file: &std::path::Path,
+    metrics: &Metrics,
+) -> Arc<Plugin> {
+    let version = plugin
+        .description()
+        .map(|d| d.version.clone())
+        .unwrap_or_default();
+    metrics.plugin(plugin.name(), &version, plugin.sha256(), Some("serving"));
+    tracing::info!(plugin = plugin.name(), version, file = %file.display(), "loaded");
+    let plugin = Arc::new(plugin);
+    if plugin.kind() == PluginKind::Planner
+        && let Ok(Some(previous)) = runtime.link_planner(plugin.clone())
+    {
+        tracing::warn!(
+            planner = plugin.name(),
+            replaced = previous.name(),
+            "a second planner plugin replaces the first"
+        );
+    }
+    plugin
+}
+
+fn refuse(file: PathBuf, error: &LoadError, metrics: &Metrics) -> (PathBuf, String) {
+    let stem = file
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    metrics.plugin(&stem, "", "", Some("refused"));
+    tracing::error!(file = %file.display(), %error, "plugin refused");
+    (file, error.to_string())
+}
+
 impl Operator {
     /// Starts the plugins of `config.plugins` against the cluster of `client`.
     pub async fn start(
-        runtime: Arc<Runtime>,
+        runtime: Runtime,
         client: kube::Client,
         config: OperatorConfig,
     ) -> Result<RunningOperator, OperatorError> {

@@ -1,8 +1,8 @@
 //! The runtime: one engine, one linker, the artifact cache and the epoch ticker.
 
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
 use sha2::{Digest, Sha256};
@@ -14,8 +14,10 @@ use super::contract::{self, PluginKind};
 use super::error::LoadError;
 use super::limits::Limits;
 use super::plugin::{Plugin, PluginInfo};
-use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre, cluster, crypto, logging, types};
-use crate::capabilities::{HasCluster, HasCrypto, HasLog, PassState};
+use crate::bindings::{
+    PlannerPluginPre, ReconcilerPluginPre, cluster, crypto, logging, planner_import, types,
+};
+use crate::capabilities::{HasCluster, HasCrypto, HasLog, HasPlanner, PassState};
 use crate::cluster::checked::Permissions;
 
 /// How the runtime is set up.
@@ -56,13 +58,27 @@ pub enum RuntimeError {
     Linker(#[source] wasmtime::Error),
 }
 
-/// The plugin runtime: loads plugins and runs their passes.
-pub struct Runtime {
+/// The plugin runtime: loads plugins and runs their passes. Cloning it is cheap and shares
+/// everything (a pass that calls the planner runs it on the same runtime).
+#[derive(Clone)]
+pub struct Runtime(Arc<Inner>);
+
+/// What a [`Runtime`] shares.
+pub struct Inner {
     pub(crate) engine: Engine,
     pub(crate) linker: Linker<PassState>,
     pub(crate) cache: ArtifactCache,
     pub(crate) config: RuntimeConfig,
+    /// The planner plugin that reconcilers importing `planner` are linked to.
+    planner: RwLock<Option<Arc<Plugin>>>,
     stop_ticker: Arc<AtomicBool>,
+}
+
+impl std::ops::Deref for Runtime {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
 }
 
 impl Runtime {
@@ -74,13 +90,38 @@ impl Runtime {
         let cache = ArtifactCache::new(config.cache_dir.clone(), &engine);
         let stop_ticker = Arc::new(AtomicBool::new(false));
         spawn_ticker(engine.clone(), config.epoch_tick, stop_ticker.clone());
-        Ok(Self {
+        Ok(Self(Arc::new(Inner {
             engine,
             linker,
             cache,
             config,
+            planner: RwLock::new(None),
             stop_ticker,
-        })
+        })))
+    }
+
+    /// Links `planner` (a planner plugin) into every reconciler that imports `planner`,
+    /// from their next call on; the previous planner, if any, is returned. Passes already
+    /// calling the previous one finish with it.
+    pub fn link_planner(&self, planner: Arc<Plugin>) -> Result<Option<Arc<Plugin>>, LoadError> {
+        if planner.kind() != PluginKind::Planner {
+            return Err(LoadError::NotAPlanner {
+                path: planner.path().to_owned(),
+            });
+        }
+        let mut slot = self
+            .planner
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(slot.replace(planner))
+    }
+
+    /// The planner plugin reconcilers are linked to now.
+    pub fn planner(&self) -> Option<Arc<Plugin>> {
+        self.planner
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// The engine (shared with the wasi runner).
@@ -128,7 +169,7 @@ impl Runtime {
                 path: path.to_owned(),
                 source,
             })?;
-        if contract.imports_planner {
+        if contract.imports_planner && self.planner().is_none() {
             return Err(LoadError::NoPlanner {
                 path: path.to_owned(),
             });
@@ -185,7 +226,7 @@ impl Runtime {
     }
 }
 
-impl Drop for Runtime {
+impl Drop for Inner {
     fn drop(&mut self) {
         self.stop_ticker.store(true, Ordering::Relaxed);
     }
@@ -213,6 +254,7 @@ fn add_capabilities(linker: &mut Linker<PassState>) -> wasmtime::Result<()> {
     cluster::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
     logging::add_to_linker::<PassState, HasLog>(linker, |s| &mut s.log)?;
     crypto::add_to_linker::<PassState, HasCrypto>(linker, |s| &mut s.crypto)?;
+    planner_import::add_to_linker::<PassState, HasPlanner>(linker, |s| &mut s.planner)?;
     Ok(())
 }
 

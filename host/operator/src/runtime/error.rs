@@ -39,6 +39,9 @@ pub enum LoadError {
     /// The component imports the planner, and no planner plugin is loaded to link it to.
     #[error("{}: imports {}/planner, and no planner plugin is loaded to link it to", path.display(), crate::CONTRACT_PACKAGE)]
     NoPlanner { path: PathBuf },
+    /// A plugin offered as the planner does not export `planner`.
+    #[error("{}: is not a planner plugin", path.display())]
+    NotAPlanner { path: PathBuf },
     /// The linker could not satisfy the component's imports.
     #[error("{}: cannot link: {message}", path.display())]
     Link { path: PathBuf, message: String },

@@ -11,7 +11,7 @@ use super::error::PassError;
 use super::limits::MemoryCap;
 use super::plugin::{Plugin, PluginInfo};
 use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre, planner, reconciler as wit};
-use crate::capabilities::{ClusterCtx, LogCtx, PassState};
+use crate::capabilities::{ClusterCtx, LogCtx, PassState, PlannerCtx};
 use crate::cluster::checked::Checked;
 use crate::cluster::{Caller, ClusterBackend};
 
@@ -202,7 +202,12 @@ impl Plugin {
             plugin: self.name.clone(),
             object: object.to_owned(),
         };
-        let state = PassState::new(MemoryCap::new(self.limits.memory_bytes), log, cluster);
+        let state = PassState::new(
+            MemoryCap::new(self.limits.memory_bytes),
+            log,
+            cluster,
+            PlannerCtx::new(runtime.clone()),
+        );
         let mut store = Store::new(&runtime.engine, state);
         store.limiter(|s| &mut s.memory);
         store.set_epoch_deadline(runtime.ticks(self.limits.deadline));
