@@ -70,9 +70,8 @@ impl Harness {
     fn failures(&self, name: &str) -> u32 {
         let controller = self
             .operator()
-            .controllers()
-            .next()
-            .expect("one controller");
+            .controller("fixture")
+            .expect("the fixture controller");
         controller.queue().failures(&Request {
             namespace: Some("ns".into()),
             name: name.into(),
@@ -269,7 +268,7 @@ async fn shutdown_waits_for_the_passes_in_flight() {
     cm["metadata"]["annotations"] = json!({ fixture_reconciler::SLEEP_MS: "1500" });
     h.create(cm).await;
     eventually("the slow pass to start", WAIT, || async {
-        let controller = h.operator().controllers().next()?;
+        let controller = h.operator().controller("fixture")?;
         (controller.queue().in_flight() == 1).then_some(())
     })
     .await;

@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
+use wasm_operator::operator::plugin_config::PluginsToml;
 use wasm_operator::runtime::{Runtime, RuntimeConfig};
 use wasm_operator::{cli, wasi_run};
 
@@ -76,6 +77,9 @@ enum Command {
 enum PluginCommand {
     /// Print a plugin's describe() and sha256; exit 2 when it is not a loadable plugin.
     Inspect { file: PathBuf },
+    /// Run every load-time check (with the plugins.toml of its directory), without a
+    /// cluster; exit 2 when the file would be refused.
+    Check { file: PathBuf },
 }
 
 fn main() -> ExitCode {
@@ -107,6 +111,17 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
     let mut config = RuntimeConfig::default();
     if args.cache_dir.is_some() {
         config.cache_dir = args.cache_dir;
+    }
+    let plugin_dir = match &args.command {
+        Command::Run(run) => Some(run.plugins.clone()),
+        Command::Plugin {
+            command: PluginCommand::Check { file },
+        } => file.parent().map(PathBuf::from),
+        _ => None,
+    };
+    if let Some(dir) = plugin_dir {
+        // Fuel is counted engine-wide, so it is decided before the engine is built.
+        config.fuel = PluginsToml::read(&dir).is_ok_and(|c| c.uses_fuel());
     }
     let runtime = Runtime::new(config)?;
     match args.command {
@@ -175,6 +190,17 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 Ok(ExitCode::from(2))
             }
         },
+        Command::Plugin {
+            command: PluginCommand::Check { file },
+        } => {
+            let (report, ok) = cli::check::run(&runtime, &file).await;
+            print!("{report}");
+            Ok(if ok {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::from(2)
+            })
+        }
         Command::WasiRun { wasm, args } => {
             let code = wasi_run::run(&runtime, &wasm, &args).await?;
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))

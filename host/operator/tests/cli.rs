@@ -149,6 +149,7 @@ fn rbac_prints_the_cluster_role_the_plugins_need_and_nothing_more() {
         rules,
         [
             "/configmaps: create,get,list,patch,watch",
+            "/configmaps/status: update",
             "/secrets: get,list,watch",
             "coordination.k8s.io/leases: create,get,patch",
             "events.k8s.io/events: create,patch",

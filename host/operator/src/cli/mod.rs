@@ -1,6 +1,7 @@
 //! The subcommands of the `wasm-operator` binary, as library functions (so tests call the
 //! same code the binary runs).
 
+pub mod check;
 pub mod demo;
 pub mod inspect;
 pub mod run;

@@ -13,6 +13,7 @@ use crate::controller::{Backoff, ControllerConfig};
 use crate::metrics::Metrics;
 use crate::operator::{LeaderElection, Operator, OperatorConfig, load_plugins, rbac};
 use crate::runtime::Runtime;
+use wasm_operator_sdk::ObjectRef;
 
 /// The options of `run`.
 #[derive(Debug, Clone, clap::Args)]
@@ -57,6 +58,9 @@ pub struct RunArgs {
     /// Longest retry delay, in seconds.
     #[arg(long, default_value_t = 1000)]
     pub backoff_max_s: u64,
+    /// How often the plugin directory is checked for changed files, in milliseconds.
+    #[arg(long, default_value_t = 250)]
+    pub watch_ms: u64,
     /// How long SIGTERM waits for the passes in flight, in seconds.
     #[arg(long, default_value_t = 30)]
     pub drain_s: u64,
@@ -94,6 +98,8 @@ impl RunArgs {
                 ..LeaderElection::new(&lease_namespace, &identity)
             }),
             health_addr: Some(self.health_addr),
+            watch_interval: Some(Duration::from_millis(self.watch_ms)),
+            report_to: pod_ref(),
         }
     }
 
@@ -114,6 +120,16 @@ impl RunArgs {
         };
         kube::Client::try_from(config).context("cannot build the Kubernetes client")
     }
+}
+
+/// The operator's own Pod ($POD_NAME in $POD_NAMESPACE), which plugin events are about.
+fn pod_ref() -> Option<ObjectRef> {
+    Some(ObjectRef {
+        api_version: "v1".into(),
+        kind: "Pod".into(),
+        namespace: Some(std::env::var("POD_NAMESPACE").ok()?),
+        name: std::env::var("POD_NAME").ok()?,
+    })
 }
 
 /// Runs the operator until SIGTERM or Ctrl-C, then shuts it down gracefully.

@@ -6,11 +6,13 @@
 //!   kinds.
 //! - [`index`]: the plugin's field indexes over its primary kind.
 //! - [`queue`]: the work queue (no two passes of one key, coalescing, backoff).
+//! - [`report`]: a failed pass reported on the primary (event and condition).
 
 pub mod index;
 pub mod mapping;
 pub mod plugin_controller;
 pub mod queue;
+pub mod report;
 
 pub use plugin_controller::{Controller, ControllerConfig, ControllerError, Running};
 pub use queue::{Backoff, Done, WorkQueue};

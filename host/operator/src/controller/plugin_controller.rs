@@ -18,11 +18,13 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::task::{JoinHandle, JoinSet};
 use tokio::time::Instant;
-use wasm_operator_sdk::{Description, Event, EventType, Mapping, ObjectRef, Request};
+use wasm_operator_apiserver::selector::LabelSelector;
+use wasm_operator_sdk::{Description, Mapping, Request};
 
 use super::index::FieldIndexes;
 use super::mapping;
 use super::queue::{Backoff, Done, WorkQueue};
+use super::report;
 use crate::cluster::cached::CachedCluster;
 use crate::cluster::{Caller, ClusterBackend};
 use crate::informer::{Change, Informers, key_of};
@@ -58,10 +60,17 @@ pub enum ControllerError {
     NotAReconciler { plugin: String },
 }
 
+/// A second version of the plugin for the primaries a label selector matches.
+pub struct Canary {
+    pub plugin: Arc<Plugin>,
+    pub selector: LabelSelector,
+}
+
 /// The controller of one plugin.
 pub struct Controller {
     description: Description,
     plugin: RwLock<Arc<Plugin>>,
+    canary: RwLock<Option<Arc<Canary>>>,
     runtime: Runtime,
     server: Arc<dyn ClusterBackend>,
     cluster: Arc<dyn ClusterBackend>,
@@ -72,11 +81,11 @@ pub struct Controller {
     config: ControllerConfig,
 }
 
-/// A started controller; [`stop`](Self::stop) drains it.
+/// A started controller; [`stop`](Self::stop) drains it, dropping it aborts it.
 pub struct Running {
     controller: Arc<Controller>,
     stop: watch::Sender<bool>,
-    dispatcher: JoinHandle<()>,
+    dispatcher: Option<JoinHandle<()>>,
     feeds: Vec<JoinHandle<()>>,
 }
 
@@ -108,6 +117,7 @@ impl Controller {
         Ok(Arc::new(Self {
             description,
             plugin: RwLock::new(plugin),
+            canary: RwLock::new(None),
             runtime,
             server,
             cluster,
@@ -137,6 +147,56 @@ impl Controller {
             .clone()
     }
 
+    /// Makes `plugin` the version new passes run; passes in flight finish on the version
+    /// they started with. `plugin` must describe the same controller ([`same_shape`]).
+    pub fn swap(&self, plugin: Arc<Plugin>) -> Arc<Plugin> {
+        let mut slot = self
+            .plugin
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        std::mem::replace(&mut *slot, plugin)
+    }
+
+    /// Routes the primaries `canary`'s selector matches to its plugin (`None`: all to the
+    /// main version).
+    pub fn set_canary(&self, canary: Option<Canary>) {
+        *self
+            .canary
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = canary.map(Arc::new);
+    }
+
+    /// The canary, if one is set.
+    pub fn canary(&self) -> Option<Arc<Canary>> {
+        self.canary
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The version that reconciles `request`: the canary when its selector matches the
+    /// cached primary, the main version otherwise.
+    fn plugin_for(&self, request: &Request) -> Arc<Plugin> {
+        if let Some(canary) = self.canary() {
+            let primary = self
+                .informers
+                .get(
+                    &self.description.primary.api_version,
+                    &self.description.primary.kind,
+                )
+                .and_then(|i| {
+                    i.get(&wasm_operator_sdk::object::object_key(
+                        request.namespace.as_deref(),
+                        &request.name,
+                    ))
+                });
+            if primary.is_some_and(|p| canary.selector.matches(&p)) {
+                return canary.plugin.clone();
+            }
+        }
+        self.plugin()
+    }
+
     /// The work queue (for tests and metrics).
     pub fn queue(&self) -> &WorkQueue<Request> {
         &self.queue
@@ -159,7 +219,7 @@ impl Controller {
         Running {
             controller: self.clone(),
             stop,
-            dispatcher,
+            dispatcher: Some(dispatcher),
             feeds,
         }
     }
@@ -271,7 +331,7 @@ impl Controller {
     }
 
     async fn pass(self: Arc<Self>, request: Request) {
-        let plugin = self.plugin();
+        let plugin = self.plugin_for(&request);
         let started = Instant::now();
         let result = plugin
             .reconcile(&self.runtime, self.cluster.clone(), &request)
@@ -289,6 +349,14 @@ impl Controller {
                     "success"
                 };
                 self.metrics.pass(self.name(), label, None, elapsed);
+                let cached = self.cached_primary(&request);
+                report::success(
+                    self.server.as_ref(),
+                    cached.as_deref(),
+                    &self.description.primary,
+                    &request,
+                )
+                .await;
                 done
             }
             Err(error) => {
@@ -296,7 +364,14 @@ impl Controller {
                 self.metrics
                     .pass(self.name(), "error", Some(error.label()), elapsed);
                 if !matches!(error, PassError::Reconcile { .. }) {
-                    self.report_failure(&request, error).await;
+                    report::failure(
+                        self.server.as_ref(),
+                        &self.caller(),
+                        &self.description.primary,
+                        &request,
+                        error,
+                    )
+                    .await;
                 }
                 if error.is_retryable() {
                     Done::Failed
@@ -309,29 +384,33 @@ impl Controller {
         self.metrics.queue_depth(self.name(), self.queue.depth());
     }
 
-    /// Records a Warning event on the primary for a pass the guest could not finish.
-    async fn report_failure(&self, request: &Request, error: &PassError) {
-        let primary = &self.description.primary;
-        let regarding = ObjectRef {
-            api_version: primary.api_version.clone(),
-            kind: primary.kind.clone(),
-            namespace: request.namespace.clone(),
-            name: request.name.clone(),
-        };
-        let event = Event {
-            event_type: EventType::Warning,
-            reason: "PassFailed".into(),
-            action: "Reconcile".into(),
-            note: error.to_string(),
-        };
-        let caller = Caller {
+    fn caller(&self) -> Caller {
+        Caller {
             plugin: self.description.name.clone(),
             field_manager: self.description.field_manager.clone(),
-        };
-        if let Err(e) = self.server.record_event(&caller, &regarding, &event).await {
-            tracing::warn!(plugin = self.name(), error = %e, "cannot record the PassFailed event");
         }
     }
+
+    fn cached_primary(&self, request: &Request) -> Option<Arc<Value>> {
+        let primary = &self.description.primary;
+        self.informers
+            .get(&primary.api_version, &primary.kind)?
+            .get(&wasm_operator_sdk::object::object_key(
+                request.namespace.as_deref(),
+                &request.name,
+            ))
+    }
+}
+
+/// Whether two descriptions drive the same controller (primary, predicates, watches,
+/// indexes, field manager), so one version can replace the other without restarting it.
+pub fn same_shape(a: &Description, b: &Description) -> bool {
+    a.name == b.name
+        && a.field_manager == b.field_manager
+        && a.primary == b.primary
+        && a.primary_predicates == b.primary_predicates
+        && a.watches == b.watches
+        && a.indexes == b.indexes
 }
 
 impl Running {
@@ -342,17 +421,24 @@ impl Running {
 
     /// Stops taking keys, waits for the passes in flight (up to the drain deadline), and
     /// stops the feeds.
-    pub async fn stop(self) {
+    pub async fn stop(mut self) {
         self.stop.send_replace(true);
-        let _ = self.dispatcher.await;
-        for feed in &self.feeds {
-            feed.abort();
+        if let Some(dispatcher) = self.dispatcher.take() {
+            let _ = dispatcher.await;
         }
     }
 
     /// Stops at once, abandoning passes in flight (a crash, for tests).
     pub fn abort(self) {
-        self.dispatcher.abort();
+        drop(self);
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        if let Some(dispatcher) = &self.dispatcher {
+            dispatcher.abort();
+        }
         for feed in &self.feeds {
             feed.abort();
         }

@@ -13,6 +13,8 @@
 
 pub mod http;
 pub mod leader;
+pub mod plugin_config;
+pub mod plugin_dir;
 pub mod rbac;
 
 use std::net::SocketAddr;
@@ -26,11 +28,13 @@ use tokio::task::JoinHandle;
 use crate::cli::plugin_files;
 use crate::cluster::ClusterBackend;
 use crate::cluster::kube::{KubeCluster, RateLimit};
-use crate::controller::{Controller, ControllerConfig, Running};
+use crate::controller::{Controller, ControllerConfig};
 use crate::informer::Informers;
 use crate::metrics::Metrics;
 use crate::runtime::{LoadError, Plugin, PluginKind, Runtime};
 pub use leader::LeaderElection;
+use plugin_dir::PluginDirectory;
+use wasm_operator_sdk::ObjectRef;
 
 /// How the operator runs.
 #[derive(Debug, Clone)]
@@ -47,6 +51,10 @@ pub struct OperatorConfig {
     pub leader_election: Option<LeaderElection>,
     /// Where to serve `/metrics`, `/healthz` and `/readyz`.
     pub health_addr: Option<SocketAddr>,
+    /// How often the plugin directory is checked for changes; `None` loads it once.
+    pub watch_interval: Option<Duration>,
+    /// The object events about plugins (refused files) are recorded on.
+    pub report_to: Option<ObjectRef>,
 }
 
 impl OperatorConfig {
@@ -59,6 +67,8 @@ impl OperatorConfig {
             rate_limit: Some(RateLimit::default()),
             leader_election: None,
             health_addr: None,
+            watch_interval: Some(Duration::from_millis(250)),
+            report_to: None,
         }
     }
 }
@@ -93,7 +103,8 @@ pub struct Operator;
 
 /// A started operator.
 pub struct RunningOperator {
-    controllers: Vec<Running>,
+    directory: JoinHandle<PluginDirectory>,
+    controllers: watch::Receiver<Vec<Arc<Controller>>>,
     election: Option<leader::Election>,
     leading: watch::Receiver<bool>,
     metrics: Arc<Metrics>,
@@ -176,17 +187,13 @@ impl Operator {
         client: kube::Client,
         config: OperatorConfig,
     ) -> Result<RunningOperator, OperatorError> {
-        let metrics = Arc::new(Metrics::new());
-        let (plugins, _refused) = load_plugins(&runtime, &config.plugins, &metrics).await?;
-        let reconcilers: Vec<Arc<Plugin>> = plugins
-            .into_iter()
-            .filter(|p| p.kind() == PluginKind::Reconciler)
-            .collect();
-        if reconcilers.is_empty() {
-            return Err(OperatorError::NoReconciler {
+        if !config.plugins.is_dir() {
+            return Err(OperatorError::PluginDir {
                 dir: config.plugins.clone(),
+                source: std::io::Error::new(std::io::ErrorKind::NotFound, "not a directory"),
             });
         }
+        let metrics = Arc::new(Metrics::new());
         let server: Arc<dyn ClusterBackend> = Arc::new(
             KubeCluster::new(client.clone())
                 .with_rate_limit(config.rate_limit)
@@ -202,20 +209,7 @@ impl Operator {
             }
             None => (None, watch::channel(true).1),
         };
-        let leader_gauge = {
-            let metrics = metrics.clone();
-            let mut leading = leading.clone();
-            tokio::spawn(async move {
-                loop {
-                    let now = *leading.borrow_and_update();
-                    metrics.leader(now);
-                    tracing::info!(leading = now, "leadership");
-                    if leading.changed().await.is_err() {
-                        break;
-                    }
-                }
-            })
-        };
+        let leader_gauge = spawn_leader_gauge(metrics.clone(), leading.clone());
 
         let (stop, stopped) = watch::channel(false);
         let (started_tx, started) = watch::channel(false);
@@ -227,7 +221,7 @@ impl Operator {
                     started,
                 };
                 Some(
-                    http::serve(addr, health, stopped)
+                    http::serve(addr, health, stopped.clone())
                         .await
                         .map_err(|source| OperatorError::Http { addr, source })?,
                 )
@@ -235,22 +229,27 @@ impl Operator {
             None => None,
         };
 
-        let mut controllers = Vec::new();
-        for plugin in reconcilers {
-            match Controller::new(
-                plugin,
-                runtime.clone(),
-                server.clone(),
-                informers.clone(),
-                metrics.clone(),
-                config.controller,
-            ) {
-                Ok(controller) => controllers.push(controller.start(leading.clone())),
-                Err(error) => tracing::error!(%error, "plugin not started"),
-            }
+        let mut directory = PluginDirectory::new(
+            config.plugins.clone(),
+            plugin_dir::Context {
+                runtime,
+                server,
+                informers: informers.clone(),
+                metrics: metrics.clone(),
+                controller: config.controller,
+                leading: leading.clone(),
+                report_to: config.report_to.clone(),
+            },
+        );
+        directory.sync().await;
+        let controllers = directory.controllers();
+        if controllers.borrow().is_empty() {
+            tracing::warn!(dir = %config.plugins.display(), "no reconciler plugin serves yet");
         }
         started_tx.send_replace(true);
+        let directory = tokio::spawn(watch_directory(directory, config.watch_interval, stopped));
         Ok(RunningOperator {
+            directory,
             controllers,
             election,
             leading,
@@ -260,6 +259,41 @@ impl Operator {
             stop,
             leader_gauge,
         })
+    }
+}
+
+fn spawn_leader_gauge(metrics: Arc<Metrics>, mut leading: watch::Receiver<bool>) -> JoinHandle<()> {
+    tokio::spawn(async move {
+        loop {
+            let now = *leading.borrow_and_update();
+            metrics.leader(now);
+            tracing::info!(leading = now, "leadership");
+            if leading.changed().await.is_err() {
+                break;
+            }
+        }
+    })
+}
+
+/// Syncs `directory` every `interval` (never without one) until `stopped`; returns it.
+async fn watch_directory(
+    mut directory: PluginDirectory,
+    interval: Option<Duration>,
+    mut stopped: watch::Receiver<bool>,
+) -> PluginDirectory {
+    let Some(interval) = interval else {
+        let _ = stopped.wait_for(|s| *s).await;
+        return directory;
+    };
+    loop {
+        let stop = tokio::time::timeout(interval, async {
+            let _ = stopped.wait_for(|s| *s).await;
+        })
+        .await;
+        if stop.is_ok() {
+            return directory;
+        }
+        directory.sync().await;
     }
 }
 
@@ -279,9 +313,14 @@ impl RunningOperator {
         &self.metrics
     }
 
-    /// The controllers, one per reconciler plugin.
-    pub fn controllers(&self) -> impl Iterator<Item = &Arc<Controller>> {
-        self.controllers.iter().map(Running::controller)
+    /// The running controllers, one per reconciler plugin.
+    pub fn controllers(&self) -> Vec<Arc<Controller>> {
+        self.controllers.borrow().clone()
+    }
+
+    /// The controller of the plugin named `name`.
+    pub fn controller(&self, name: &str) -> Option<Arc<Controller>> {
+        self.controllers().into_iter().find(|c| c.name() == name)
     }
 
     /// Waits until every cache has synced.
@@ -295,13 +334,16 @@ impl RunningOperator {
     /// its drain deadline), the Lease is released, the endpoint stops.
     pub async fn shutdown(self) {
         tracing::info!("shutting down");
-        futures::future::join_all(self.controllers.into_iter().map(Running::stop)).await;
+        self.stop.send_replace(true);
+        if let Ok(directory) = self.directory.await {
+            directory.stop().await;
+        }
         self.leader_gauge.abort();
         drop(self.leading);
+        drop(self.controllers);
         if let Some(election) = self.election {
             election.release(Duration::from_secs(5)).await;
         }
-        self.stop.send_replace(true);
         if let Some((_, task)) = self.http {
             let _ = task.await;
         }
@@ -310,9 +352,7 @@ impl RunningOperator {
     /// Stops at once without draining or releasing the Lease: what a crash leaves behind
     /// (for failover tests).
     pub fn kill(self) {
-        for controller in self.controllers {
-            controller.abort();
-        }
+        self.directory.abort();
         self.leader_gauge.abort();
         if let Some(election) = self.election {
             election.abandon();

@@ -3,6 +3,7 @@
 //! Each declared verb becomes the same RBAC verb on the kind's resource, except
 //! `update-status`, which is `update` on `<plural>/status`. The host adds what it does for
 //! the plugins: `list` and `watch` on the primary and watched kinds (its informers),
+//! `get` on the primary and `update` on its status (failed passes are reported there),
 //! `create` and `patch` on `events.k8s.io` events (its event recorder), and — with leader
 //! election — `get`, `create` and `patch` on `coordination.k8s.io` leases.
 
@@ -42,6 +43,15 @@ fn needs(descriptions: &[Description], leader_election: bool) -> Needs {
                 }
             }
         }
+        // Failed passes are reported on the primary's status (controller::report).
+        let primary = &description.primary;
+        need(&mut needs, primary, primary.plural.clone(), &["get"]);
+        need(
+            &mut needs,
+            primary,
+            format!("{}/status", primary.plural),
+            &["update"],
+        );
         let watched = std::iter::once(&description.primary)
             .chain(description.watches.iter().map(|w| &w.kind));
         for kind in watched {

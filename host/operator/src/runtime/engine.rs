@@ -33,6 +33,8 @@ pub struct RuntimeConfig {
     pub max_concurrent_stores: u32,
     /// The epoch tick: the granularity of pass deadlines.
     pub epoch_tick: Duration,
+    /// Count fuel, so plugins may be given a fuel limit (costs some speed in every pass).
+    pub fuel: bool,
 }
 
 impl Default for RuntimeConfig {
@@ -43,6 +45,7 @@ impl Default for RuntimeConfig {
             max_memory_bytes: 1 << 30,
             max_concurrent_stores: 64,
             epoch_tick: Duration::from_millis(10),
+            fuel: false,
         }
     }
 }
@@ -150,13 +153,59 @@ impl Runtime {
     /// Reads, compiles (or loads precompiled), checks and pre-instantiates the plugin at
     /// `path`, and runs a reconciler's `describe()`.
     pub async fn load(&self, path: &Path, limits: Option<Limits>) -> Result<Plugin, LoadError> {
+        self.load_pinned(path, limits, None).await
+    }
+
+    /// [`load`](Self::load), refusing the file unless its sha256 is `expected` (hex) when
+    /// given.
+    pub async fn load_pinned(
+        &self,
+        path: &Path,
+        limits: Option<Limits>,
+        expected: Option<&str>,
+    ) -> Result<Plugin, LoadError> {
+        self.load_checked(path, limits, expected, true).await
+    }
+
+    /// Every load-time check of [`load_pinned`](Self::load_pinned), except that a reconciler
+    /// importing `planner` does not need a planner linked yet (`plugin check`).
+    pub async fn check(
+        &self,
+        path: &Path,
+        limits: Option<Limits>,
+        expected: Option<&str>,
+    ) -> Result<Plugin, LoadError> {
+        self.load_checked(path, limits, expected, false).await
+    }
+
+    async fn load_checked(
+        &self,
+        path: &Path,
+        limits: Option<Limits>,
+        expected: Option<&str>,
+        require_planner: bool,
+    ) -> Result<Plugin, LoadError> {
         let limits = limits.unwrap_or(self.config.default_limits);
+        if limits.fuel.is_some() && !self.config.fuel {
+            return Err(LoadError::FuelOff {
+                path: path.to_owned(),
+            });
+        }
         let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
             path: path.to_owned(),
             source,
         })?;
-        check_component_header(path, &bytes)?;
         let sha256 = hex::encode(Sha256::digest(&bytes));
+        if let Some(expected) = expected
+            && !expected.eq_ignore_ascii_case(&sha256)
+        {
+            return Err(LoadError::Sha256Mismatch {
+                path: path.to_owned(),
+                expected: expected.to_owned(),
+                actual: sha256,
+            });
+        }
+        check_component_header(path, &bytes)?;
         let (component, cache) = self
             .cache
             .component(&self.engine, &bytes, &sha256)
@@ -169,7 +218,7 @@ impl Runtime {
                 path: path.to_owned(),
                 source,
             })?;
-        if contract.imports_planner && self.planner().is_none() {
+        if require_planner && contract.imports_planner && self.planner().is_none() {
             return Err(LoadError::NoPlanner {
                 path: path.to_owned(),
             });
@@ -194,6 +243,7 @@ impl Runtime {
             path: path.to_owned(),
             sha256,
             contract: contract.version,
+            imports_planner: contract.imports_planner,
             cache,
             limits,
             permissions: Arc::default(),
@@ -244,6 +294,7 @@ fn engine_config(config: &RuntimeConfig) -> Config {
     let mut c = Config::new();
     c.wasm_component_model(true)
         .epoch_interruption(true)
+        .consume_fuel(config.fuel)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     c
 }

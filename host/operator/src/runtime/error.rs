@@ -16,6 +16,16 @@ pub enum LoadError {
         #[source]
         source: std::io::Error,
     },
+    /// The file's sha256 is not the pinned one.
+    #[error("{}: sha256 {actual} is not the pinned {expected}", path.display())]
+    Sha256Mismatch {
+        path: PathBuf,
+        expected: String,
+        actual: String,
+    },
+    /// A fuel limit is set, and the runtime does not count fuel.
+    #[error("{}: a fuel limit needs fuel counting, which is off in this runtime (set it at start)", path.display())]
+    FuelOff { path: PathBuf },
     /// The file is not WebAssembly at all.
     #[error("{}: not a WebAssembly file", path.display())]
     NotWasm { path: PathBuf },
@@ -71,6 +81,13 @@ pub enum PassError {
         limit: usize,
         requested: usize,
     },
+    /// The pass used up its fuel.
+    #[error("plugin {plugin}: the pass for {object} ran out of its fuel of {limit} units")]
+    Fuel {
+        plugin: String,
+        object: String,
+        limit: u64,
+    },
     /// The guest panicked.
     #[error("plugin {plugin}: the guest panicked in the pass for {object}: {message}")]
     GuestPanic {
@@ -108,6 +125,7 @@ impl PassError {
         match self {
             PassError::Deadline { .. } => "deadline",
             PassError::MemoryCap { .. } => "memory_cap",
+            PassError::Fuel { .. } => "fuel",
             PassError::GuestPanic { .. } => "guest_panic",
             PassError::Trap { .. } => "trap",
             PassError::Instantiate { .. } => "instantiate",

@@ -1,4 +1,4 @@
-//! Per-pass limits: a deadline and a memory cap.
+//! Per-pass limits: a deadline, a memory cap and optional fuel.
 
 use std::time::Duration;
 
@@ -9,6 +9,9 @@ pub struct Limits {
     pub deadline: Duration,
     /// Bytes of linear memory the guest may grow to.
     pub memory_bytes: usize,
+    /// Wasm instructions (fuel units) a pass may execute; `None` for no count. Only
+    /// enforced by a runtime built with [`RuntimeConfig::fuel`](super::RuntimeConfig).
+    pub fuel: Option<u64>,
 }
 
 impl Limits {
@@ -23,6 +26,7 @@ impl Default for Limits {
         Self {
             deadline: Self::DEFAULT_DEADLINE,
             memory_bytes: Self::DEFAULT_MEMORY_BYTES,
+            fuel: None,
         }
     }
 }

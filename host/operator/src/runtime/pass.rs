@@ -212,6 +212,10 @@ impl Plugin {
         store.limiter(|s| &mut s.memory);
         store.set_epoch_deadline(runtime.ticks(self.limits.deadline));
         store.epoch_deadline_trap();
+        if runtime.config.fuel {
+            // Cannot fail: the engine counts fuel.
+            let _ = store.set_fuel(self.limits.fuel.unwrap_or(u64::MAX));
+        }
         store
     }
 
@@ -250,8 +254,16 @@ impl Plugin {
                 requested,
             });
         }
-        if matches!(error.downcast_ref::<Trap>(), Some(Trap::Interrupt)) {
-            return Err(deadline());
+        match error.downcast_ref::<Trap>() {
+            Some(Trap::Interrupt) => return Err(deadline()),
+            Some(Trap::OutOfFuel) => {
+                return Err(PassError::Fuel {
+                    plugin,
+                    object,
+                    limit: self.limits.fuel.unwrap_or(u64::MAX),
+                });
+            }
+            _ => {}
         }
         let stderr = state.stderr();
         if let Some(message) = panic_message(&stderr) {

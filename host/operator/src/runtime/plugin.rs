@@ -28,6 +28,8 @@ pub struct Plugin {
     pub(crate) path: PathBuf,
     pub(crate) sha256: String,
     pub(crate) contract: semver::Version,
+    /// Whether it imports `planner` (and is served by the linked planner plugin).
+    pub(crate) imports_planner: bool,
     pub(crate) cache: CacheOutcome,
     pub(crate) limits: Limits,
     pub(crate) info: PluginInfo,
@@ -54,6 +56,11 @@ impl Plugin {
     /// The contract version it was built against.
     pub fn contract(&self) -> &semver::Version {
         &self.contract
+    }
+
+    /// Whether it imports `planner`.
+    pub fn imports_planner(&self) -> bool {
+        self.imports_planner
     }
 
     /// Whether the component was loaded precompiled or compiled.

@@ -1,0 +1,165 @@
+//! How a pass the guest could not finish is reported on its primary object.
+//!
+//! A deadline, a memory cap, fuel, a panic or any other trap fails that pass only; the host
+//! records a `PassFailed` Warning event on the primary and sets the condition
+//! `Reconciled=False` on its status, with a reason naming the cause and a message naming the
+//! plugin, the limit and its value. The next successful pass sets `Reconciled=True` — only
+//! when the condition is there, so a healthy object costs no extra write.
+//!
+//! The status is written read-modify-write with the resourceVersion read, so no other field
+//! or condition is lost; a conflict or a kind without a status subresource skips the
+//! condition (the event still tells).
+
+use serde_json::{Value, json};
+use wasm_operator_sdk::{ApiError, Event, EventType, KindRef, ObjectRef, ReadFrom, Request};
+
+use crate::cluster::{Caller, ClusterBackend};
+use crate::runtime::PassError;
+
+/// The condition type the host sets.
+pub const CONDITION: &str = "Reconciled";
+
+/// The condition reason of a failed pass.
+pub fn reason(error: &PassError) -> &'static str {
+    match error {
+        PassError::Deadline { .. } => "DeadlineExceeded",
+        PassError::MemoryCap { .. } => "MemoryCapExceeded",
+        PassError::Fuel { .. } => "FuelExhausted",
+        PassError::GuestPanic { .. } => "GuestPanicked",
+        PassError::Trap { .. } => "GuestTrapped",
+        PassError::Instantiate { .. } => "InstantiateFailed",
+        PassError::Reconcile { .. } => "ReconcileFailed",
+    }
+}
+
+fn host() -> Caller {
+    Caller {
+        plugin: "wasm-operator".into(),
+        field_manager: "wasm-operator".into(),
+    }
+}
+
+fn object_ref(kind: &KindRef, request: &Request) -> ObjectRef {
+    ObjectRef {
+        api_version: kind.api_version.clone(),
+        kind: kind.kind.clone(),
+        namespace: request.namespace.clone(),
+        name: request.name.clone(),
+    }
+}
+
+/// Records the event and the condition of a failed pass of `plugin` on the primary.
+pub async fn failure(
+    server: &dyn ClusterBackend,
+    plugin: &Caller,
+    kind: &KindRef,
+    request: &Request,
+    error: &PassError,
+) {
+    let regarding = object_ref(kind, request);
+    let event = Event {
+        event_type: EventType::Warning,
+        reason: "PassFailed".into(),
+        action: "Reconcile".into(),
+        note: error.to_string(),
+    };
+    if let Err(e) = server.record_event(plugin, &regarding, &event).await {
+        tracing::warn!(plugin = plugin.plugin, error = %e, "cannot record the PassFailed event");
+    }
+    set_condition(
+        server,
+        &regarding,
+        "False",
+        reason(error),
+        &error.to_string(),
+    )
+    .await;
+}
+
+/// Sets `Reconciled=True` after a successful pass when the primary (as cached in
+/// `cached`) carries `Reconciled=False`.
+pub async fn success(
+    server: &dyn ClusterBackend,
+    cached: Option<&Value>,
+    kind: &KindRef,
+    request: &Request,
+) {
+    let failed = cached
+        .and_then(|o| o.pointer("/status/conditions"))
+        .and_then(Value::as_array)
+        .is_some_and(|conditions| {
+            conditions
+                .iter()
+                .any(|c| c["type"] == CONDITION && c["status"] == "False")
+        });
+    if failed {
+        let regarding = object_ref(kind, request);
+        set_condition(
+            server,
+            &regarding,
+            "True",
+            "PassSucceeded",
+            "the last pass succeeded",
+        )
+        .await;
+    }
+}
+
+async fn set_condition(
+    server: &dyn ClusterBackend,
+    regarding: &ObjectRef,
+    status: &str,
+    reason: &str,
+    message: &str,
+) {
+    let result = async {
+        let Some(mut object) = server.get(regarding, ReadFrom::Server).await? else {
+            return Ok(());
+        };
+        let condition = json!({
+            "type": CONDITION,
+            "status": status,
+            "reason": reason,
+            "message": crate::capabilities::logging::truncate(message, 32 * 1024),
+            "observedGeneration": object.pointer("/metadata/generation").cloned().unwrap_or(json!(0)),
+            "lastTransitionTime": now(),
+        });
+        let Some(map) = object.as_object_mut() else {
+            return Ok(());
+        };
+        let status_field = map.entry("status").or_insert_with(|| json!({}));
+        if !status_field.is_object() {
+            *status_field = json!({});
+        }
+        let conditions = status_field
+            .as_object_mut()
+            .map(|s| s.entry("conditions").or_insert_with(|| json!([])));
+        if let Some(Value::Array(list)) = conditions {
+            match list.iter_mut().find(|c| c["type"] == CONDITION) {
+                Some(existing) if existing["status"] == status && existing["reason"] == reason => {
+                    existing["message"] = condition["message"].clone();
+                    existing["observedGeneration"] = condition["observedGeneration"].clone();
+                }
+                Some(existing) => *existing = condition,
+                None => list.push(condition),
+            }
+        }
+        server.update_status(&host(), object).await.map(|_| ())
+    }
+    .await;
+    match result {
+        Ok(()) => {}
+        Err(ApiError::NotFound(_)) => {
+            tracing::debug!(object = %regarding.key(), "no status subresource: condition skipped")
+        }
+        Err(error) => {
+            tracing::warn!(object = %regarding.key(), %error, "cannot set the Reconciled condition")
+        }
+    }
+}
+
+fn now() -> String {
+    k8s_openapi::jiff::Timestamp::now()
+        .strftime("%Y-%m-%dT%H:%M:%SZ")
+        .to_string()
+}

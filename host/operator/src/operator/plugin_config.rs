@@ -1,0 +1,245 @@
+//! `plugins.toml`: optional per-plugin settings next to the plugin files.
+//!
+//! ```toml
+//! [plugins.fixture]             # the plugin file's stem: fixture.wasm
+//! deadline_ms = 5000            # per-pass deadline
+//! memory_mib = 64               # per-pass memory cap
+//! fuel = 500000000              # per-pass fuel (instructions); turns fuel counting on
+//! sha256 = "9f86d0…"            # refuse any other file content
+//! enabled = true                # false: do not run it
+//!
+//! [plugins.fixture.canary]      # a second version for some objects
+//! file = "fixture-next.wasm"
+//! selector = "track=canary"     # primaries matching this label selector use it
+//! ```
+//!
+//! Unknown keys are errors naming the key, so a typo never silently drops a limit.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use wasm_operator_apiserver::selector::LabelSelector;
+
+use crate::runtime::Limits;
+
+/// The file name looked for in the plugin directory.
+pub const FILE_NAME: &str = "plugins.toml";
+
+/// Every plugin's settings, by file stem.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginsToml {
+    #[serde(default)]
+    pub plugins: BTreeMap<String, PluginSettings>,
+}
+
+/// One plugin's settings.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PluginSettings {
+    pub deadline_ms: Option<u64>,
+    pub memory_mib: Option<u64>,
+    pub fuel: Option<u64>,
+    pub sha256: Option<String>,
+    #[serde(default = "enabled")]
+    pub enabled: bool,
+    pub canary: Option<Canary>,
+}
+
+fn enabled() -> bool {
+    true
+}
+
+impl Default for PluginSettings {
+    fn default() -> Self {
+        Self {
+            deadline_ms: None,
+            memory_mib: None,
+            fuel: None,
+            sha256: None,
+            enabled: true,
+            canary: None,
+        }
+    }
+}
+
+/// A second version of a plugin for the primaries a label selector matches.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Canary {
+    /// The canary's file, in the plugin directory.
+    pub file: String,
+    /// The label selector of the primaries it reconciles.
+    pub selector: String,
+}
+
+/// `plugins.toml` cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    /// The file exists and cannot be read.
+    #[error("{}: cannot read: {source}", path.display())]
+    Read {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    /// The file is not valid TOML of this shape (the message names the key and line).
+    #[error("{}: {message}", path.display())]
+    Parse { path: PathBuf, message: String },
+    /// A value is out of range or malformed.
+    #[error("{}: plugins.{plugin}.{field}: {message}", path.display())]
+    Invalid {
+        path: PathBuf,
+        plugin: String,
+        field: &'static str,
+        message: String,
+    },
+}
+
+impl PluginsToml {
+    /// Reads `dir/plugins.toml`; no file means no settings.
+    pub fn read(dir: &Path) -> Result<Self, ConfigError> {
+        let path = dir.join(FILE_NAME);
+        let text = match std::fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),
+            Err(source) => return Err(ConfigError::Read { path, source }),
+        };
+        Self::parse(&path, &text)
+    }
+
+    /// Parses and checks the text of `path`.
+    pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+        let parsed: Self = toml::from_str(text).map_err(|e| ConfigError::Parse {
+            path: path.to_owned(),
+            message: e.to_string().trim_end().to_owned(),
+        })?;
+        for (plugin, settings) in &parsed.plugins {
+            let invalid = |field: &'static str, message: String| ConfigError::Invalid {
+                path: path.to_owned(),
+                plugin: plugin.clone(),
+                field,
+                message,
+            };
+            if settings.deadline_ms == Some(0) {
+                return Err(invalid("deadline_ms", "must be at least 1".into()));
+            }
+            if settings.memory_mib == Some(0) {
+                return Err(invalid("memory_mib", "must be at least 1".into()));
+            }
+            if let Some(sha) = &settings.sha256
+                && (sha.len() != 64 || !sha.chars().all(|c| c.is_ascii_hexdigit()))
+            {
+                return Err(invalid("sha256", format!("{sha:?} is not 64 hex digits")));
+            }
+            if let Some(canary) = &settings.canary {
+                LabelSelector::parse(&canary.selector)
+                    .map_err(|e| invalid("canary.selector", e.message))?;
+                if !canary.file.ends_with(".wasm") || canary.file.contains('/') {
+                    return Err(invalid(
+                        "canary.file",
+                        format!("{:?} is not a .wasm file name", canary.file),
+                    ));
+                }
+            }
+        }
+        Ok(parsed)
+    }
+
+    /// The settings of the plugin in file `stem`.wasm.
+    pub fn settings(&self, stem: &str) -> PluginSettings {
+        self.plugins.get(stem).cloned().unwrap_or_default()
+    }
+
+    /// The files that are canaries of another plugin (not plugins of their own).
+    pub fn canary_files(&self) -> BTreeSet<&str> {
+        self.plugins
+            .values()
+            .filter_map(|s| s.canary.as_ref().map(|c| c.file.as_str()))
+            .collect()
+    }
+
+    /// Whether any plugin has a fuel limit (the runtime must count fuel).
+    pub fn uses_fuel(&self) -> bool {
+        self.plugins.values().any(|s| s.fuel.is_some())
+    }
+}
+
+impl PluginSettings {
+    /// These settings over `defaults`.
+    pub fn limits(&self, defaults: Limits) -> Limits {
+        Limits {
+            deadline: self
+                .deadline_ms
+                .map_or(defaults.deadline, Duration::from_millis),
+            memory_bytes: self
+                .memory_mib
+                .and_then(|mib| usize::try_from(mib.saturating_mul(1 << 20)).ok())
+                .unwrap_or(defaults.memory_bytes),
+            fuel: self.fuel.or(defaults.fuel),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<PluginsToml, ConfigError> {
+        PluginsToml::parse(Path::new("plugins.toml"), text)
+    }
+
+    #[test]
+    fn settings_override_the_default_limits() {
+        let config = parse(
+            "[plugins.fixture]\ndeadline_ms = 500\nmemory_mib = 64\nfuel = 1000\n\
+             [plugins.fixture.canary]\nfile = \"next.wasm\"\nselector = \"track=canary\"\n",
+        )
+        .expect("parses");
+        let limits = config.settings("fixture").limits(Limits::default());
+        assert_eq!(limits.deadline, Duration::from_millis(500));
+        assert_eq!(limits.memory_bytes, 64 << 20);
+        assert_eq!(limits.fuel, Some(1000));
+        assert!(config.settings("fixture").enabled);
+        assert_eq!(config.canary_files(), BTreeSet::from(["next.wasm"]));
+        assert!(config.uses_fuel());
+        assert_eq!(config.settings("other"), PluginSettings::default());
+    }
+
+    #[test]
+    fn bad_settings_are_refused_naming_the_plugin_and_the_field() {
+        let cases = [
+            (
+                "an unknown key",
+                "[plugins.a]\ndeadline = 5\n",
+                "unknown field `deadline`",
+            ),
+            (
+                "a zero deadline",
+                "[plugins.a]\ndeadline_ms = 0\n",
+                "plugins.a.deadline_ms: must be at least 1",
+            ),
+            (
+                "a short sha256",
+                "[plugins.a]\nsha256 = \"abc\"\n",
+                "plugins.a.sha256: \"abc\" is not 64 hex digits",
+            ),
+            (
+                "a bad canary selector",
+                "[plugins.a.canary]\nfile = \"b.wasm\"\nselector = \"x in y\"\n",
+                "plugins.a.canary.selector:",
+            ),
+            (
+                "a canary path",
+                "[plugins.a.canary]\nfile = \"../b.wasm\"\nselector = \"x\"\n",
+                "plugins.a.canary.file:",
+            ),
+        ];
+        for (case, text, expected) in cases {
+            let error = parse(text).expect_err(case).to_string();
+            assert!(error.contains(expected), "{case}: {error}");
+        }
+    }
+}

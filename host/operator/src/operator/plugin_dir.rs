@@ -1,0 +1,496 @@
+//! The plugin directory, kept in step with the running controllers.
+//!
+//! [`PluginDirectory::sync`] runs at start and then on every poll:
+//! 1. `plugins.toml` is read (a broken one is refused with the reason and the previous
+//!    settings stay);
+//! 2. every `.wasm` whose size, mtime or settings changed is loaded — compiled into the
+//!    artifact cache, instantiated once, its contract and `describe()` checked, its sha256
+//!    compared with a pin. Only then does it replace the running version:
+//!    - a planner is linked into the runtime (its importers use it from their next call);
+//!    - a reconciler of the same shape is swapped into its controller: passes in flight
+//!      finish on the old version, new passes run the new one;
+//!    - a reconciler whose watches, indexes or predicates changed gets a new controller
+//!      once the old one has drained (never two passes of one object at once);
+//! 3. a file that fails any check is refused — in the log, the `plugin_info` metric and a
+//!    `PluginRefused` Warning event — and the previous version keeps serving; it is tried
+//!    again when it changes;
+//! 4. a removed or disabled plugin's controller is stopped after draining.
+//!
+//! DECISION: the directory is polled (every 250 ms by default) rather than watched with
+//! inotify: polling sees ConfigMap and Secret volume updates (an atomic symlink swap) and
+//! any filesystem alike, and one `stat` per file is nothing next to a compile.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::SystemTime;
+
+use tokio::sync::watch;
+use wasm_operator_apiserver::selector::LabelSelector;
+use wasm_operator_sdk::{Event, EventType, ObjectRef};
+
+use super::plugin_config::{PluginSettings, PluginsToml};
+use crate::cli::plugin_files;
+use crate::cluster::{Caller, ClusterBackend};
+use crate::controller::plugin_controller::{Canary, same_shape};
+use crate::controller::{Controller, ControllerConfig, Running};
+use crate::informer::Informers;
+use crate::metrics::Metrics;
+use crate::runtime::{LoadError, Plugin, PluginKind, Runtime};
+
+/// What the controllers are built from.
+pub struct Context {
+    pub runtime: Runtime,
+    pub server: Arc<dyn ClusterBackend>,
+    pub informers: Arc<Informers>,
+    pub metrics: Arc<Metrics>,
+    pub controller: ControllerConfig,
+    pub leading: watch::Receiver<bool>,
+    /// The object events about plugins (refusals) are recorded on, e.g. the operator's Pod.
+    pub report_to: Option<ObjectRef>,
+}
+
+/// How a file looked when last loaded or refused.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Seen {
+    len: u64,
+    modified: Option<SystemTime>,
+    settings: PluginSettings,
+}
+
+struct Serving {
+    running: Running,
+    seen: Seen,
+    canary: Option<(String, Seen)>,
+}
+
+/// The plugins of one directory and their controllers.
+pub struct PluginDirectory {
+    dir: PathBuf,
+    context: Context,
+    config: PluginsToml,
+    /// Running reconcilers by file stem.
+    serving: BTreeMap<String, Serving>,
+    /// The loaded planner's file stem and how it looked.
+    planner: Option<(String, Seen)>,
+    /// Files refused as they look now: not tried again until they change.
+    refused: HashMap<String, Seen>,
+    published: watch::Sender<Vec<Arc<Controller>>>,
+}
+
+fn stem(path: &Path) -> String {
+    path.file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+fn look(path: &Path, settings: PluginSettings) -> Option<Seen> {
+    let meta = std::fs::metadata(path).ok()?;
+    Some(Seen {
+        len: meta.len(),
+        modified: meta.modified().ok(),
+        settings,
+    })
+}
+
+impl PluginDirectory {
+    /// The plugins of `dir`, none loaded yet.
+    pub fn new(dir: PathBuf, context: Context) -> Self {
+        Self {
+            dir,
+            context,
+            config: PluginsToml::default(),
+            serving: BTreeMap::new(),
+            planner: None,
+            refused: HashMap::new(),
+            published: watch::Sender::new(Vec::new()),
+        }
+    }
+
+    /// The running controllers, updated on every change.
+    pub fn controllers(&self) -> watch::Receiver<Vec<Arc<Controller>>> {
+        self.published.subscribe()
+    }
+
+    /// Brings the controllers in step with the directory; returns the refusals of this
+    /// round as `(file, reason)`.
+    pub async fn sync(&mut self) -> Vec<(PathBuf, String)> {
+        let mut refusals = Vec::new();
+        match PluginsToml::read(&self.dir) {
+            Ok(config) => {
+                self.config = config;
+                self.refused.remove(super::plugin_config::FILE_NAME);
+            }
+            Err(error) => {
+                let reason = error.to_string();
+                if !self.refused.contains_key(super::plugin_config::FILE_NAME) {
+                    self.report_refusal(&self.dir.join(super::plugin_config::FILE_NAME), &reason)
+                        .await;
+                }
+                self.refused.insert(
+                    super::plugin_config::FILE_NAME.into(),
+                    Seen {
+                        len: 0,
+                        modified: None,
+                        settings: PluginSettings::default(),
+                    },
+                );
+                refusals.push((self.dir.join(super::plugin_config::FILE_NAME), reason));
+            }
+        }
+        let files = match plugin_files(&self.dir) {
+            Ok(files) => files,
+            Err(error) => {
+                tracing::error!(dir = %self.dir.display(), %error, "cannot read the plugin directory");
+                return refusals;
+            }
+        };
+        let canaries: Vec<String> = self
+            .config
+            .canary_files()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let mut present = Vec::new();
+        let mut deferred = Vec::new();
+        for file in files {
+            let name = file
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
+            let stem = stem(&file);
+            let settings = self.config.settings(&stem);
+            if canaries.contains(&name) || !settings.enabled {
+                continue;
+            }
+            present.push(stem.clone());
+            match self.refresh(&file, &stem, settings).await {
+                Err(LoadError::NoPlanner { .. }) => deferred.push(file),
+                Err(error) => refusals.push(self.refuse(&file, &stem, &error).await),
+                Ok(()) => {}
+            }
+        }
+        for file in deferred {
+            let stem = stem(&file);
+            let settings = self.config.settings(&stem);
+            if let Err(error) = self.refresh(&file, &stem, settings).await {
+                refusals.push(self.refuse(&file, &stem, &error).await);
+            }
+        }
+        let gone: Vec<String> = self
+            .serving
+            .keys()
+            .filter(|s| !present.contains(s))
+            .cloned()
+            .collect();
+        for stem in gone {
+            if let Some(serving) = self.serving.remove(&stem) {
+                let controller = serving.running.controller().clone();
+                tracing::info!(
+                    plugin = controller.name(),
+                    "plugin removed: stopping its controller"
+                );
+                self.context.metrics.plugin(
+                    controller.name(),
+                    &controller
+                        .plugin()
+                        .description()
+                        .map(|d| d.version.clone())
+                        .unwrap_or_default(),
+                    controller.plugin().sha256(),
+                    None,
+                );
+                serving.running.stop().await;
+            }
+        }
+        self.refresh_canaries(&mut refusals).await;
+        self.publish();
+        refusals
+    }
+
+    /// Loads `file` if it changed since it was last loaded or refused.
+    async fn refresh(
+        &mut self,
+        file: &Path,
+        stem: &str,
+        settings: PluginSettings,
+    ) -> Result<(), LoadError> {
+        let Some(seen) = look(file, settings.clone()) else {
+            return Ok(());
+        };
+        let unchanged = self.refused.get(stem) == Some(&seen)
+            || self.serving.get(stem).is_some_and(|s| s.seen == seen)
+            || self
+                .planner
+                .as_ref()
+                .is_some_and(|(s, p)| s == stem && *p == seen);
+        if unchanged {
+            return Ok(());
+        }
+        let plugin = self.load(file, &settings).await?;
+        self.refused.remove(stem);
+        self.accept(stem, Arc::new(plugin), seen).await
+    }
+
+    async fn load(&self, file: &Path, settings: &PluginSettings) -> Result<Plugin, LoadError> {
+        let limits = settings.limits(self.context.runtime.config().default_limits);
+        self.context
+            .runtime
+            .load_pinned(file, Some(limits), settings.sha256.as_deref())
+            .await
+    }
+
+    async fn accept(
+        &mut self,
+        stem: &str,
+        plugin: Arc<Plugin>,
+        seen: Seen,
+    ) -> Result<(), LoadError> {
+        let version = plugin
+            .description()
+            .map(|d| d.version.clone())
+            .unwrap_or_default();
+        if plugin.kind() == PluginKind::Planner {
+            self.context.runtime.link_planner(plugin.clone())?;
+            self.planner = Some((stem.to_owned(), seen));
+            tracing::info!(
+                planner = plugin.name(),
+                sha256 = plugin.sha256(),
+                "planner linked"
+            );
+            self.context
+                .metrics
+                .plugin(plugin.name(), &version, plugin.sha256(), Some("serving"));
+            return Ok(());
+        }
+        let description = plugin
+            .description()
+            .cloned()
+            .ok_or_else(|| LoadError::Describe {
+                path: plugin.path().to_owned(),
+                message: "no description".into(),
+            })?;
+        let taken_by = self.serving.iter().find(|(s, serving)| {
+            s.as_str() != stem && serving.running.controller().name() == description.name
+        });
+        if let Some((other, _)) = taken_by {
+            return Err(LoadError::Describe {
+                path: plugin.path().to_owned(),
+                message: format!(
+                    "plugin name {:?} is already served from {other}.wasm",
+                    description.name
+                ),
+            });
+        }
+        match self.serving.remove(stem) {
+            Some(mut serving)
+                if same_shape(serving.running.controller().description(), &description) =>
+            {
+                let old = serving.running.controller().swap(plugin.clone());
+                self.retire(&old, &plugin);
+                tracing::info!(
+                    plugin = plugin.name(),
+                    version,
+                    sha256 = plugin.sha256(),
+                    "swapped in"
+                );
+                serving.seen = seen;
+                self.serving.insert(stem.to_owned(), serving);
+            }
+            previous => {
+                if let Some(previous) = previous {
+                    let old = previous.running.controller().plugin();
+                    tracing::info!(
+                        plugin = plugin.name(),
+                        "watches changed: restarting its controller"
+                    );
+                    previous.running.stop().await;
+                    self.retire(&old, &plugin);
+                }
+                let controller = Controller::new(
+                    plugin.clone(),
+                    self.context.runtime.clone(),
+                    self.context.server.clone(),
+                    self.context.informers.clone(),
+                    self.context.metrics.clone(),
+                    self.context.controller,
+                )
+                .map_err(|e| LoadError::Describe {
+                    path: plugin.path().to_owned(),
+                    message: e.to_string(),
+                })?;
+                let running = controller.start(self.context.leading.clone());
+                tracing::info!(
+                    plugin = plugin.name(),
+                    version,
+                    sha256 = plugin.sha256(),
+                    "started"
+                );
+                self.serving.insert(
+                    stem.to_owned(),
+                    Serving {
+                        running,
+                        seen,
+                        canary: None,
+                    },
+                );
+            }
+        }
+        self.context
+            .metrics
+            .plugin(plugin.name(), &version, plugin.sha256(), Some("serving"));
+        Ok(())
+    }
+
+    /// Clears the metric of a replaced version (unless it is the same file content).
+    fn retire(&self, old: &Plugin, new: &Plugin) {
+        if old.sha256() != new.sha256() {
+            let version = old
+                .description()
+                .map(|d| d.version.clone())
+                .unwrap_or_default();
+            self.context
+                .metrics
+                .plugin(old.name(), &version, old.sha256(), None);
+        }
+    }
+
+    /// Sets, replaces or clears each controller's canary from `plugins.toml`.
+    async fn refresh_canaries(&mut self, refusals: &mut Vec<(PathBuf, String)>) {
+        let stems: Vec<String> = self.serving.keys().cloned().collect();
+        for stem in stems {
+            let settings = self.config.settings(&stem);
+            let Some(canary) = settings.canary.clone() else {
+                if let Some(serving) = self.serving.get_mut(&stem)
+                    && serving.canary.take().is_some()
+                {
+                    serving.running.controller().set_canary(None);
+                }
+                continue;
+            };
+            let file = self.dir.join(&canary.file);
+            let Some(seen) = look(&file, settings.clone()) else {
+                continue;
+            };
+            let current = self.serving.get(&stem).and_then(|s| s.canary.clone());
+            if current == Some((canary.file.clone(), seen.clone()))
+                || self.refused.get(&canary.file) == Some(&seen)
+            {
+                continue;
+            }
+            let result = self
+                .load_canary(&stem, &file, &settings, &canary.selector)
+                .await;
+            match result {
+                Ok(loaded) => {
+                    self.refused.remove(&canary.file);
+                    if let Some(serving) = self.serving.get_mut(&stem) {
+                        tracing::info!(
+                            plugin = loaded.plugin.name(),
+                            selector = canary.selector,
+                            "canary serving"
+                        );
+                        serving.running.controller().set_canary(Some(loaded));
+                        serving.canary = Some((canary.file.clone(), seen));
+                    }
+                }
+                Err(error) => {
+                    let reason = error.to_string();
+                    self.report_refusal(&file, &reason).await;
+                    self.refused.insert(canary.file.clone(), seen);
+                    refusals.push((file, reason));
+                }
+            }
+        }
+    }
+
+    async fn load_canary(
+        &self,
+        stem: &str,
+        file: &Path,
+        settings: &PluginSettings,
+        selector: &str,
+    ) -> Result<Canary, LoadError> {
+        let plugin = self.load(file, settings).await?;
+        let main = self
+            .serving
+            .get(stem)
+            .map(|s| s.running.controller().clone());
+        let fits = match (&main, plugin.description()) {
+            (Some(main), Some(d)) => same_shape(main.description(), d),
+            _ => false,
+        };
+        if !fits {
+            return Err(LoadError::Describe {
+                path: file.to_owned(),
+                message: format!("a canary must describe the same controller as {stem}.wasm"),
+            });
+        }
+        let selector = LabelSelector::parse(selector).map_err(|e| LoadError::Describe {
+            path: file.to_owned(),
+            message: e.message,
+        })?;
+        Ok(Canary {
+            plugin: Arc::new(plugin),
+            selector,
+        })
+    }
+
+    async fn refuse(&mut self, file: &Path, stem: &str, error: &LoadError) -> (PathBuf, String) {
+        let reason = error.to_string();
+        if let Some(seen) = look(file, self.config.settings(stem)) {
+            self.refused.insert(stem.to_owned(), seen);
+        }
+        let serving = self.serving.contains_key(stem)
+            || self.planner.as_ref().is_some_and(|(s, _)| s == stem);
+        self.context.metrics.plugin(stem, "", "", Some("refused"));
+        tracing::error!(file = %file.display(), %error, previous_serves = serving, "plugin refused");
+        self.report_refusal(file, &reason).await;
+        (file.to_owned(), reason)
+    }
+
+    async fn report_refusal(&self, file: &Path, reason: &str) {
+        let Some(regarding) = &self.context.report_to else {
+            return;
+        };
+        let event = Event {
+            event_type: EventType::Warning,
+            reason: "PluginRefused".into(),
+            action: "Load".into(),
+            note: format!("{}: {reason}", file.display()),
+        };
+        let caller = Caller {
+            plugin: "wasm-operator".into(),
+            field_manager: "wasm-operator".into(),
+        };
+        if let Err(error) = self
+            .context
+            .server
+            .record_event(&caller, regarding, &event)
+            .await
+        {
+            tracing::warn!(%error, "cannot record the PluginRefused event");
+        }
+    }
+
+    fn publish(&self) {
+        let controllers = self
+            .serving
+            .values()
+            .map(|s| s.running.controller().clone())
+            .collect();
+        self.published.send_replace(controllers);
+    }
+
+    /// Stops every controller, each after draining.
+    pub async fn stop(self) {
+        futures::future::join_all(self.serving.into_values().map(|s| s.running.stop())).await;
+    }
+
+    /// Stops every controller at once (a crash, for tests).
+    pub fn abort(self) {
+        for serving in self.serving.into_values() {
+            serving.running.abort();
+        }
+    }
+}
