@@ -96,9 +96,7 @@ impl FakeCluster {
             .into_iter()
             .filter(|c| match c {
                 Call::Apply { wrote, .. } => *wrote,
-                Call::Create(_) | Call::Patch(_) | Call::Delete(..) | Call::UpdateStatus(_) => {
-                    true
-                }
+                Call::Create(_) | Call::Patch(_) | Call::Delete(..) | Call::UpdateStatus(_) => true,
                 _ => false,
             })
             .collect()
@@ -276,7 +274,9 @@ impl Cluster for FakeCluster {
 
     fn update_status(&self, object: &Value) -> Result<Value, ApiError> {
         let key = ObjectRef::from_object(object).map_err(|e| ApiError::Invalid(e.to_string()))?;
-        self.calls.borrow_mut().push(Call::UpdateStatus(key.clone()));
+        self.calls
+            .borrow_mut()
+            .push(Call::UpdateStatus(key.clone()));
         self.fail(Op::UpdateStatus, &key.name)?;
         Ok(object.clone())
     }

@@ -23,7 +23,7 @@ pub mod apply;
 pub mod conditions;
 pub mod config;
 // TODO pub mod database;
-// TODO pub mod deployment;
+pub mod deployment;
 // TODO pub mod job;
 pub mod pipeline;
 // TODO pub mod policy;

@@ -1,7 +1,7 @@
 //! cert-manager's `cert-manager.io/v1` Certificate.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::NamespaceResourceScope;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 
 use super::{ConditionsStatus, external_kind};
@@ -69,4 +69,11 @@ pub struct Certificate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ConditionsStatus>,
 }
-external_kind!(Certificate, "cert-manager.io", "v1", "Certificate", "certificates", NamespaceResourceScope);
+external_kind!(
+    Certificate,
+    "cert-manager.io",
+    "v1",
+    "Certificate",
+    "certificates",
+    NamespaceResourceScope
+);

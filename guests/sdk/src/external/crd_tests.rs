@@ -9,8 +9,8 @@ use super::certmanager::{Certificate, CertificatePrivateKey, CertificateSpec, Is
 use super::eso::{
     ClusterSecretStore, ExternalSecret, ExternalSecretData, ExternalSecretDataRemoteRef,
     ExternalSecretSpec, ExternalSecretTarget, PushSecret, PushSecretData, PushSecretMatch,
-    PushSecretRemoteRef, PushSecretSecret, PushSecretSelector, PushSecretSpec,
-    PushSecretStoreRef, SecretStore, SecretStoreRef,
+    PushSecretRemoteRef, PushSecretSecret, PushSecretSelector, PushSecretSpec, PushSecretStoreRef,
+    SecretStore, SecretStoreRef,
 };
 use super::mariadb::{
     Database, DatabaseSpec, Grant, GrantSpec, MariaDbRef, SecretKeySelector, User, UserSpec,
@@ -51,13 +51,21 @@ fn schema_of(kind: &KindRef) -> Value {
         .into_iter()
         .find(|c| c["spec"]["group"] == kind.group() && c["spec"]["names"]["kind"] == kind.kind)
         .unwrap_or_else(|| panic!("no CRD serves {kind}"));
-    assert_eq!(crd["spec"]["names"]["plural"], kind.plural.as_str(), "{kind}");
+    assert_eq!(
+        crd["spec"]["names"]["plural"],
+        kind.plural.as_str(),
+        "{kind}"
+    );
     assert_eq!(
         crd["metadata"]["name"],
         format!("{}.{}", kind.plural, kind.group()),
         "{kind}"
     );
-    let scope = if kind.namespaced { "Namespaced" } else { "Cluster" };
+    let scope = if kind.namespaced {
+        "Namespaced"
+    } else {
+        "Cluster"
+    };
     assert_eq!(crd["spec"]["scope"], scope, "{kind}");
     let version = crd["spec"]["versions"]
         .as_array()
@@ -77,7 +85,10 @@ fn assert_declared(path: &str, value: &Value, schema: &Value) {
             }
             for (key, child) in map {
                 let child_schema = &props[key];
-                assert!(!child_schema.is_null(), "{path}.{key} is not in the CRD schema");
+                assert!(
+                    !child_schema.is_null(),
+                    "{path}.{key} is not in the CRD schema"
+                );
                 assert_declared(&format!("{path}.{key}"), child, child_schema);
             }
         }
@@ -200,7 +211,9 @@ fn the_external_secrets_crds_declare_every_field_the_eso_types_set() {
                 kind: Some("ClusterSecretStore".into()),
             }],
             selector: PushSecretSelector {
-                secret: Some(PushSecretSecret { name: "keys".into() }),
+                secret: Some(PushSecretSecret {
+                    name: "keys".into(),
+                }),
             },
             data: vec![PushSecretData {
                 match_: PushSecretMatch {

@@ -86,7 +86,14 @@ pub struct ExternalSecret {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ConditionsStatus>,
 }
-external_kind!(ExternalSecret, "external-secrets.io", "v1", "ExternalSecret", "externalsecrets", NamespaceResourceScope);
+external_kind!(
+    ExternalSecret,
+    "external-secrets.io",
+    "v1",
+    "ExternalSecret",
+    "externalsecrets",
+    NamespaceResourceScope
+);
 
 /// A namespaced store; only its Ready condition is read, its provider is kept as JSON.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -97,7 +104,14 @@ pub struct SecretStore {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ConditionsStatus>,
 }
-external_kind!(SecretStore, "external-secrets.io", "v1", "SecretStore", "secretstores", NamespaceResourceScope);
+external_kind!(
+    SecretStore,
+    "external-secrets.io",
+    "v1",
+    "SecretStore",
+    "secretstores",
+    NamespaceResourceScope
+);
 
 /// A cluster-wide store; only its Ready condition is read, its provider is kept as JSON.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -108,7 +122,14 @@ pub struct ClusterSecretStore {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ConditionsStatus>,
 }
-external_kind!(ClusterSecretStore, "external-secrets.io", "v1", "ClusterSecretStore", "clustersecretstores", ClusterResourceScope);
+external_kind!(
+    ClusterSecretStore,
+    "external-secrets.io",
+    "v1",
+    "ClusterSecretStore",
+    "clustersecretstores",
+    ClusterResourceScope
+);
 
 /// One store a PushSecret writes to (`spec.secretStoreRefs[]`).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -185,4 +206,11 @@ pub struct PushSecret {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ConditionsStatus>,
 }
-external_kind!(PushSecret, "external-secrets.io", "v1alpha1", "PushSecret", "pushsecrets", NamespaceResourceScope);
+external_kind!(
+    PushSecret,
+    "external-secrets.io",
+    "v1alpha1",
+    "PushSecret",
+    "pushsecrets",
+    NamespaceResourceScope
+);

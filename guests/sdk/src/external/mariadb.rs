@@ -1,7 +1,7 @@
 //! mariadb-operator's `k8s.mariadb.com/v1alpha1` Database, User and Grant.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::NamespaceResourceScope;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
 
 use super::{ConditionsStatus, external_kind};
@@ -53,7 +53,14 @@ pub struct Database {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ConditionsStatus>,
 }
-external_kind!(Database, "k8s.mariadb.com", "v1alpha1", "Database", "databases", NamespaceResourceScope);
+external_kind!(
+    Database,
+    "k8s.mariadb.com",
+    "v1alpha1",
+    "Database",
+    "databases",
+    NamespaceResourceScope
+);
 
 /// `User.spec`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -86,7 +93,14 @@ pub struct User {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ConditionsStatus>,
 }
-external_kind!(User, "k8s.mariadb.com", "v1alpha1", "User", "users", NamespaceResourceScope);
+external_kind!(
+    User,
+    "k8s.mariadb.com",
+    "v1alpha1",
+    "User",
+    "users",
+    NamespaceResourceScope
+);
 
 /// `Grant.spec`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -121,4 +135,11 @@ pub struct Grant {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub status: Option<ConditionsStatus>,
 }
-external_kind!(Grant, "k8s.mariadb.com", "v1alpha1", "Grant", "grants", NamespaceResourceScope);
+external_kind!(
+    Grant,
+    "k8s.mariadb.com",
+    "v1alpha1",
+    "Grant",
+    "grants",
+    NamespaceResourceScope
+);

@@ -139,7 +139,10 @@ mod tests {
             ("a changed value", data(&[("k", "v2")])),
             ("a changed key", data(&[("k2", "v")])),
             ("an added key", data(&[("k", "v"), ("x", "")])),
-            ("a boundary shifted between key and value", data(&[("k=", "v")])),
+            (
+                "a boundary shifted between key and value",
+                data(&[("k=", "v")]),
+            ),
         ];
         let base = content_hash(&data(&[("k", "v")]));
         for (case, other) in cases {
@@ -183,8 +186,8 @@ mod tests {
         let name = immutable_name("b", &d);
         let cluster =
             FakeCluster::new().failing(Op::Create, &name, ApiError::Forbidden("no".into()));
-        let err = create_immutable_config_map(&cluster, &owner(), "b", "ns", &d)
-            .expect_err("forbidden");
+        let err =
+            create_immutable_config_map(&cluster, &owner(), "b", "ns", &d).expect_err("forbidden");
         assert_eq!(
             err.to_string(),
             format!("creating ConfigMap ns/{name}: forbidden: no")

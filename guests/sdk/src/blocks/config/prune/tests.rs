@@ -132,10 +132,7 @@ fn edge_cases_of_the_selection() {
         },
         Case {
             name: "an overlapping prefix does not match: cfg-extra- is not cfg-",
-            listed: vec![
-                cm("cfg-1", 100, Some(UID)),
-                cm("cfgextra-1", 50, Some(UID)),
-            ],
+            listed: vec![cm("cfg-1", 100, Some(UID)), cm("cfgextra-1", 50, Some(UID))],
             retain: 0,
             deleted: &["cfg-1"],
         },
@@ -175,8 +172,7 @@ fn cluster_with_history() -> FakeCluster {
 #[test]
 fn pruning_lists_by_the_base_label_and_deletes_the_oldest_beyond_retain() {
     let cluster = cluster_with_history();
-    prune_immutable_config_maps(&cluster, &owner(), "cfg", "ns", "cfg-current", 1)
-        .expect("prunes");
+    prune_immutable_config_maps(&cluster, &owner(), "cfg", "ns", "cfg-current", 1).expect("prunes");
     assert_eq!(
         cluster.names("ConfigMap"),
         ["cfg-3", "cfg-current", "cfg-unlabelled"]
@@ -197,9 +193,11 @@ fn pruning_lists_by_the_base_label_and_deletes_the_oldest_beyond_retain() {
 #[test]
 fn a_config_map_without_the_base_label_is_invisible_and_not_pruned() {
     let cluster = cluster_with_history();
-    prune_immutable_config_maps(&cluster, &owner(), "cfg", "ns", "cfg-current", 0)
-        .expect("prunes");
-    assert_eq!(cluster.names("ConfigMap"), ["cfg-current", "cfg-unlabelled"]);
+    prune_immutable_config_maps(&cluster, &owner(), "cfg", "ns", "cfg-current", 0).expect("prunes");
+    assert_eq!(
+        cluster.names("ConfigMap"),
+        ["cfg-current", "cfg-unlabelled"]
+    );
 }
 
 #[test]
@@ -245,7 +243,11 @@ fn a_list_or_delete_failure_is_an_error_naming_what_failed() {
 #[test]
 fn an_overlapping_base_name_is_never_pruned_for_the_shorter_one() {
     let cluster = FakeCluster::new()
-        .with(stored("test-config-aaaa", Some("test-config"), "2026-01-01T00:00:01Z"))
+        .with(stored(
+            "test-config-aaaa",
+            Some("test-config"),
+            "2026-01-01T00:00:01Z",
+        ))
         .with(stored(
             "test-config-extra-bbbb",
             Some("test-config-extra"),
