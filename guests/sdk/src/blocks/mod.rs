@@ -24,7 +24,7 @@ pub mod conditions;
 pub mod config;
 // TODO pub mod database;
 pub mod deployment;
-// TODO pub mod job;
+pub mod job;
 pub mod pipeline;
 // TODO pub mod policy;
 // TODO pub mod satellite;
