@@ -28,7 +28,7 @@ pub mod job;
 pub mod pipeline;
 // TODO pub mod policy;
 // TODO pub mod satellite;
-// TODO pub mod secrets;
+pub mod secrets;
 // TODO pub mod tls;
 
 #[cfg(test)]
