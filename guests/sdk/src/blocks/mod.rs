@@ -22,14 +22,14 @@
 pub mod apply;
 pub mod conditions;
 pub mod config;
-// TODO pub mod database;
+pub mod database;
 pub mod deployment;
 pub mod job;
 pub mod pipeline;
 // TODO pub mod policy;
 // TODO pub mod satellite;
 pub mod secrets;
-// TODO pub mod tls;
+pub mod tls;
 
 #[cfg(test)]
 pub(crate) mod fake;
