@@ -26,7 +26,7 @@ pub mod database;
 pub mod deployment;
 pub mod job;
 pub mod pipeline;
-// TODO pub mod policy;
+pub mod policy;
 // TODO pub mod satellite;
 pub mod secrets;
 pub mod tls;
