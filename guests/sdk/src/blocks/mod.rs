@@ -27,7 +27,7 @@ pub mod deployment;
 pub mod job;
 pub mod pipeline;
 pub mod policy;
-// TODO pub mod satellite;
+pub mod satellite;
 pub mod secrets;
 pub mod tls;
 
