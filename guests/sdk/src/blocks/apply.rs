@@ -49,6 +49,11 @@ pub fn name_of<K: Resource + Metadata<Ty = ObjectMeta>>(
 /// The server-side apply body of `object`: its serialized fields without `status` and
 /// without the metadata the server owns. Unset optional fields are not serialized, so the
 /// field manager owns only what the builder set.
+///
+/// Fields k8s-openapi types mark required (a Deployment's `spec.selector` and
+/// `spec.template`, a container's `name`) are always serialized, empty or not: pass whole
+/// objects whose builder sets them. A partial body (one field of someone else's object)
+/// is built as JSON and applied with [`ClusterExt::apply_typed`] instead.
 pub fn apply_body<K: Resource + Serialize>(object: &K) -> Result<Value> {
     let mut body = serde_json::to_value(object).map_err(|source| Error::Encode {
         what: K::KIND.to_owned(),
@@ -122,6 +127,11 @@ mod tests {
             data: Some(BTreeMap::from([("a".into(), "1".into())])),
             ..Default::default()
         }
+    }
+
+    #[test]
+    fn the_shared_field_manager_is_cobaltcore_operator() {
+        assert_eq!(FIELD_MANAGER, "cobaltcore-operator");
     }
 
     #[test]

@@ -63,6 +63,15 @@ pub fn merge_defaults(user: &Sections, defaults: &Sections) -> Sections {
     merged
 }
 
+/// `map` as the comma-separated `key<sep>value` list an oslo option reads (`=` for
+/// `default_log_levels`, `:` for a DictOpt), keys sorted; an empty map renders "".
+pub fn render_sorted_pairs(map: &BTreeMap<String, String>, sep: &str) -> String {
+    map.iter()
+        .map(|(k, v)| format!("{k}{sep}{v}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -123,6 +132,16 @@ mod tests {
             render_ini_multi(&multi),
             "[federation]\ntrusted_dashboard = https://b\ntrusted_dashboard = https://a\n"
         );
+    }
+
+    #[test]
+    fn sorted_pairs_join_keys_in_order_with_the_separator() {
+        let map: BTreeMap<String, String> = [("b", "2"), ("a", "1")]
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        assert_eq!(render_sorted_pairs(&map, "="), "a=1,b=2");
+        assert_eq!(render_sorted_pairs(&BTreeMap::new(), ":"), "");
     }
 
     #[test]

@@ -10,5 +10,7 @@ pub mod ini;
 pub mod prune;
 
 pub use configmap::{CONFIG_BASE_LABEL, content_hash, create_immutable_config_map};
-pub use ini::{Sections, merge_defaults, render_ini, render_ini_multi};
+pub use ini::{
+    MultiSections, Sections, merge_defaults, render_ini, render_ini_multi, render_sorted_pairs,
+};
 pub use prune::{PruneError, prune_immutable_config_maps, select_for_pruning};

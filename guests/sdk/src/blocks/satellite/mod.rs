@@ -9,7 +9,7 @@
 //!   targets, or set the gate condition and requeue.
 //! - [`observe`]: [`secret_name_for_volume`], [`section_present`], [`section_projected`] —
 //!   whether a satellite's section reached the config the parent's Deployment mounts.
-//! - [`collect`]: [`collect()`] — a parent's satellites as one pass sees them.
+//! - [`mod@collect`]: [`collect()`] — a parent's satellites as one pass sees them.
 
 pub mod collect;
 pub mod observe;
