@@ -245,6 +245,45 @@ pub trait ClusterExt: Cluster {
 
 impl<C: Cluster + ?Sized> ClusterExt for C {}
 
+/// A shared reference to a cluster is a cluster, so a borrowed one can be boxed as
+/// `Box<dyn Cluster + '_>` (e.g. by a resolver handing out a cluster it keeps).
+impl<C: Cluster + ?Sized> Cluster for &C {
+    fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
+        (**self).get(object, from)
+    }
+    fn list(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Value>, ApiError> {
+        (**self).list(kind, namespace, options)
+    }
+    fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
+        (**self).apply(object, owner)
+    }
+    fn create(&self, object: &Value) -> Result<Value, ApiError> {
+        (**self).create(object)
+    }
+    fn patch(
+        &self,
+        object: &ObjectRef,
+        patch: &Patch,
+        resource_version: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        (**self).patch(object, patch, resource_version)
+    }
+    fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
+        (**self).delete(object, propagation)
+    }
+    fn update_status(&self, object: &Value) -> Result<Value, ApiError> {
+        (**self).update_status(object)
+    }
+    fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError> {
+        (**self).record_event(regarding, event)
+    }
+}
+
 fn stamp_kind<K: Resource>(body: &mut Value) {
     if let Value::Object(map) = body {
         map.insert("apiVersion".into(), Value::String(K::API_VERSION.into()));

@@ -10,9 +10,15 @@
 //!   [`ClusterExt`], its typed helpers over k8s-openapi and serde types.
 //! - [`plugin`]: what a plugin describes and returns ([`Description`], [`Outcome`], …).
 //! - [`log`]: logging into the host's `tracing`.
+//! - [`blocks`]: the CobaltCore building blocks (apply, config, database, deployment, job,
+//!   policy, satellite, secrets, tls, pipeline) that reconcilers are assembled from.
+//! - [`external`]: types for the CRDs of mariadb-operator, External Secrets and
+//!   cert-manager.
 
+pub mod blocks;
 pub mod cluster;
 pub mod error;
+pub mod external;
 pub mod log;
 pub mod object;
 pub mod plugin;

@@ -1,0 +1,103 @@
+//! EnsureDeployment and IsDeploymentReady.
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+
+use super::Error;
+use crate::blocks::apply::{ensure_object, name_of};
+use crate::cluster::{Cluster, ClusterExt, Owner, Propagation};
+use crate::object::object_key;
+
+/// What [`ensure_deployment`] does before it applies.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DeploymentPlan {
+    /// Delete the existing Deployment first: its selector differs from the desired one.
+    pub recreate: bool,
+    /// Apply with this replica count: the builder left replicas unset and the existing
+    /// Deployment has one (set by an HPA).
+    pub keep_replicas: Option<i32>,
+}
+
+/// Decides what [`ensure_deployment`] does given the existing and the desired Deployment.
+pub fn plan_deployment(existing: Option<&Deployment>, desired: &Deployment) -> DeploymentPlan {
+    let Some(existing) = existing.map(|e| &e.spec) else {
+        return DeploymentPlan::default();
+    };
+    let desired = &desired.spec;
+    let recreate = !same_selector(&existing.selector, &desired.selector);
+    let keep_replicas = match desired.replicas {
+        Some(_) => None,
+        None if recreate => None,
+        None => existing.replicas,
+    };
+    DeploymentPlan {
+        recreate,
+        keep_replicas,
+    }
+}
+
+/// Selectors compare equal when their labels and expressions do, an absent list and an
+/// empty one being the same.
+fn same_selector(a: &LabelSelector, b: &LabelSelector) -> bool {
+    let labels = |s: &LabelSelector| s.match_labels.clone().unwrap_or_default();
+    let expressions = |s: &LabelSelector| s.match_expressions.clone().unwrap_or_default();
+    labels(a) == labels(b) && expressions(a) == expressions(b)
+}
+
+/// Whether every desired replica is ready and the Deployment is Available: readyReplicas ≥
+/// spec.replicas (1 when unset) and an `Available` condition with status `True`.
+pub fn is_deployment_ready(deployment: &Deployment) -> bool {
+    let desired = deployment.spec.replicas.unwrap_or(1);
+    let Some(status) = deployment.status.as_ref() else {
+        return false;
+    };
+    let available =
+        status.conditions.iter().flatten().any(|c| {
+            c.type_.as_deref() == Some("Available") && c.status.as_deref() == Some("True")
+        });
+    status.ready_replicas.unwrap_or(0) >= desired && available
+}
+
+/// Creates or updates `deployment` under `owner` and reports whether it is ready.
+///
+/// A Deployment whose selector changed is deleted (background propagation) and re-created;
+/// replicas left unset by the builder keep the existing count. Readiness is read off the
+/// server's response to the apply.
+pub fn ensure_deployment<C: Cluster + ?Sized>(
+    cluster: &C,
+    owner: &Owner,
+    deployment: &Deployment,
+) -> Result<bool, Error> {
+    let (namespace, name) = name_of(deployment).map_err(|source| Error::Apply {
+        what: "Deployment".into(),
+        source,
+    })?;
+    let what = format!("Deployment {}", object_key(namespace, name));
+    let existing: Option<Deployment> =
+        cluster
+            .get_typed(namespace, name)
+            .map_err(|source| Error::Get {
+                what: what.clone(),
+                source,
+            })?;
+    let plan = plan_deployment(existing.as_ref(), deployment);
+    if plan.recreate {
+        cluster
+            .delete_typed::<Deployment>(namespace, name, Propagation::Background)
+            .map_err(|source| Error::Delete {
+                what: what.clone(),
+                source,
+            })?;
+    }
+    let mut desired = deployment.clone();
+    if let Some(replicas) = plan.keep_replicas {
+        desired.spec.replicas = Some(replicas);
+    }
+    let stored =
+        ensure_object(cluster, owner, &desired).map_err(|source| Error::Apply { what, source })?;
+    Ok(is_deployment_ready(&stored))
+}
+
+#[cfg(test)]
+#[path = "deploy_tests.rs"]
+mod tests;

@@ -1,0 +1,228 @@
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::apps::v1::{
+    Deployment, DeploymentCondition, DeploymentSpec, DeploymentStatus,
+};
+use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use serde_json::json;
+
+use super::*;
+use crate::blocks::fake::{Call, FakeCluster, owner};
+use crate::object::ObjectRef;
+
+fn labels(app: &str) -> Option<BTreeMap<String, String>> {
+    Some(BTreeMap::from([("app".to_owned(), app.to_owned())]))
+}
+
+/// A Deployment `api` selecting `app=<app>`, with `replicas`.
+fn deployment(app: &str, replicas: Option<i32>) -> Deployment {
+    Deployment {
+        metadata: ObjectMeta {
+            name: Some("api".into()),
+            namespace: Some("ns".into()),
+            ..Default::default()
+        },
+        spec: DeploymentSpec {
+            replicas,
+            selector: LabelSelector {
+                match_labels: labels(app),
+                ..Default::default()
+            },
+            template: PodTemplateSpec {
+                metadata: Some(ObjectMeta {
+                    labels: labels(app),
+                    ..Default::default()
+                }),
+                spec: Some(PodSpec {
+                    containers: vec![Container {
+                        name: "api".into(),
+                        image: Some("keystone:1".into()),
+                        ..Default::default()
+                    }],
+                    ..Default::default()
+                }),
+            },
+            ..Default::default()
+        },
+        status: None,
+    }
+}
+
+fn with_status(mut d: Deployment, ready: Option<i32>, available: Option<&str>) -> Deployment {
+    d.status = Some(DeploymentStatus {
+        ready_replicas: ready,
+        conditions: available.map(|status| {
+            vec![DeploymentCondition {
+                type_: Some("Available".into()),
+                status: Some(status.into()),
+                ..Default::default()
+            }]
+        }),
+        ..Default::default()
+    });
+    d
+}
+
+#[test]
+fn is_deployment_ready_follows_its_table() {
+    let cases = [
+        (
+            "spec.replicas unset defaults to 1: one ready replica and Available is ready",
+            with_status(deployment("a", None), Some(1), Some("True")),
+            true,
+        ),
+        (
+            "spec.replicas unset defaults to 1: no ready replica is not ready",
+            with_status(deployment("a", None), None, Some("True")),
+            false,
+        ),
+        (
+            "no Available condition is not ready",
+            with_status(deployment("a", Some(1)), Some(1), None),
+            false,
+        ),
+        (
+            "Available=False is not ready",
+            with_status(deployment("a", Some(1)), Some(1), Some("False")),
+            false,
+        ),
+        (
+            "readyReplicas below the desired count is not ready",
+            with_status(deployment("a", Some(3)), Some(2), Some("True")),
+            false,
+        ),
+        (
+            "readyReplicas at the desired count and Available=True is ready",
+            with_status(deployment("a", Some(3)), Some(3), Some("True")),
+            true,
+        ),
+        (
+            "readyReplicas above the desired count and Available=True is ready",
+            with_status(deployment("a", Some(2)), Some(3), Some("True")),
+            true,
+        ),
+        (
+            "no status at all is not ready",
+            deployment("a", Some(1)),
+            false,
+        ),
+    ];
+    for (case, d, ready) in cases {
+        assert_eq!(is_deployment_ready(&d), ready, "{case}");
+    }
+}
+
+#[test]
+fn plan_deployment_decides_recreate_and_kept_replicas() {
+    let cases = [
+        (
+            "no existing Deployment: nothing to do before the apply",
+            None,
+            deployment("a", None),
+            DeploymentPlan::default(),
+        ),
+        (
+            "an unchanged selector with replicas set applies as is",
+            Some(deployment("a", Some(5))),
+            deployment("a", Some(3)),
+            DeploymentPlan::default(),
+        ),
+        (
+            "replicas unset keeps the existing (HPA) count",
+            Some(deployment("a", Some(5))),
+            deployment("a", None),
+            DeploymentPlan {
+                recreate: false,
+                keep_replicas: Some(5),
+            },
+        ),
+        (
+            "a changed selector deletes and re-creates",
+            Some(deployment("a", Some(5))),
+            deployment("b", Some(3)),
+            DeploymentPlan {
+                recreate: true,
+                keep_replicas: None,
+            },
+        ),
+        (
+            "a changed selector with replicas unset re-creates without keeping a count",
+            Some(deployment("a", Some(5))),
+            deployment("b", None),
+            DeploymentPlan {
+                recreate: true,
+                keep_replicas: None,
+            },
+        ),
+    ];
+    for (case, existing, desired, plan) in cases {
+        assert_eq!(plan_deployment(existing.as_ref(), &desired), plan, "{case}");
+    }
+}
+
+#[test]
+fn an_empty_expression_list_and_an_absent_one_are_the_same_selector() {
+    let mut desired = deployment("a", Some(1));
+    desired.spec.selector.match_expressions = Some(vec![]);
+    let plan = plan_deployment(Some(&deployment("a", Some(1))), &desired);
+    assert!(!plan.recreate);
+}
+
+fn stored(d: &Deployment) -> serde_json::Value {
+    serde_json::to_value(d).expect("encodes")
+}
+
+#[test]
+fn a_new_deployment_is_applied_with_the_owner_and_is_not_ready_yet() {
+    let cluster = FakeCluster::new();
+    let ready = ensure_deployment(&cluster, &owner(), &deployment("a", Some(1))).expect("ok");
+    assert!(!ready);
+    let object = cluster
+        .object(&ObjectRef::of::<Deployment>(Some("ns"), "api"))
+        .expect("stored");
+    assert_eq!(object["metadata"]["ownerReferences"][0]["uid"], "owner-uid");
+}
+
+#[test]
+fn readiness_is_read_off_the_server_response() {
+    let existing = with_status(deployment("a", Some(1)), Some(1), Some("True"));
+    let cluster = FakeCluster::new().with(stored(&existing));
+    assert!(ensure_deployment(&cluster, &owner(), &deployment("a", Some(1))).expect("ok"));
+}
+
+#[test]
+fn a_converged_deployment_is_not_rewritten() {
+    let cluster = FakeCluster::new();
+    ensure_deployment(&cluster, &owner(), &deployment("a", Some(2))).expect("1");
+    ensure_deployment(&cluster, &owner(), &deployment("a", Some(2))).expect("2");
+    assert_eq!(cluster.writes().len(), 1, "{:?}", cluster.writes());
+}
+
+#[test]
+fn a_selector_change_deletes_then_applies_the_new_deployment() {
+    let cluster = FakeCluster::new().with(stored(&deployment("a", Some(1))));
+    ensure_deployment(&cluster, &owner(), &deployment("b", Some(1))).expect("ok");
+    let writes = cluster.writes();
+    assert!(
+        matches!(
+            &writes[..],
+            [Call::Delete(_, Propagation::Background), Call::Apply { .. }]
+        ),
+        "{writes:?}"
+    );
+    let object = cluster
+        .object(&ObjectRef::of::<Deployment>(Some("ns"), "api"))
+        .expect("stored");
+    assert_eq!(
+        object["spec"]["selector"],
+        json!({"matchLabels": {"app": "b"}})
+    );
+}
+
+#[test]
+fn unset_replicas_apply_the_count_the_hpa_set() {
+    let cluster = FakeCluster::new().with(stored(&deployment("a", Some(7))));
+    ensure_deployment(&cluster, &owner(), &deployment("a", None)).expect("ok");
+    assert_eq!(cluster.applied()[0]["spec"]["replicas"], 7);
+}
