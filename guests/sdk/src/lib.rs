@@ -10,11 +10,14 @@
 //!   [`ClusterExt`], its typed helpers over k8s-openapi and serde types.
 //! - [`plugin`]: what a plugin describes and returns ([`Description`], [`Outcome`], …).
 //! - [`log`]: logging into the host's `tracing`.
+//! - [`planner`]: the [`Planner`] trait (the WIT `planner` interface in Rust types), for
+//!   reconcilers that plan Secrets with secretgen.
 
 pub mod cluster;
 pub mod error;
 pub mod log;
 pub mod object;
+pub mod planner;
 pub mod plugin;
 
 #[cfg(target_arch = "wasm32")]
@@ -26,6 +29,7 @@ pub use cluster::{
 };
 pub use error::{ApiError, Error, Result};
 pub use object::{KindRef, ObjectRef};
+pub use planner::Planner;
 pub use plugin::{
     Description, FieldIndex, Mapping, Outcome, Permission, Predicate, ReconcileError, Reconciler,
     Request, Verb, Watch,
