@@ -1,0 +1,123 @@
+//! What the host needs to run the reconciler: [`describe`] and the field index.
+//!
+//! The host watches GitLabSecrets for a change of generation or labels, and every Secret;
+//! a changed or deleted Secret maps, through the [`DECLARED_SECRETS`] index, to the
+//! GitLabSecrets that declare it. The verbs are exactly those a pass uses; events are the
+//! host's own writes and need no declaration.
+
+use k8s_openapi::api::core::v1::Secret;
+use serde_json::Value;
+use wasm_operator_sdk::{
+    Description, FieldIndex, KindRef, Mapping, Permission, Predicate, Verb, Watch,
+};
+
+use crate::grouping::index_keys;
+use crate::types::GitLabSecrets;
+
+/// The plugin's name.
+pub const NAME: &str = "gitlabsecrets";
+/// The field index of the Secrets a GitLabSecrets declares, as `namespace/name`.
+pub const DECLARED_SECRETS: &str = "declared-secrets";
+
+/// The description the host loads the plugin with.
+pub fn describe() -> Description {
+    let primary = KindRef::of::<GitLabSecrets>();
+    let secret = KindRef::of::<Secret>();
+    Description {
+        name: NAME.into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        field_manager: NAME.into(),
+        primary: primary.clone(),
+        primary_predicates: vec![Predicate::GenerationChanged, Predicate::LabelsChanged],
+        watches: vec![Watch {
+            kind: secret.clone(),
+            mapping: Mapping::FieldIndex(DECLARED_SECRETS.into()),
+        }],
+        indexes: vec![FieldIndex {
+            name: DECLARED_SECRETS.into(),
+            description: "namespace/name of every Secret the GitLabSecrets declares: \
+                          spec.secrets and the CA, TLS and chain Secrets of spec.certificates"
+                .into(),
+        }],
+        permissions: vec![
+            Permission {
+                kind: primary,
+                verbs: vec![Verb::Get, Verb::List, Verb::Watch, Verb::UpdateStatus],
+            },
+            Permission {
+                kind: secret,
+                verbs: vec![
+                    Verb::Get,
+                    Verb::List,
+                    Verb::Watch,
+                    Verb::Create,
+                    Verb::Patch,
+                ],
+            },
+        ],
+    }
+}
+
+/// The keys of field index `name` for a GitLabSecrets; none for another index or an object
+/// that does not decode.
+pub fn index(name: &str, object: &Value) -> Vec<String> {
+    if name != DECLARED_SECRETS {
+        return Vec::new();
+    }
+    let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str);
+    match object.get("spec").map(|spec| serde_json::from_value(spec.clone())) {
+        Some(Ok(spec)) => index_keys(namespace, &spec),
+        Some(Err(e)) => {
+            wasm_operator_sdk::log::warn(&format!(
+                "{DECLARED_SECRETS}: a GitLabSecrets spec does not decode: {e}"
+            ));
+            Vec::new()
+        }
+        None => Vec::new(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn it_watches_generation_and_labels_and_every_secret_through_the_index() {
+        let d = describe();
+        assert_eq!(d.name, "gitlabsecrets");
+        assert_eq!(d.primary.api_version, "apps.gitlab.com/v2alpha1");
+        assert_eq!(d.primary.plural, "gitlabsecrets");
+        assert!(d.primary.namespaced);
+        assert_eq!(
+            d.primary_predicates,
+            [Predicate::GenerationChanged, Predicate::LabelsChanged]
+        );
+        assert_eq!(d.watches.len(), 1);
+        assert_eq!(d.watches[0].kind.kind, "Secret");
+        assert_eq!(d.watches[0].mapping, Mapping::FieldIndex(DECLARED_SECRETS.into()));
+    }
+
+    #[test]
+    fn it_declares_no_update_or_delete_of_a_secret() {
+        let d = describe();
+        let secret = d.permissions.iter().find(|p| p.kind.kind == "Secret").expect("Secret");
+        for verb in [Verb::Update, Verb::Delete, Verb::UpdateStatus] {
+            assert!(!secret.verbs.contains(&verb), "{verb:?}");
+        }
+    }
+
+    #[test]
+    fn the_index_of_a_gitlabsecrets_names_its_secrets_and_certificates() {
+        let object = json!({"metadata": {"name": "demo", "namespace": "gitlab"}, "spec": {
+            "secrets": [{"name": "a", "generators": [{"type": "sshHostKeys"}]}],
+            "certificates": [{"authority": {"algorithm": "rsa"}, "domain": "example.com",
+                "caSecret": "ca", "caKey": "k", "tlsSecret": "tls", "chainSecret": "chain",
+                "chainKey": "c"}]}});
+        assert_eq!(
+            index(DECLARED_SECRETS, &object),
+            ["gitlab/a", "gitlab/ca", "gitlab/tls", "gitlab/chain"]
+        );
+        assert!(index("other", &object).is_empty());
+    }
+}
