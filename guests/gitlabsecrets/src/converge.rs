@@ -159,7 +159,14 @@ pub fn converge(pass: &mut Pass<'_>, names: &[&str], plan: &PlanFn<'_>) -> Resul
                 secret: member.name.to_owned(),
                 source,
             };
-            return Ok(Converged::Done(failed(pass, names, i, error, Some(&plans), true)));
+            return Ok(Converged::Done(failed(
+                pass,
+                names,
+                i,
+                error,
+                Some(&plans),
+                true,
+            )));
         }
     }
     Ok(Converged::Done(settled(pass, &members, &plans)))
@@ -167,11 +174,15 @@ pub fn converge(pass: &mut Pass<'_>, names: &[&str], plan: &PlanFn<'_>) -> Resul
 
 /// Whether anything of the group is to be written or reported.
 fn needs_anything(members: &[Member<'_>], plans: &[SecretPlan], read: &[Option<Value>]) -> bool {
-    members.iter().zip(plans).zip(read).any(|((member, plan), secret)| {
-        !plan.ready
-            || !plan.reports.is_empty()
-            || write::needed(plan, secret.as_ref(), &member.labels).is_some()
-    })
+    members
+        .iter()
+        .zip(plans)
+        .zip(read)
+        .any(|((member, plan), secret)| {
+            !plan.ready
+                || !plan.reports.is_empty()
+                || write::needed(plan, secret.as_ref(), &member.labels).is_some()
+        })
 }
 
 /// The results of a group the pass brought to its plans (or found reported), and their
@@ -186,8 +197,10 @@ fn settled(pass: &mut Pass<'_>, members: &[Member<'_>], plans: &[SecretPlan]) ->
                     .push(events::type_kept(member.name, existing, declared));
             }
             if !member.declared_by_others.is_empty() {
-                pass.events
-                    .push(events::declared_twice(member.name, &member.declared_by_others));
+                pass.events.push(events::declared_twice(
+                    member.name,
+                    &member.declared_by_others,
+                ));
             }
             SecretResult {
                 name: member.name.to_owned(),

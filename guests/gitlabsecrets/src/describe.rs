@@ -64,8 +64,13 @@ pub fn index(name: &str, object: &Value) -> Vec<String> {
     if name != DECLARED_SECRETS {
         return Vec::new();
     }
-    let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str);
-    match object.get("spec").map(|spec| serde_json::from_value(spec.clone())) {
+    let namespace = object
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str);
+    match object
+        .get("spec")
+        .map(|spec| serde_json::from_value(spec.clone()))
+    {
         Some(Ok(spec)) => index_keys(namespace, &spec),
         Some(Err(e)) => {
             wasm_operator_sdk::log::warn(&format!(
@@ -95,13 +100,20 @@ mod tests {
         );
         assert_eq!(d.watches.len(), 1);
         assert_eq!(d.watches[0].kind.kind, "Secret");
-        assert_eq!(d.watches[0].mapping, Mapping::FieldIndex(DECLARED_SECRETS.into()));
+        assert_eq!(
+            d.watches[0].mapping,
+            Mapping::FieldIndex(DECLARED_SECRETS.into())
+        );
     }
 
     #[test]
     fn it_declares_no_update_or_delete_of_a_secret() {
         let d = describe();
-        let secret = d.permissions.iter().find(|p| p.kind.kind == "Secret").expect("Secret");
+        let secret = d
+            .permissions
+            .iter()
+            .find(|p| p.kind.kind == "Secret")
+            .expect("Secret");
         for verb in [Verb::Update, Verb::Delete, Verb::UpdateStatus] {
             assert!(!secret.verbs.contains(&verb), "{verb:?}");
         }

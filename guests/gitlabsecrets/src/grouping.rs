@@ -44,11 +44,11 @@ pub fn group_secrets(spec: &GitLabSecretsSpec) -> Vec<SecretGroup<'_>> {
 /// Secrets of each certificate set; each once.
 pub fn declared_secret_names(spec: &GitLabSecretsSpec) -> Vec<&str> {
     let mut names: Vec<&str> = Vec::new();
-    let all = spec.secrets.iter().map(|e| e.name.as_str()).chain(
-        spec.certificates
-            .iter()
-            .flat_map(|c| c.secret_names()),
-    );
+    let all = spec
+        .secrets
+        .iter()
+        .map(|e| e.name.as_str())
+        .chain(spec.certificates.iter().flat_map(|c| c.secret_names()));
     for name in all {
         if !names.contains(&name) {
             names.push(name);

@@ -65,7 +65,8 @@ mod tests {
 
     #[test]
     fn a_label_the_secret_lacks_or_holds_otherwise_is_set_and_none_is_removed() {
-        let secret = json!({"metadata": {"labels": {"app": "old", "release": "demo", "mine": "x"}}});
+        let secret =
+            json!({"metadata": {"labels": {"app": "old", "release": "demo", "mine": "x"}}});
         let wanted = labels(&[("app", "gitlab"), ("release", "demo"), ("heritage", "Helm")]);
         assert_eq!(
             differing(&secret, &wanted),

@@ -36,8 +36,8 @@ impl Planner for SecretgenPlanner {
             ready_units: request.ready_units.clone(),
             generate: request.generate,
         };
-        let plan = secretgen::plan_certificates(&request, &secretgen::NativeKeys)
-            .map_err(plan_error)?;
+        let plan =
+            secretgen::plan_certificates(&request, &secretgen::NativeKeys).map_err(plan_error)?;
         Ok(CertificatesPlan {
             action: match plan.action {
                 secretgen::CertificateAction::None => CertificateAction::None,

@@ -14,7 +14,6 @@
 //! after a second, anything else is retried with the controller's backoff. A pass that
 //! succeeds does not requeue.
 
-
 use wasm_operator_sdk::planner::Planner;
 use wasm_operator_sdk::{Cluster, ObjectRef, Outcome, ReadFrom, ReconcileError, Request, log};
 

@@ -21,7 +21,9 @@ use crate::error::{Error, Result};
 use crate::freshness;
 use crate::pass::{Pass, SecretResult};
 use crate::reconcile::Flow;
-use crate::types::{Condition, ConditionStatus, GitLabSecretsStatus, MAX_READY_UNITS, SecretStatus};
+use crate::types::{
+    Condition, ConditionStatus, GitLabSecretsStatus, MAX_READY_UNITS, SecretStatus,
+};
 
 /// The condition type.
 pub const READY: &str = "Ready";
@@ -123,7 +125,12 @@ pub fn status_of(pass: &Pass<'_>, now: Timestamp) -> GitLabSecretsStatus {
             .map(|r| SecretStatus {
                 name: r.name.clone(),
                 ready: r.ready,
-                ready_units: r.ready_units.iter().take(MAX_READY_UNITS).cloned().collect(),
+                ready_units: r
+                    .ready_units
+                    .iter()
+                    .take(MAX_READY_UNITS)
+                    .cloned()
+                    .collect(),
             })
             .collect(),
     }

@@ -11,8 +11,7 @@ use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use wasm_operator_sdk::{
-    ApiError, Cluster, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation,
-    ReadFrom,
+    ApiError, Cluster, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation, ReadFrom,
 };
 
 /// An operation that can be made to fail.
@@ -251,7 +250,9 @@ impl Cluster for FakeCluster {
         let s = self.state.borrow();
         Ok(s.cache
             .iter()
-            .filter(|(r, _)| kind.matches(r) && (namespace.is_none() || r.namespace.as_deref() == namespace))
+            .filter(|(r, _)| {
+                kind.matches(r) && (namespace.is_none() || r.namespace.as_deref() == namespace)
+            })
             .filter(|(_, v)| match &options.field_index {
                 None => true,
                 Some((index, key)) => crate::describe::index(index, v).contains(key),
@@ -292,7 +293,10 @@ impl Cluster for FakeCluster {
             return Err(ApiError::NotFound(format!("{object} not found")));
         };
         if let Some(version) = resource_version
-            && current.pointer("/metadata/resourceVersion").and_then(Value::as_str) != Some(version)
+            && current
+                .pointer("/metadata/resourceVersion")
+                .and_then(Value::as_str)
+                != Some(version)
         {
             return Err(ApiError::Conflict(format!(
                 "Operation cannot be fulfilled on {object}: the object has been modified"
@@ -308,14 +312,24 @@ impl Cluster for FakeCluster {
 
     fn update_status(&self, object: &Value) -> Result<Value, ApiError> {
         let r = ObjectRef::from_object(object).map_err(|e| ApiError::Invalid(e.to_string()))?;
-        assert_ne!(r.kind, "Secret", "the reconciler must never update a Secret");
+        assert_ne!(
+            r.kind, "Secret",
+            "the reconciler must never update a Secret"
+        );
         self.fault(Op::UpdateStatus, &r.name)?;
         let current = self.state.borrow().server.get(&r).cloned();
         let Some(mut current) = current else {
             return Err(ApiError::NotFound(format!("{r} not found")));
         };
-        let sent = object.pointer("/metadata/resourceVersion").and_then(Value::as_str);
-        if sent.is_some() && current.pointer("/metadata/resourceVersion").and_then(Value::as_str) != sent {
+        let sent = object
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str);
+        if sent.is_some()
+            && current
+                .pointer("/metadata/resourceVersion")
+                .and_then(Value::as_str)
+                != sent
+        {
             return Err(ApiError::Conflict(format!("{r} has been modified")));
         }
         current["status"] = object.get("status").cloned().unwrap_or(Value::Null);

@@ -63,7 +63,10 @@ pub fn secret(name: &str, secret_type: &str, data: &[(&str, &str)]) -> Value {
         .iter()
         .map(|(k, v)| {
             let bytes = k8s_openapi::ByteString(v.as_bytes().to_vec());
-            ((*k).to_owned(), serde_json::to_value(bytes).expect("encodes"))
+            (
+                (*k).to_owned(),
+                serde_json::to_value(bytes).expect("encodes"),
+            )
         })
         .collect();
     json!({"apiVersion": "v1", "kind": "Secret", "type": secret_type,
@@ -81,7 +84,9 @@ pub fn pass(cluster: &FakeCluster, name: &str) -> Result<Outcome, ReconcileError
 
 /// The status the server holds for the GitLabSecrets named `name`.
 pub fn status(cluster: &FakeCluster, name: &str) -> GitLabSecretsStatus {
-    let object = cluster.server("GitLabSecrets", name).expect("the GitLabSecrets");
+    let object = cluster
+        .server("GitLabSecrets", name)
+        .expect("the GitLabSecrets");
     serde_json::from_value(object.get("status").cloned().unwrap_or(json!({})))
         .expect("the status decodes")
 }
@@ -94,5 +99,9 @@ pub fn ready(cluster: &FakeCluster, name: &str) -> (String, String, String) {
         .iter()
         .find(|c| c.condition_type == "Ready")
         .expect("a Ready condition");
-    (format!("{:?}", c.status), c.reason.clone(), c.message.clone())
+    (
+        format!("{:?}", c.status),
+        c.reason.clone(),
+        c.message.clone(),
+    )
 }

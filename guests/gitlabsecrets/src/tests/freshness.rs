@@ -14,7 +14,11 @@ const A_SECOND: Outcome = Outcome {
 #[test]
 fn a_concurrent_secret_change_between_read_and_patch_loses_nothing() {
     let cluster = FakeCluster::new();
-    cluster.put(with_secret(gls("demo"), "demo-a", json!([random("a"), random("b")])));
+    cluster.put(with_secret(
+        gls("demo"),
+        "demo-a",
+        json!([random("a"), random("b")]),
+    ));
     cluster.put(secret("demo-a", "Opaque", &[("a", "first")]));
     // Another client adds a key right after the pass read the Secret past the cache.
     cluster.after_server_read("demo-a", |secret| {
@@ -25,7 +29,10 @@ fn a_concurrent_secret_change_between_read_and_patch_loses_nothing() {
     assert_eq!(pass(&cluster, "demo"), Ok(A_SECOND));
     let (_, reason, message) = ready(&cluster, "demo");
     assert_eq!(reason, "SecretsNotWritten");
-    assert!(message.contains("Secret demo-a: cannot write it: conflict"), "{message}");
+    assert!(
+        message.contains("Secret demo-a: cannot write it: conflict"),
+        "{message}"
+    );
     assert_eq!(cluster.secret_data("demo-a").len(), 2);
 
     // The next pass, on the changed Secret, adds b and keeps both other values.
@@ -52,7 +59,10 @@ fn a_secret_that_changed_past_the_cache_is_planned_again_before_it_is_written() 
     pass(&cluster, "demo").expect("the pass succeeds");
     assert_eq!(cluster.secret_data("demo-a")["token"], b"user");
     assert!(
-        !cluster.writes().iter().any(|w| w.starts_with("patch Secret")),
+        !cluster
+            .writes()
+            .iter()
+            .any(|w| w.starts_with("patch Secret")),
         "{:?}",
         cluster.writes()
     );
@@ -98,7 +108,12 @@ fn a_status_update_that_would_change_nothing_is_skipped_only_on_a_current_gitlab
 fn a_status_update_that_conflicts_requeues_after_a_second() {
     let cluster = FakeCluster::new();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
-    cluster.fail(Op::UpdateStatus, "demo", ApiError::Conflict("modified".into()), 1);
+    cluster.fail(
+        Op::UpdateStatus,
+        "demo",
+        ApiError::Conflict("modified".into()),
+        1,
+    );
 
     assert_eq!(pass(&cluster, "demo"), Ok(A_SECOND));
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
@@ -120,5 +135,9 @@ fn a_new_certificate_set_is_issued_only_after_both_checks() {
 
     cluster.sync_cache();
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
-    assert!(cluster.secret_data("demo-wildcard-tls").contains_key("tls.key"));
+    assert!(
+        cluster
+            .secret_data("demo-wildcard-tls")
+            .contains_key("tls.key")
+    );
 }

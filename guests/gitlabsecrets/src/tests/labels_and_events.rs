@@ -29,7 +29,10 @@ fn release_labels_of_the_gitlabsecrets_are_not_copied() {
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     pass(&cluster, "demo").expect("the pass succeeds");
     let labels = &cluster.server("Secret", "demo-a").expect("created")["metadata"]["labels"];
-    assert!(labels.get("operator.gitlab.com/release-name").is_none(), "{labels}");
+    assert!(
+        labels.get("operator.gitlab.com/release-name").is_none(),
+        "{labels}"
+    );
 }
 
 #[test]
@@ -47,7 +50,11 @@ fn a_secret_two_gitlabsecrets_declare_is_labelled_by_neither_with_a_warning_each
     assert_eq!(cluster.secret_data("shared").len(), 2);
     assert_eq!(
         cluster.event_reasons(),
-        ["SecretDeclaredTwice", "SecretDeclaredTwice", "SecretDeclaredTwice"]
+        [
+            "SecretDeclaredTwice",
+            "SecretDeclaredTwice",
+            "SecretDeclaredTwice"
+        ]
     );
 }
 
@@ -78,7 +85,13 @@ fn an_existing_secret_of_another_type_keeps_it_stays_ready_and_is_noted_every_pa
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
 
-    assert_eq!(cluster.server("Secret", "demo-a").expect("there")["type"], "example.com/mine");
+    assert_eq!(
+        cluster.server("Secret", "demo-a").expect("there")["type"],
+        "example.com/mine"
+    );
     assert_eq!(ready(&cluster, "demo").1, "SecretsReady");
-    assert_eq!(cluster.event_reasons(), ["SecretTypeKept", "SecretTypeKept"]);
+    assert_eq!(
+        cluster.event_reasons(),
+        ["SecretTypeKept", "SecretTypeKept"]
+    );
 }

@@ -7,15 +7,25 @@ use crate::testing::*;
 #[test]
 fn a_missing_secret_is_created_with_its_declared_type_the_labels_and_the_generated_keys() {
     let cluster = FakeCluster::new();
-    let mut gls = with_secret(gls("demo"), "demo-a", json!([random("token"), static_value("empty", "")]));
+    let mut gls = with_secret(
+        gls("demo"),
+        "demo-a",
+        json!([random("token"), static_value("empty", "")]),
+    );
     gls["spec"]["secrets"][0]["type"] = json!("example.com/custom");
     cluster.put(gls);
 
-    assert_eq!(pass(&cluster, "demo"), Ok(wasm_operator_sdk::Outcome::done()));
+    assert_eq!(
+        pass(&cluster, "demo"),
+        Ok(wasm_operator_sdk::Outcome::done())
+    );
 
     let secret = cluster.server("Secret", "demo-a").expect("created");
     assert_eq!(secret["type"], "example.com/custom");
-    assert_eq!(secret["metadata"]["labels"], json!({"app": "gitlab", "release": "demo"}));
+    assert_eq!(
+        secret["metadata"]["labels"],
+        json!({"app": "gitlab", "release": "demo"})
+    );
     let data = cluster.secret_data("demo-a");
     assert_eq!(data["token"].len(), 16);
     assert_eq!(data["empty"], b"");
@@ -25,7 +35,11 @@ fn a_missing_secret_is_created_with_its_declared_type_the_labels_and_the_generat
 #[test]
 fn an_existing_value_is_never_changed() {
     let cluster = FakeCluster::new();
-    cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token"), random("other")])));
+    cluster.put(with_secret(
+        gls("demo"),
+        "demo-a",
+        json!([random("token"), random("other")]),
+    ));
     cluster.put(secret("demo-a", "Opaque", &[("token", "mine")]));
 
     pass(&cluster, "demo").expect("the pass succeeds");
@@ -48,7 +62,10 @@ fn a_user_created_secret_only_gains_missing_keys_with_a_merge_patch() {
     assert_eq!(data["extra"], b"kept");
     assert_eq!(
         cluster.writes(),
-        ["patch Secret gitlab/demo-a", "update-status GitLabSecrets gitlab/demo"]
+        [
+            "patch Secret gitlab/demo-a",
+            "update-status GitLabSecrets gitlab/demo"
+        ]
     );
 }
 
@@ -59,11 +76,17 @@ fn a_missing_secret_with_a_report_is_not_created() {
     let generators: Vec<_> = (0..65).map(|i| random(&format!("k{i}"))).collect();
     cluster.put(with_secret(gls("demo"), "demo-a", json!(generators)));
 
-    assert_eq!(pass(&cluster, "demo"), Ok(wasm_operator_sdk::Outcome::done()));
+    assert_eq!(
+        pass(&cluster, "demo"),
+        Ok(wasm_operator_sdk::Outcome::done())
+    );
 
     assert!(cluster.server("Secret", "demo-a").is_none());
     let (status, reason, message) = ready(&cluster, "demo");
-    assert_eq!((status.as_str(), reason.as_str()), ("False", "SecretsReported"));
+    assert_eq!(
+        (status.as_str(), reason.as_str()),
+        ("False", "SecretsReported")
+    );
     assert!(message.contains("Secret demo-a: declares 65"), "{message}");
 }
 
@@ -75,7 +98,10 @@ fn a_gitlabsecrets_that_is_being_deleted_gets_no_writes() {
     gls["metadata"]["finalizers"] = json!(["someone.else/finalizer"]);
     cluster.put(gls);
 
-    assert_eq!(pass(&cluster, "demo"), Ok(wasm_operator_sdk::Outcome::done()));
+    assert_eq!(
+        pass(&cluster, "demo"),
+        Ok(wasm_operator_sdk::Outcome::done())
+    );
     assert!(cluster.writes().is_empty());
 }
 
@@ -89,9 +115,17 @@ fn a_gitlabsecrets_gets_no_finalizer_and_its_secrets_no_owner_reference() {
     pass(&cluster, "demo").expect("the pass succeeds");
     let primary = cluster.server("GitLabSecrets", "demo").expect("there");
     assert!(primary.pointer("/metadata/finalizers").is_none());
-    for name in ["demo-a", "demo-wildcard-ca", "demo-wildcard-tls", "demo-wildcard-chain"] {
+    for name in [
+        "demo-a",
+        "demo-wildcard-ca",
+        "demo-wildcard-tls",
+        "demo-wildcard-chain",
+    ] {
         let secret = cluster.server("Secret", name).expect(name);
-        assert!(secret.pointer("/metadata/ownerReferences").is_none(), "{name}");
+        assert!(
+            secret.pointer("/metadata/ownerReferences").is_none(),
+            "{name}"
+        );
     }
 }
 
@@ -103,14 +137,20 @@ fn the_chart_defaults_converge_in_one_pass_and_the_next_pass_writes_nothing() {
     object["metadata"]["namespace"] = json!(NS);
     cluster.put(object);
 
-    assert_eq!(pass(&cluster, "demo"), Ok(wasm_operator_sdk::Outcome::done()));
+    assert_eq!(
+        pass(&cluster, "demo"),
+        Ok(wasm_operator_sdk::Outcome::done())
+    );
     let (status, reason, _) = ready(&cluster, "demo");
     assert_eq!((status.as_str(), reason.as_str()), ("True", "SecretsReady"));
     assert_eq!(status_of_all(&cluster).len(), 13 + 3);
     assert!(cluster.secret_data("demo-rails-secret")["secrets.yml"].starts_with(b"production:"));
 
     cluster.clear_writes();
-    assert_eq!(pass(&cluster, "demo"), Ok(wasm_operator_sdk::Outcome::done()));
+    assert_eq!(
+        pass(&cluster, "demo"),
+        Ok(wasm_operator_sdk::Outcome::done())
+    );
     assert!(cluster.writes().is_empty(), "{:?}", cluster.writes());
 }
 

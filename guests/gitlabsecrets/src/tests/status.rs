@@ -16,10 +16,20 @@ fn status_lists_spec_secrets_grouped_by_name_then_ca_tls_and_chain_of_each_set()
 
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
 
-    let names: Vec<String> = status(&cluster, "demo").secrets.into_iter().map(|s| s.name).collect();
+    let names: Vec<String> = status(&cluster, "demo")
+        .secrets
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
     assert_eq!(
         names,
-        ["demo-b", "demo-a", "demo-wildcard-ca", "demo-wildcard-tls", "demo-wildcard-chain"]
+        [
+            "demo-b",
+            "demo-a",
+            "demo-wildcard-ca",
+            "demo-wildcard-tls",
+            "demo-wildcard-chain"
+        ]
     );
     assert_eq!(cluster.secret_data("demo-b").len(), 2);
 }
@@ -52,13 +62,24 @@ fn a_reported_unit_is_not_ready_and_reason_secrets_reported_names_it() {
     let cluster = FakeCluster::new();
     let x509 = json!({"type": "x509", "commonName": "gitlab-issuer", "bits": 2048, "days": 1,
         "certKey": "c.crt", "keyKey": "c.key"});
-    cluster.put(with_secret(gls("demo"), "demo-a", json!([x509, random("token")])));
-    cluster.put(secret("demo-a", "Opaque", &[("c.crt", "a certificate without its key")]));
+    cluster.put(with_secret(
+        gls("demo"),
+        "demo-a",
+        json!([x509, random("token")]),
+    ));
+    cluster.put(secret(
+        "demo-a",
+        "Opaque",
+        &[("c.crt", "a certificate without its key")],
+    ));
 
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
 
     let (status_, reason, message) = ready(&cluster, "demo");
-    assert_eq!((status_.as_str(), reason.as_str()), ("False", "SecretsReported"));
+    assert_eq!(
+        (status_.as_str(), reason.as_str()),
+        ("False", "SecretsReported")
+    );
     assert!(message.starts_with("Secret demo-a: unit"), "{message}");
     assert!(!status(&cluster, "demo").secrets[0].ready);
     // Nothing of a reported Secret is added.
@@ -69,7 +90,10 @@ fn a_reported_unit_is_not_ready_and_reason_secrets_reported_names_it() {
 fn a_write_refused_as_invalid_or_too_large_is_not_retried() {
     let cases = [
         ("invalid", ApiError::Invalid("data: Invalid value".into())),
-        ("too large", ApiError::TooLarge("request entity too large".into())),
+        (
+            "too large",
+            ApiError::TooLarge("request entity too large".into()),
+        ),
     ];
     for (case, error) in cases {
         let cluster = FakeCluster::new();
@@ -79,10 +103,20 @@ fn a_write_refused_as_invalid_or_too_large_is_not_retried() {
 
         let outcome = pass(&cluster, "demo");
 
-        assert!(matches!(outcome, Err(ReconcileError::Permanent(_))), "{case}: {outcome:?}");
+        assert!(
+            matches!(outcome, Err(ReconcileError::Permanent(_))),
+            "{case}: {outcome:?}"
+        );
         let (status_, reason, message) = ready(&cluster, "demo");
-        assert_eq!((status_.as_str(), reason.as_str()), ("False", "SecretsNotWritten"), "{case}");
-        assert!(message.contains(&format!("Secret demo-a: cannot write it: {error}")), "{message}");
+        assert_eq!(
+            (status_.as_str(), reason.as_str()),
+            ("False", "SecretsNotWritten"),
+            "{case}"
+        );
+        assert!(
+            message.contains(&format!("Secret demo-a: cannot write it: {error}")),
+            "{message}"
+        );
         // The other Secret is written all the same.
         assert!(cluster.server("Secret", "demo-b").is_some(), "{case}");
     }
@@ -92,16 +126,28 @@ fn a_write_refused_as_invalid_or_too_large_is_not_retried() {
 fn any_other_failure_is_retried_with_the_controllers_backoff() {
     let cluster = FakeCluster::new();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
-    cluster.fail(Op::Create, "demo-a", ApiError::Unavailable("etcd".into()), 1);
+    cluster.fail(
+        Op::Create,
+        "demo-a",
+        ApiError::Unavailable("etcd".into()),
+        1,
+    );
 
-    assert!(matches!(pass(&cluster, "demo"), Err(ReconcileError::Transient(_))));
+    assert!(matches!(
+        pass(&cluster, "demo"),
+        Err(ReconcileError::Transient(_))
+    ));
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
 }
 
 #[test]
 fn a_secret_whose_write_failed_keeps_its_ready_units_minus_those_no_longer_declared() {
     let cluster = FakeCluster::new();
-    cluster.put(with_secret(gls("demo"), "demo-a", json!([random("a"), random("b")])));
+    cluster.put(with_secret(
+        gls("demo"),
+        "demo-a",
+        json!([random("a"), random("b")]),
+    ));
     pass(&cluster, "demo").expect("the pass succeeds");
     // b is no longer declared, c is new; the Secret was deleted and cannot be created.
     cluster.change("GitLabSecrets", "demo", |g| {
@@ -125,7 +171,11 @@ fn the_ready_message_is_capped_at_4096_bytes() {
         let x509 = json!({"type": "x509", "commonName": "x", "bits": 2048, "days": 1,
             "certKey": "c.crt", "keyKey": "c.key"});
         gls = with_secret(gls, &name, json!([x509]));
-        cluster.put(secret(&name, "Opaque", &[("c.crt", "only the certificate")]));
+        cluster.put(secret(
+            &name,
+            "Opaque",
+            &[("c.crt", "only the certificate")],
+        ));
     }
     cluster.put(gls);
 
@@ -133,5 +183,9 @@ fn the_ready_message_is_capped_at_4096_bytes() {
 
     let (_, reason, message) = ready(&cluster, "demo");
     assert_eq!(reason, "SecretsReported");
-    assert!(message.len() <= 4096 && message.len() > 4000, "{}", message.len());
+    assert!(
+        message.len() <= 4096 && message.len() > 4000,
+        "{}",
+        message.len()
+    );
 }
