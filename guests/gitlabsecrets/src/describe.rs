@@ -11,8 +11,8 @@ use wasm_operator_sdk::{
     Description, FieldIndex, KindRef, Mapping, Permission, Predicate, Verb, Watch,
 };
 
-use crate::grouping::index_keys;
 use crate::types::GitLabSecrets;
+use wasm_operator_sdk::object::object_key;
 
 /// The plugin's name.
 pub const NAME: &str = "gitlabsecrets";
@@ -58,8 +58,10 @@ pub fn describe() -> Description {
     }
 }
 
-/// The keys of field index `name` for a GitLabSecrets; none for another index or an object
-/// that does not decode.
+/// The keys of field index `name` for a GitLabSecrets; none for another index.
+///
+/// Read off the JSON without decoding the whole spec, so a Secret still maps to a
+/// GitLabSecrets whose generators this version of the types would not decode.
 pub fn index(name: &str, object: &Value) -> Vec<String> {
     if name != DECLARED_SECRETS {
         return Vec::new();
@@ -67,19 +69,25 @@ pub fn index(name: &str, object: &Value) -> Vec<String> {
     let namespace = object
         .pointer("/metadata/namespace")
         .and_then(Value::as_str);
-    match object
-        .get("spec")
-        .map(|spec| serde_json::from_value(spec.clone()))
-    {
-        Some(Ok(spec)) => index_keys(namespace, &spec),
-        Some(Err(e)) => {
-            wasm_operator_sdk::log::warn(&format!(
-                "{DECLARED_SECRETS}: a GitLabSecrets spec does not decode: {e}"
-            ));
-            Vec::new()
+    let entries = |field: &str| {
+        object
+            .pointer(&format!("/spec/{field}"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+    };
+    let secrets = entries("secrets").filter_map(|e| e.get("name"));
+    let certificates = entries("certificates")
+        .flat_map(|c| ["caSecret", "tlsSecret", "chainSecret"].map(|k| c.get(k)))
+        .flatten();
+    let mut keys: Vec<String> = Vec::new();
+    for name in secrets.chain(certificates).filter_map(Value::as_str) {
+        let key = object_key(namespace, name);
+        if !keys.contains(&key) {
+            keys.push(key);
         }
-        None => Vec::new(),
     }
+    keys
 }
 
 #[cfg(test)]
@@ -131,5 +139,11 @@ mod tests {
             ["gitlab/a", "gitlab/ca", "gitlab/tls", "gitlab/chain"]
         );
         assert!(index("other", &object).is_empty());
+        // The index agrees with the typed view of the spec.
+        let spec = serde_json::from_value(object["spec"].clone()).expect("decodes");
+        assert_eq!(
+            index(DECLARED_SECRETS, &object),
+            crate::grouping::index_keys(Some("gitlab"), &spec)
+        );
     }
 }

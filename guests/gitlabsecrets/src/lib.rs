@@ -30,9 +30,10 @@ mod native_planner;
 
 #[cfg(test)]
 mod crd;
-#[cfg(test)]
+// The behaviour tests plan with secretgen in-process, so they run natively only.
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod testing;
-#[cfg(test)]
+#[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
 #[cfg(all(not(target_arch = "wasm32"), any(test, feature = "secretgen")))]
