@@ -53,28 +53,89 @@ struct Member<'n> {
     declared_by_others: Vec<String>,
 }
 
+/// Why a group stopped short: its Secret `index` failed with `error`.
+struct Failed {
+    index: usize,
+    error: Error,
+    /// The latest plans, which say which units are still declared.
+    plans: Option<Vec<SecretPlan>>,
+    /// Whether the Secrets before `index` were written (a write failed).
+    written_before: bool,
+}
+
+impl Failed {
+    fn new(index: usize, error: Error) -> Self {
+        Self {
+            index,
+            error,
+            plans: None,
+            written_before: false,
+        }
+    }
+
+    fn with_plans(mut self, plans: &[SecretPlan]) -> Self {
+        self.plans = Some(plans.to_vec());
+        self
+    }
+}
+
+/// Why the recipe stopped short.
+enum Stop {
+    /// A Secret of the group failed; the pass goes on.
+    Secret(Failed),
+    /// The pass fails.
+    Pass(Error),
+}
+
+impl From<Failed> for Stop {
+    fn from(failed: Failed) -> Self {
+        Self::Secret(failed)
+    }
+}
+
 /// Converges the Secrets `names`, planned together by `plan`.
 pub fn converge(pass: &mut Pass<'_>, names: &[&str], plan: &PlanFn<'_>) -> Result<Converged> {
-    let plan = |read: &[Option<Value>], generate: bool| {
-        let plans = plan(read, generate)?;
+    match steps(pass, names, plan) {
+        Ok(converged) => Ok(converged),
+        Err(Stop::Pass(error)) => Err(error),
+        Err(Stop::Secret(f)) => Ok(Converged::Done(failed(
+            pass,
+            names,
+            &f.error,
+            f.index,
+            f.plans.as_deref(),
+            f.written_before,
+        ))),
+    }
+}
+
+/// The recipe.
+fn steps(pass: &mut Pass<'_>, names: &[&str], plan: &PlanFn<'_>) -> Result<Converged, Stop> {
+    // The plans of the group, or the Secret the planner names as failed.
+    let plan = |read: &[Option<Value>], generate: bool| -> Result<Vec<SecretPlan>, Failed> {
+        let failed = |source: PlanError| {
+            let i = names.iter().position(|n| *n == source.subject).unwrap_or(0);
+            let secret = names[i].to_owned();
+            Failed::new(i, Error::Plan { secret, source })
+        };
+        let plans = plan(read, generate).map_err(failed)?;
         if plans.len() != names.len() {
-            return Err(PlanError {
-                subject: names.first().map_or_else(String::new, |n| (*n).to_owned()),
+            return Err(failed(PlanError {
+                subject: names[0].to_owned(),
                 message: format!(
                     "the planner returned {} plans for {} Secrets",
                     plans.len(),
                     names.len()
                 ),
-            });
+            }));
         }
         Ok(plans)
     };
+
+    // 1: who else declares them.
     let mut members = Vec::with_capacity(names.len());
     for (i, name) in names.iter().enumerate() {
-        let others = match declaring_others(pass, name) {
-            Ok(others) => others,
-            Err(error) => return Ok(Converged::Done(failed(pass, names, i, error, None, false))),
-        };
+        let others = declaring_others(pass, name).map_err(|e| Failed::new(i, e))?;
         members.push(Member {
             name,
             labels: if others.is_empty() {
@@ -85,88 +146,46 @@ pub fn converge(pass: &mut Pass<'_>, names: &[&str], plan: &PlanFn<'_>) -> Resul
             declared_by_others: others,
         });
     }
-    let fail = |pass: &Pass<'_>, i: usize, error: Error, plans: Option<&[SecretPlan]>| {
-        Ok(Converged::Done(failed(pass, names, i, error, plans, false)))
-    };
-    let plan_error = |source: PlanError| {
-        let i = names.iter().position(|n| *n == source.subject).unwrap_or(0);
-        (
-            i,
-            Error::Plan {
-                secret: names[i].to_owned(),
-                source,
-            },
-        )
-    };
 
     // 2, 3: from the cache, without generating.
-    let cached = match freshness::read_secrets(pass, names, ReadFrom::Cache) {
-        Ok(read) => read,
-        Err((i, error)) => return fail(pass, i, error, None),
+    let read = |pass: &Pass<'_>, from| {
+        freshness::read_secrets(pass, names, from).map_err(|(i, e)| Failed::new(i, e))
     };
-    let mut probe = match plan(&cached, false) {
-        Ok(plans) => plans,
-        Err(e) => {
-            let (i, error) = plan_error(e);
-            return fail(pass, i, error, None);
-        }
-    };
+    let cached = read(pass, ReadFrom::Cache)?;
+    let mut probe = plan(&cached, false)?;
     if !needs_anything(&members, &probe, &cached) {
         return Ok(Converged::Done(settled(pass, &members, &probe)));
     }
 
     // 4: past the cache.
-    let fresh = match freshness::read_secrets(pass, names, ReadFrom::Server) {
-        Ok(read) => read,
-        Err((i, error)) => return fail(pass, i, error, Some(&probe)),
-    };
+    let fresh = read(pass, ReadFrom::Server).map_err(|f| f.with_plans(&probe))?;
     if cached.iter().zip(&fresh).any(|(c, f)| changed(c, f)) {
-        probe = match plan(&fresh, false) {
-            Ok(plans) => plans,
-            Err(e) => {
-                let (i, error) = plan_error(e);
-                return fail(pass, i, error, None);
-            }
-        };
+        probe = plan(&fresh, false)?;
         if !needs_anything(&members, &probe, &fresh) {
             return Ok(Converged::Done(settled(pass, &members, &probe)));
         }
     }
 
     // 5, 6: only on a current GitLabSecrets is anything generated or written.
-    if !pass.primary_current && !freshness::primary_is_current(pass)? {
+    if !pass.primary_current && !freshness::primary_is_current(pass).map_err(Stop::Pass)? {
         return Ok(Converged::Stale);
     }
     let plans = if probe.iter().all(|p| p.ready) {
         probe
     } else {
-        match plan(&fresh, true) {
-            Ok(plans) => plans,
-            Err(e) => {
-                let (i, error) = plan_error(e);
-                return fail(pass, i, error, Some(&probe));
-            }
-        }
+        plan(&fresh, true).map_err(|f| f.with_plans(&probe))?
     };
 
     // 7: write in order, unless reported.
-    if plans.iter().any(|p| !p.reports.is_empty() || !p.ready) {
-        return Ok(Converged::Done(settled(pass, &members, &plans)));
-    }
-    for (i, (member, plan)) in members.iter().zip(&plans).enumerate() {
-        if let Err(source) = write::write(pass, plan, fresh[i].as_ref(), &member.labels) {
-            let error = Error::WriteSecret {
-                secret: member.name.to_owned(),
-                source,
-            };
-            return Ok(Converged::Done(failed(
-                pass,
-                names,
-                i,
-                error,
-                Some(&plans),
-                true,
-            )));
+    if plans.iter().all(|p| p.ready && p.reports.is_empty()) {
+        for (i, (member, plan)) in members.iter().zip(&plans).enumerate() {
+            write::write(pass, plan, fresh[i].as_ref(), &member.labels).map_err(|source| {
+                let secret = member.name.to_owned();
+                Failed {
+                    written_before: true,
+                    ..Failed::new(i, Error::WriteSecret { secret, source }).with_plans(&plans)
+                }
+            })?;
         }
     }
     Ok(Converged::Done(settled(pass, &members, &plans)))
@@ -219,8 +238,8 @@ fn settled(pass: &mut Pass<'_>, members: &[Member<'_>], plans: &[SecretPlan]) ->
 fn failed(
     pass: &Pass<'_>,
     names: &[&str],
+    error: &Error,
     i: usize,
-    error: Error,
     plans: Option<&[SecretPlan]>,
     written_before: bool,
 ) -> Vec<SecretResult> {

@@ -66,8 +66,15 @@ pub fn ready_reason(results: &[SecretResult]) -> (Reason, String) {
     } else if !reports.is_empty() {
         (Reason::SecretsReported, reports)
     } else if results.iter().any(|r| !r.ready) {
-        // Not reachable from the planner's plans (not ready means reported), kept honest.
-        (Reason::SecretsReported, vec!["a Secret is not ready"])
+        // The planner reports every Secret it leaves not ready; should one come without a
+        // report, it is still named.
+        let lines = results
+            .iter()
+            .filter(|r| !r.ready)
+            .map(|r| format!("Secret {}: not ready", r.name))
+            .collect::<Vec<_>>()
+            .join("\n");
+        return (Reason::SecretsReported, cap(&lines));
     } else {
         return (
             Reason::SecretsReady,
