@@ -115,16 +115,30 @@ mod tests {
     }
 
     #[test]
-    fn it_declares_no_update_or_delete_of_a_secret() {
+    fn it_declares_exactly_the_verbs_a_pass_uses_and_no_update_or_delete_of_a_secret() {
         let d = describe();
-        let secret = d
-            .permissions
-            .iter()
-            .find(|p| p.kind.kind == "Secret")
-            .expect("Secret");
-        for verb in [Verb::Update, Verb::Delete, Verb::UpdateStatus] {
-            assert!(!secret.verbs.contains(&verb), "{verb:?}");
-        }
+        let verbs = |kind: &str| {
+            d.permissions
+                .iter()
+                .find(|p| p.kind.kind == kind)
+                .map(|p| p.verbs.clone())
+                .unwrap_or_default()
+        };
+        assert_eq!(d.permissions.len(), 2);
+        assert_eq!(
+            verbs("GitLabSecrets"),
+            [Verb::Get, Verb::List, Verb::Watch, Verb::UpdateStatus]
+        );
+        assert_eq!(
+            verbs("Secret"),
+            [
+                Verb::Get,
+                Verb::List,
+                Verb::Watch,
+                Verb::Create,
+                Verb::Patch
+            ]
+        );
     }
 
     #[test]

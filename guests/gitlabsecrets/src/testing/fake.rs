@@ -344,3 +344,44 @@ impl Cluster for FakeCluster {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::{NS, secret};
+
+    #[test]
+    #[should_panic(expected = "must never apply")]
+    fn the_fake_refuses_a_server_side_apply() {
+        let _ = FakeCluster::new().apply(&secret("a", "Opaque", &[]), None);
+    }
+
+    #[test]
+    #[should_panic(expected = "must never delete")]
+    fn the_fake_refuses_a_delete() {
+        let object = ObjectRef::of::<k8s_openapi::api::core::v1::Secret>(Some(NS), "a");
+        let _ = FakeCluster::new().delete(&object, Propagation::Background);
+    }
+
+    #[test]
+    #[should_panic(expected = "never update a Secret")]
+    fn the_fake_refuses_a_status_update_of_a_secret() {
+        let cluster = FakeCluster::new();
+        cluster.put(secret("a", "Opaque", &[]));
+        let _ = cluster.update_status(&secret("a", "Opaque", &[]));
+    }
+
+    #[test]
+    fn the_fake_refuses_a_merge_patch_on_a_stale_resource_version_with_a_conflict() {
+        let cluster = FakeCluster::new();
+        let stored = cluster.put(secret("a", "Opaque", &[]));
+        let object = ObjectRef::from_object(&stored).expect("complete");
+        let read = stored["metadata"]["resourceVersion"]
+            .as_str()
+            .expect("a version");
+        let patch = Patch::Merge(json!({"data": {"k": "dg=="}}));
+        cluster.patch(&object, &patch, Some(read)).expect("current");
+        let again = cluster.patch(&object, &patch, Some(read));
+        assert!(matches!(again, Err(ApiError::Conflict(_))), "{again:?}");
+    }
+}

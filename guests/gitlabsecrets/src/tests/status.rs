@@ -189,3 +189,50 @@ fn the_ready_message_is_capped_at_4096_bytes() {
         message.len()
     );
 }
+
+#[test]
+fn a_secret_whose_read_failed_is_not_ready_and_named_with_the_error() {
+    let cluster = FakeCluster::new();
+    cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
+    cluster.fail(
+        Op::GetServer,
+        "demo-a",
+        ApiError::Unavailable("timeout".into()),
+        1,
+    );
+
+    assert!(matches!(
+        pass(&cluster, "demo"),
+        Err(ReconcileError::Transient(_))
+    ));
+
+    let (_, reason, message) = ready(&cluster, "demo");
+    assert_eq!(reason, "SecretsNotWritten");
+    assert_eq!(
+        message,
+        "Secret demo-a: cannot read it: unavailable: timeout"
+    );
+    assert!(cluster.server("Secret", "demo-a").is_none());
+}
+
+#[test]
+fn a_secret_whose_plan_failed_is_not_ready_and_named_with_the_error() {
+    let cluster = FakeCluster::new();
+    // A random generator without its key: no state of the Secret can satisfy it.
+    let keyless = json!([{"type": "random", "charset": "hex", "length": 8}]);
+    let gls = with_secret(gls("demo"), "demo-a", keyless);
+    cluster.put(with_secret(gls, "demo-b", json!([random("token")])));
+
+    assert!(matches!(
+        pass(&cluster, "demo"),
+        Err(ReconcileError::Transient(_))
+    ));
+
+    let (_, reason, message) = ready(&cluster, "demo");
+    assert_eq!(reason, "SecretsNotWritten");
+    assert!(
+        message.starts_with("Secret demo-a: cannot plan it: demo-a:"),
+        "{message}"
+    );
+    assert!(cluster.server("Secret", "demo-b").is_some());
+}
