@@ -4,26 +4,27 @@
 //! would otherwise generate with its shared-secrets hook Job ("The reconciler" in
 //! `gitlabsecrets-reconciler.txt`). What to add to each Secret is decided by the secretgen
 //! planner, reached through [`Planner`]: inside wasm the host links the secretgen component
-//! to the `planner` import; natively [`reconcile`] takes any [`Planner`] (with the
-//! `secretgen` feature, [`SecretgenPlanner`] plans in-process).
+//! to the `planner` import; natively [`reconcile()`] takes any [`Planner`] (with the
+//! `secretgen` feature, `SecretgenPlanner` plans in-process).
 //!
-//! A pass is a table of named steps ([`reconcile`](mod@reconcile)); each Secret, or each
-//! certificate set, goes through the same recipe ([`converge`]).
+//! A pass is a table of named steps (`reconcile.rs`); each Secret, or each certificate set,
+//! goes through the same recipe (`converge.rs`). [`types`] is the resource, and the CRD is
+//! generated from it ([`CRD_YAML`]); [`describe`] is what the host loads the plugin with.
 
-pub mod converge;
+mod converge;
 pub mod describe;
-pub mod error;
-pub mod events;
-pub mod freshness;
-pub mod grouping;
-pub mod labels;
-pub mod pass;
-pub mod reconcile;
-pub mod reconcile_certificates;
-pub mod reconcile_secrets;
-pub mod status;
+mod error;
+mod events;
+mod freshness;
+mod grouping;
+mod labels;
+mod pass;
+mod reconcile;
+mod reconcile_certificates;
+mod reconcile_secrets;
+mod status;
 pub mod types;
-pub mod write;
+mod write;
 
 #[cfg(all(not(target_arch = "wasm32"), any(test, feature = "secretgen")))]
 mod native_planner;
@@ -36,9 +37,11 @@ mod testing;
 #[cfg(all(test, not(target_arch = "wasm32")))]
 mod tests;
 
+pub use error::Error;
 #[cfg(all(not(target_arch = "wasm32"), any(test, feature = "secretgen")))]
 pub use native_planner::SecretgenPlanner;
 pub use reconcile::reconcile;
+pub use status::{MAX_MESSAGE_BYTES, Reason};
 pub use types::GitLabSecrets;
 pub use wasm_operator_sdk::Planner;
 
