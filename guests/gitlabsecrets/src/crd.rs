@@ -175,6 +175,79 @@ mod tests {
     }
 
     #[test]
+    fn the_crd_carries_the_bounds_and_enums_of_the_schema_page() {
+        let crd = serde_json::to_value(crd()).expect("encodes");
+        let root = &crd["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"];
+        let generator = "/spec/properties/secrets/items/properties/generators/items/properties";
+        let authority = "/spec/properties/certificates/items/properties/authority/properties";
+        let cases: &[(&str, &str, Value)] = &[
+            (&format!("{generator}/length"), "minimum", json!(1.0)),
+            (&format!("{generator}/bits"), "minimum", json!(2048.0)),
+            (&format!("{generator}/bits"), "maximum", json!(8192.0)),
+            (&format!("{generator}/days"), "minimum", json!(1.0)),
+            (
+                &format!("{generator}/charset"),
+                "enum",
+                json!(["alphanumeric", "hex", "lowerAlphanumeric"]),
+            ),
+            (
+                &format!("{generator}/encoding"),
+                "enum",
+                json!(["none", "base64", "base64-nowrap", "raw"]),
+            ),
+            (
+                &format!("{generator}/wrap"),
+                "enum",
+                json!(["none", "jsonArray"]),
+            ),
+            (
+                &format!("{generator}/type"),
+                "enum",
+                json!([
+                    "random",
+                    "bytes",
+                    "static",
+                    "rsa",
+                    "x509",
+                    "sshHostKeys",
+                    "railsSecrets"
+                ]),
+            ),
+            (
+                &format!("{generator}/fields/items/properties/shape"),
+                "enum",
+                json!(["scalar", "pem", "list"]),
+            ),
+            (
+                &format!("{authority}/algorithm"),
+                "enum",
+                json!(["rsa", "ecdsa"]),
+            ),
+            (&format!("{authority}/keySize"), "minimum", json!(256.0)),
+            (&format!("{authority}/keySize"), "maximum", json!(8192.0)),
+            (
+                "/spec/properties/secrets/items/properties/generators",
+                "minItems",
+                json!(1),
+            ),
+            (
+                "/spec/properties/secrets/items/properties/type",
+                "default",
+                json!("Opaque"),
+            ),
+            (
+                "/status/properties/secrets/items/properties/readyUnits",
+                "maxItems",
+                json!(crate::types::MAX_READY_UNITS),
+            ),
+        ];
+        for (path, keyword, expected) in cases {
+            let node = root.pointer(path).unwrap_or_else(|| panic!("no {path}"));
+            assert_eq!(node.get(*keyword), Some(expected), "{path} {keyword}");
+        }
+    }
+
+    #[test]
     fn the_crd_is_structural() {
         // Every node with properties or items declares its type, and no node uses the
         // keywords a structural schema forbids outside value validations.

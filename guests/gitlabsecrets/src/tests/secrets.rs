@@ -162,3 +162,17 @@ fn status_of_all(cluster: &FakeCluster) -> Vec<String> {
         .map(|s| s.name)
         .collect()
 }
+
+#[test]
+fn the_exported_reconciler_plans_with_secretgen_natively() {
+    use wasm_operator_sdk::Reconciler;
+    let cluster = FakeCluster::new();
+    cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
+    let request = wasm_operator_sdk::Request {
+        namespace: Some(NS.into()),
+        name: "demo".into(),
+    };
+    let outcome = crate::GitLabSecretsReconciler::reconcile(&cluster, &request);
+    assert_eq!(outcome, Ok(wasm_operator_sdk::Outcome::done()));
+    assert!(cluster.server("Secret", "demo-a").is_some());
+}
