@@ -19,6 +19,11 @@
 //!
 //! A Secret whose read, plan or write failed keeps the readyUnits it had, minus the units
 //! no longer declared (when a plan says which are).
+//!
+//! DECISIONs: a reported Secret gets no write at all, not even of labels that differ (the
+//! planner adds nothing to it, and the spec's patch carries "the added keys and the labels");
+//! the planner is asked without generating first for spec.secrets too, so no key is
+//! generated before the checks of steps 4 and 5.
 
 use std::collections::BTreeMap;
 

@@ -7,6 +7,9 @@
 //!
 //! Both repeat on every pass that finds their cause and writes the Secret or needs no write;
 //! the host aggregates repeats into a series. A failed event is logged, never fails a pass.
+//!
+//! DECISION: a reported Secret counts as one that needs no write (nothing of it is written),
+//! so it gets its events; a Secret whose read, plan or write failed gets none.
 
 use wasm_operator_sdk::{Event, EventType, ObjectRef, log};
 
