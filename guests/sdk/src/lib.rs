@@ -14,6 +14,8 @@
 //!   policy, satellite, secrets, tls, pipeline) that reconcilers are assembled from.
 //! - [`external`]: types for the CRDs of mariadb-operator, External Secrets and
 //!   cert-manager.
+//! - [`planner`]: the [`Planner`] trait (the WIT `planner` interface in Rust types), for
+//!   reconcilers that plan Secrets with secretgen.
 
 pub mod blocks;
 pub mod cluster;
@@ -21,6 +23,7 @@ pub mod error;
 pub mod external;
 pub mod log;
 pub mod object;
+pub mod planner;
 pub mod plugin;
 
 #[cfg(target_arch = "wasm32")]
@@ -32,6 +35,7 @@ pub use cluster::{
 };
 pub use error::{ApiError, Error, Result};
 pub use object::{KindRef, ObjectRef};
+pub use planner::Planner;
 pub use plugin::{
     Description, FieldIndex, Mapping, Outcome, Permission, Predicate, ReconcileError, Reconciler,
     Request, Verb, Watch,

@@ -1,0 +1,35 @@
+//! Step `secrets`: each Secret of spec.secrets, grouped by name, planned with its entries
+//! and the readyUnits of its status entry, and written as [`converge`] says.
+
+use wasm_operator_sdk::planner::SecretRequest;
+
+use crate::converge::{Converged, converge};
+use crate::error::Result;
+use crate::grouping::group_secrets;
+use crate::pass::Pass;
+use crate::reconcile::Flow;
+
+/// Runs the step.
+pub fn run(pass: &mut Pass<'_>) -> Result<Flow> {
+    let spec = pass.primary.spec.clone();
+    for group in group_secrets(&spec) {
+        let entries = group.entries_json();
+        let ready_units = pass.old_ready_units(group.name);
+        let planner = pass.planner;
+        let plan = |read: &[Option<serde_json::Value>], generate: bool| {
+            let request = SecretRequest {
+                name: group.name.to_owned(),
+                entries: entries.clone(),
+                existing: read.first().cloned().flatten().map(|s| s.to_string()),
+                ready_units: ready_units.clone(),
+                generate,
+            };
+            planner.plan(&request).map(|plan| vec![plan])
+        };
+        match converge(pass, &[group.name], &plan)? {
+            Converged::Done(results) => pass.results.extend(results),
+            Converged::Stale => return Ok(Flow::Requeue),
+        }
+    }
+    Ok(Flow::Continue)
+}

@@ -1,0 +1,107 @@
+//! Object builders for tests.
+
+use serde_json::{Value, json};
+use wasm_operator_sdk::{Outcome, ReconcileError, Request};
+
+use super::FakeCluster;
+use crate::SecretgenPlanner;
+use crate::types::GitLabSecretsStatus;
+
+/// The namespace of every test object.
+pub const NS: &str = "gitlab";
+
+/// A GitLabSecrets named `name` with the chart's labels and no Secrets yet.
+pub fn gls(name: &str) -> Value {
+    json!({
+        "apiVersion": "apps.gitlab.com/v2alpha1",
+        "kind": "GitLabSecrets",
+        "metadata": {"name": name, "namespace": NS, "labels": {
+            "app": "gitlab", "release": name,
+            "operator.gitlab.com/release-name": name}},
+        "spec": {"secrets": [], "certificates": []},
+    })
+}
+
+/// Adds a spec.secrets entry to a GitLabSecrets.
+pub fn with_secret(mut gls: Value, name: &str, generators: Value) -> Value {
+    gls["spec"]["secrets"]
+        .as_array_mut()
+        .expect("secrets")
+        .push(json!({"name": name, "type": "Opaque", "generators": generators}));
+    gls
+}
+
+/// A random alphanumeric value of 16 under `key`.
+pub fn random(key: &str) -> Value {
+    json!({"type": "random", "key": key, "charset": "alphanumeric", "length": 16})
+}
+
+/// A static value under `key`.
+pub fn static_value(key: &str, value: &str) -> Value {
+    json!({"type": "static", "key": key, "value": value})
+}
+
+/// Adds an ECDSA P-256 certificate set `<prefix>-ca`, `<prefix>-tls`, `<prefix>-chain`.
+pub fn with_certificate(mut gls: Value, prefix: &str) -> Value {
+    gls["spec"]["certificates"]
+        .as_array_mut()
+        .expect("certificates")
+        .push(json!({
+            "authority": {"commonName": "GitLab Helm Chart", "organization": NS,
+                "organizationalUnit": "demo", "algorithm": "ecdsa", "keySize": 256},
+            "domain": "example.com",
+            "caSecret": format!("{prefix}-ca"), "caKey": "cfssl_ca",
+            "tlsSecret": format!("{prefix}-tls"),
+            "chainSecret": format!("{prefix}-chain"), "chainKey": "chain.crt",
+        }));
+    gls
+}
+
+/// A Secret named `name` holding `data` (plain values).
+pub fn secret(name: &str, secret_type: &str, data: &[(&str, &str)]) -> Value {
+    let data: serde_json::Map<String, Value> = data
+        .iter()
+        .map(|(k, v)| {
+            let bytes = k8s_openapi::ByteString(v.as_bytes().to_vec());
+            (
+                (*k).to_owned(),
+                serde_json::to_value(bytes).expect("encodes"),
+            )
+        })
+        .collect();
+    json!({"apiVersion": "v1", "kind": "Secret", "type": secret_type,
+        "metadata": {"name": name, "namespace": NS}, "data": data})
+}
+
+/// Runs one pass for the GitLabSecrets named `name` with the secretgen planner.
+pub fn pass(cluster: &FakeCluster, name: &str) -> Result<Outcome, ReconcileError> {
+    let request = Request {
+        namespace: Some(NS.into()),
+        name: name.into(),
+    };
+    crate::reconcile(cluster, &SecretgenPlanner, &request)
+}
+
+/// The status the server holds for the GitLabSecrets named `name`.
+pub fn status(cluster: &FakeCluster, name: &str) -> GitLabSecretsStatus {
+    let object = cluster
+        .server("GitLabSecrets", name)
+        .expect("the GitLabSecrets");
+    serde_json::from_value(object.get("status").cloned().unwrap_or(json!({})))
+        .expect("the status decodes")
+}
+
+/// The Ready condition's (status, reason, message).
+pub fn ready(cluster: &FakeCluster, name: &str) -> (String, String, String) {
+    let status = status(cluster, name);
+    let c = status
+        .conditions
+        .iter()
+        .find(|c| c.condition_type == "Ready")
+        .expect("a Ready condition");
+    (
+        format!("{:?}", c.status),
+        c.reason.clone(),
+        c.message.clone(),
+    )
+}
