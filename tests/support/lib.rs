@@ -139,3 +139,55 @@ pub fn fixture_plugin_dir() -> tempfile::TempDir {
     std::fs::copy(fixture_wasm(), dir.path().join("fixture.wasm")).expect("the fixture is copied");
     dir
 }
+
+/// A plugin directory holding the shipped plugins (gitlabsecrets and secretgen).
+pub fn shipped_plugin_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a plugin directory");
+    for file in ["gitlabsecrets.wasm", "secretgen.wasm"] {
+        std::fs::copy(
+            wasm_operator::cli::shipped_plugin_dir().join(file),
+            dir.path().join(file),
+        )
+        .expect("a shipped plugin is copied");
+    }
+    dir
+}
+
+/// The objects of a YAML stream, as JSON.
+pub fn yaml_objects(text: &str) -> Vec<Value> {
+    use serde::Deserialize as _;
+    serde_yaml_ng::Deserializer::from_str(text)
+        .map(|document| Value::deserialize(document).expect("a YAML document"))
+        .filter(|v| !v.is_null())
+        .collect()
+}
+
+/// The GitLabSecrets CRD of `crds/`, as JSON.
+pub fn gitlabsecrets_crd() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../crds/apps.gitlab.com_gitlabsecrets.yaml"
+    ))
+    .expect("the GitLabSecrets CRD");
+    yaml_objects(&text).remove(0)
+}
+
+/// What the chart renders with its defaults for release `demo` in namespace `gitlab`.
+pub fn chart_defaults() -> Value {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../guests/gitlabsecrets/testdata/chart-defaults.yaml"
+    ))
+    .expect("the chart defaults");
+    yaml_objects(&text).remove(0)
+}
+
+/// Sends the host's logs to the test output when `RUST_LOG` is set (e.g. `RUST_LOG=info`).
+pub fn init_logs() {
+    if std::env::var_os("RUST_LOG").is_some() {
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::from_default_env())
+            .with_test_writer()
+            .try_init();
+    }
+}

@@ -71,6 +71,8 @@ pub struct Controller {
     description: Description,
     plugin: RwLock<Arc<Plugin>>,
     canary: RwLock<Option<Arc<Canary>>>,
+    /// Primaries whose last pass failed and was reported on them.
+    reported: std::sync::Mutex<std::collections::HashSet<Request>>,
     runtime: Runtime,
     server: Arc<dyn ClusterBackend>,
     cluster: Arc<dyn ClusterBackend>,
@@ -118,6 +120,7 @@ impl Controller {
             description,
             plugin: RwLock::new(plugin),
             canary: RwLock::new(None),
+            reported: std::sync::Mutex::default(),
             runtime,
             server,
             cluster,
@@ -279,6 +282,12 @@ impl Controller {
     }
 
     fn enqueue(&self, request: Request) {
+        tracing::trace!(
+            plugin = self.name(),
+            namespace = request.namespace.as_deref(),
+            name = request.name,
+            "queued"
+        );
         self.queue.add(request);
         self.metrics.queue_depth(self.name(), self.queue.depth());
     }
@@ -337,6 +346,15 @@ impl Controller {
             .reconcile(&self.runtime, self.cluster.clone(), &request)
             .await;
         let elapsed = started.elapsed();
+        tracing::debug!(
+            plugin = self.name(),
+            version = plugin.description().map(|d| d.version.as_str()),
+            namespace = request.namespace.as_deref(),
+            name = request.name,
+            ?elapsed,
+            outcome = ?result.as_ref().map(|o| o.requeue_after),
+            "pass"
+        );
         let done = match &result {
             Ok(outcome) => {
                 let done = match outcome.requeue_after {
@@ -350,8 +368,10 @@ impl Controller {
                 };
                 self.metrics.pass(self.name(), label, None, elapsed);
                 let cached = self.cached_primary(&request);
+                let reported = self.reported_lock().remove(&request);
                 report::success(
                     self.server.as_ref(),
+                    reported,
                     cached.as_deref(),
                     &self.description.primary,
                     &request,
@@ -364,6 +384,7 @@ impl Controller {
                 self.metrics
                     .pass(self.name(), "error", Some(error.label()), elapsed);
                 if !matches!(error, PassError::Reconcile { .. }) {
+                    self.reported_lock().insert(request.clone());
                     report::failure(
                         self.server.as_ref(),
                         &self.caller(),
@@ -389,6 +410,12 @@ impl Controller {
             plugin: self.description.name.clone(),
             field_manager: self.description.field_manager.clone(),
         }
+    }
+
+    fn reported_lock(&self) -> std::sync::MutexGuard<'_, std::collections::HashSet<Request>> {
+        self.reported
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     fn cached_primary(&self, request: &Request) -> Option<Arc<Value>> {

@@ -211,10 +211,11 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
             }
             retry
         };
-        match retry {
-            Some(after) => self.add_after(key, after),
-            None => self.changed.notify_waiters(),
+        if let Some(after) = retry {
+            self.add_after(key, after);
         }
+        // A key made dirty during its pass is ready now: wake the waiters for it too.
+        self.changed.notify_waiters();
     }
 
     /// Hands back a key taken with [`next`](Self::next) without running it (this replica
@@ -293,6 +294,30 @@ mod tests {
         );
         q.done(key, Done::Success);
         assert_eq!(next_within(&q, 50).await, Some("a"));
+    }
+
+    #[tokio::test]
+    async fn a_waiter_is_woken_for_a_key_changed_during_a_pass_that_asked_for_a_requeue() {
+        let q = std::sync::Arc::new(queue());
+        q.add("a");
+        let key = next_within(&q, 50).await.expect("a");
+        let waiter = {
+            let q = q.clone();
+            tokio::spawn(async move { q.next().await })
+        };
+        tokio::task::yield_now().await;
+        q.add(key);
+        // The waiter wakes for the add, finds the key still in its pass, and waits again.
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        q.done(key, Done::RequeueAfter(Duration::from_secs(3600)));
+        let next = tokio::time::timeout(Duration::from_secs(1), waiter)
+            .await
+            .expect("the waiting dispatcher is woken")
+            .expect("joined");
+        assert_eq!(
+            next, "a",
+            "the change during the pass runs now, not in an hour"
+        );
     }
 
     #[tokio::test(start_paused = true)]

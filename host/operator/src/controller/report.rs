@@ -76,22 +76,25 @@ pub async fn failure(
     .await;
 }
 
-/// Sets `Reconciled=True` after a successful pass when the primary (as cached in
-/// `cached`) carries `Reconciled=False`.
+/// Sets `Reconciled=True` after a successful pass when this host reported the previous
+/// pass as failed (`reported`), or the primary as cached in `cached` carries
+/// `Reconciled=False` (a failure reported before a restart).
 pub async fn success(
     server: &dyn ClusterBackend,
+    reported: bool,
     cached: Option<&Value>,
     kind: &KindRef,
     request: &Request,
 ) {
-    let failed = cached
-        .and_then(|o| o.pointer("/status/conditions"))
-        .and_then(Value::as_array)
-        .is_some_and(|conditions| {
-            conditions
-                .iter()
-                .any(|c| c["type"] == CONDITION && c["status"] == "False")
-        });
+    let failed = reported
+        || cached
+            .and_then(|o| o.pointer("/status/conditions"))
+            .and_then(Value::as_array)
+            .is_some_and(|conditions| {
+                conditions
+                    .iter()
+                    .any(|c| c["type"] == CONDITION && c["status"] == "False")
+            });
     if failed {
         let regarding = object_ref(kind, request);
         set_condition(

@@ -2,4 +2,4 @@
 //! another version and content — what a plugin upgrade looks like.
 
 #[path = "../../fixture/src/lib.rs"]
-mod fixture;
+pub mod fixture;

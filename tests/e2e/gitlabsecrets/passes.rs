@@ -1,0 +1,229 @@
+//! "The reconciler": what a pass writes, on the embedded API server.
+
+use serde_json::json;
+use wasm_operator_e2e::{chart_defaults, eventually};
+
+use super::*;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_chart_defaults_converge_to_ready_secrets_with_the_certificate_set() {
+    let h = Harness::start().await;
+    let declared = chart_defaults();
+    h.create(declared.clone()).await;
+    let object = h.ready_with("gitlab", "demo", "SecretsReady").await;
+    let names: Vec<&str> = declared["spec"]["secrets"]
+        .as_array()
+        .expect("secrets")
+        .iter()
+        .filter_map(|s| s["name"].as_str())
+        .chain([
+            "demo-wildcard-tls-ca",
+            "demo-wildcard-tls",
+            "demo-wildcard-tls-chain",
+        ])
+        .collect();
+    for name in &names {
+        let secret = h
+            .secret("gitlab", name)
+            .await
+            .unwrap_or_else(|| panic!("{name} exists"));
+        assert!(
+            secret
+                .get("data")
+                .is_some_and(|d| d.as_object().is_some_and(|d| !d.is_empty())),
+            "{name} holds keys"
+        );
+        assert!(
+            secret.pointer("/metadata/ownerReferences").is_none(),
+            "{name} has no owner"
+        );
+        assert_eq!(
+            secret.pointer("/metadata/labels/app"),
+            Some(&json!("gitlab")),
+            "{name} labelled"
+        );
+        assert!(
+            secret
+                .pointer("/metadata/labels/operator.gitlab.com~1release-name")
+                .is_none(),
+            "release-* labels are not copied to {name}"
+        );
+    }
+    let statuses = object
+        .pointer("/status/secrets")
+        .and_then(|s| s.as_array())
+        .expect("status.secrets");
+    assert!(statuses.iter().all(|s| s["ready"] == true), "{statuses:?}");
+    assert!(
+        object.pointer("/metadata/finalizers").is_none(),
+        "no finalizer"
+    );
+    h.assert_no_secret_rewrites();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_converged_gitlabsecrets_is_left_alone_by_the_next_pass() {
+    let h = Harness::start().await;
+    h.create(gitlabsecrets("app", json!([random("s", "token", 16)])))
+        .await;
+    h.ready_with("ns", "app", "SecretsReady").await;
+    let secret = h.secret("ns", "s").await.expect("s");
+    let before = h.cluster.counts();
+    // A label change starts a pass (labels-changed predicate) that has nothing to write.
+    h.cluster
+        .backend
+        .patch(
+            &setup(),
+            &gitlabsecrets_ref("ns", "app"),
+            &Patch::Merge(json!({"metadata": {"annotations": {"touched": "yes"}}})),
+            None,
+        )
+        .await
+        .expect("annotated");
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let after = h.secret("ns", "s").await.expect("s");
+    assert_eq!(
+        secret["metadata"]["resourceVersion"],
+        after["metadata"]["resourceVersion"]
+    );
+    let since = h.cluster.counts().since(&before);
+    assert_eq!(
+        since.get("patch", "secrets") + since.get("create", "secrets"),
+        0
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_existing_value_is_never_changed_and_a_user_created_secret_only_gains_missing_keys() {
+    let h = Harness::start().await;
+    h.create(json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "ns", "labels": {"mine": "yes"}},
+        "type": "Opaque", "stringData": {"token": "chosen-by-the-user", "extra": "kept"}}))
+        .await;
+    h.create(gitlabsecrets(
+        "app",
+        json!([{"name": "s", "type": "Opaque", "generators": [
+        {"type": "random", "key": "token", "charset": "alphanumeric", "length": 32},
+        {"type": "random", "key": "other", "charset": "hex", "length": 8}]}]),
+    ))
+    .await;
+    h.ready_with("ns", "app", "SecretsReady").await;
+    let secret = h.secret("ns", "s").await.expect("s");
+    assert_eq!(
+        secret_value(&secret, "token").as_deref(),
+        Some(&b"chosen-by-the-user"[..])
+    );
+    assert_eq!(
+        secret_value(&secret, "extra").as_deref(),
+        Some(&b"kept"[..])
+    );
+    assert_eq!(secret_value(&secret, "other").map(|v| v.len()), Some(8));
+    assert_eq!(
+        secret.pointer("/metadata/labels/mine"),
+        Some(&json!("yes")),
+        "no label removed"
+    );
+    assert_eq!(
+        secret.pointer("/metadata/labels/app"),
+        Some(&json!("gitlab"))
+    );
+    h.assert_no_secret_rewrites();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn deleting_the_gitlabsecrets_leaves_every_secret() {
+    let h = Harness::start().await;
+    h.create(gitlabsecrets(
+        "app",
+        json!([random("a", "k", 8), random("b", "k", 8)]),
+    ))
+    .await;
+    h.ready_with("ns", "app", "SecretsReady").await;
+    h.cluster
+        .backend
+        .delete(
+            &gitlabsecrets_ref("ns", "app"),
+            wasm_operator_sdk::Propagation::Background,
+        )
+        .await
+        .expect("deleted");
+    eventually("the GitLabSecrets gone", WAIT, || async {
+        h.gitlabsecrets("ns", "app").await.is_none().then_some(())
+    })
+    .await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(h.secret("ns", "a").await.is_some());
+    assert!(h.secret("ns", "b").await.is_some());
+    h.assert_no_secret_rewrites();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_declared_secret_is_created_again_through_the_field_index() {
+    let h = Harness::start().await;
+    h.create(gitlabsecrets("app", json!([random("a", "k", 8)])))
+        .await;
+    h.ready_with("ns", "app", "SecretsReady").await;
+    // Deleting is the test's doing (the fault refuses the operator's deletes only by verb;
+    // clear it for this one request).
+    h.cluster.server.clear_faults();
+    h.cluster
+        .backend
+        .delete(
+            &secret_ref("ns", "a"),
+            wasm_operator_sdk::Propagation::Background,
+        )
+        .await
+        .expect("deleted");
+    let deletes = h.cluster.counts().get("delete", "secrets");
+    assert_eq!(deletes, 1);
+    eventually("a created again", WAIT, || async {
+        h.secret("ns", "a").await
+    })
+    .await;
+    assert_eq!(
+        h.cluster.counts().get("delete", "secrets"),
+        1,
+        "only the test deleted"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_secret_declared_by_two_gitlabsecrets_is_labelled_by_neither_with_a_warning() {
+    let h = Harness::start().await;
+    h.create(gitlabsecrets("one", json!([random("shared", "k", 8)])))
+        .await;
+    let mut two = gitlabsecrets("two", json!([random("shared", "k", 8)]));
+    two["metadata"]["labels"] = json!({"team": "two"});
+    h.create(two).await;
+    h.ready_with("ns", "one", "SecretsReady").await;
+    h.ready_with("ns", "two", "SecretsReady").await;
+    eventually("a SecretDeclaredTwice warning", WAIT, || async {
+        let events = h.events("SecretDeclaredTwice").await;
+        (!events.is_empty()).then_some(events)
+    })
+    .await;
+    let secret = h.secret("ns", "shared").await.expect("shared");
+    assert!(
+        secret.pointer("/metadata/labels/team").is_none(),
+        "not labelled by two: {secret}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_existing_secret_of_another_type_keeps_it_with_a_secret_type_kept_event() {
+    let h = Harness::start().await;
+    h.create(
+        json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "ns"},
+        "type": "kubernetes.io/basic-auth", "stringData": {"username": "u", "password": "p"}}),
+    )
+    .await;
+    h.create(gitlabsecrets("app", json!([random("s", "token", 8)])))
+        .await;
+    h.ready_with("ns", "app", "SecretsReady").await;
+    let secret = h.secret("ns", "s").await.expect("s");
+    assert_eq!(secret["type"], "kubernetes.io/basic-auth");
+    eventually("a SecretTypeKept event", WAIT, || async {
+        let events = h.events("SecretTypeKept").await;
+        (!events.is_empty()).then_some(())
+    })
+    .await;
+}

@@ -1,0 +1,558 @@
+//! Plugin lifecycle end to end: hot swap under load, refusals, removal, pinning, canaries,
+//! planner relinking, and failing guests contained and reported on their objects.
+
+use std::path::Path;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wasm_operator::RuntimeConfig;
+use wasm_operator::cluster::{Caller, ClusterBackend};
+use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
+use wasm_operator_e2e::{Cluster, cluster_with, config_map, eventually};
+use wasm_operator_sdk::{KindRef, ListOptions, ObjectRef, Patch};
+
+const WAIT: Duration = Duration::from_secs(30);
+
+fn setup() -> Caller {
+    Caller {
+        plugin: "test".into(),
+        field_manager: "test".into(),
+    }
+}
+
+fn test_plugin(file: &str) -> std::path::PathBuf {
+    wasm_operator::cli::test_plugin_dir().join(file)
+}
+
+/// Replaces `dir/name` with `bytes` atomically (write aside, rename), as a deploy does.
+fn install(dir: &Path, name: &str, bytes: &[u8]) {
+    let aside = dir.join(format!(".{name}.tmp"));
+    std::fs::write(&aside, bytes).expect("written aside");
+    std::fs::rename(&aside, dir.join(name)).expect("renamed into place");
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    std::fs::read(path).expect("a plugin file")
+}
+
+struct Harness {
+    cluster: Cluster,
+    operator: RunningOperator,
+    plugins: tempfile::TempDir,
+    _cache: tempfile::TempDir,
+}
+
+impl Harness {
+    /// The operator over a plugin directory holding `files` (name, content), with `toml`
+    /// as plugins.toml when given.
+    async fn start(files: &[(&str, Vec<u8>)], toml: Option<&str>, fuel: bool) -> Self {
+        let cluster = cluster_with(&[]).await;
+        let plugins = tempfile::tempdir().expect("plugins");
+        for (name, bytes) in files {
+            install(plugins.path(), name, bytes);
+        }
+        if let Some(toml) = toml {
+            std::fs::write(plugins.path().join("plugins.toml"), toml).expect("plugins.toml");
+        }
+        let cache = tempfile::tempdir().expect("cache");
+        let runtime = wasm_operator::Runtime::new(RuntimeConfig {
+            cache_dir: Some(cache.path().to_owned()),
+            fuel,
+            ..RuntimeConfig::default()
+        })
+        .expect("runtime");
+        let mut config = OperatorConfig::new(plugins.path());
+        config.watch_interval = Some(Duration::from_millis(100));
+        config.controller.backoff.base = Duration::from_millis(50);
+        config.controller.backoff.max = Duration::from_secs(1);
+        config.report_to = Some(ObjectRef {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            namespace: Some("ns".into()),
+            name: "operator".into(),
+        });
+        let operator = Operator::start(runtime, cluster.server.client().expect("client"), config)
+            .await
+            .expect("the operator starts");
+        Self {
+            cluster,
+            operator,
+            plugins,
+            _cache: cache,
+        }
+    }
+
+    async fn create(&self, object: Value) -> Value {
+        self.cluster
+            .backend
+            .create(&setup(), object)
+            .await
+            .expect("created")
+    }
+
+    async fn echo(&self, name: &str) -> Option<Value> {
+        self.cluster
+            .get("v1", "ConfigMap", "ns", &format!("{name}-echo"))
+            .await
+    }
+
+    async fn served_by(&self, name: &str) -> Option<String> {
+        self.echo(name)
+            .await
+            .and_then(|e| e["data"]["served-by"].as_str().map(str::to_owned))
+    }
+
+    fn metrics(&self) -> String {
+        self.operator.metrics().render()
+    }
+
+    async fn wait_metric(&self, what: &str, needle: &str) {
+        eventually(what, WAIT, || async {
+            self.metrics().contains(needle).then_some(())
+        })
+        .await;
+    }
+
+    async fn events(&self, reason: &str) -> Vec<Value> {
+        let kind = KindRef {
+            api_version: "events.k8s.io/v1".into(),
+            kind: "Event".into(),
+            plural: "events".into(),
+            namespaced: true,
+        };
+        self.cluster
+            .backend
+            .list(&kind, Some("ns"), &ListOptions::default())
+            .await
+            .expect("events")
+            .into_iter()
+            .filter(|e| e["reason"] == reason)
+            .collect()
+    }
+}
+
+const SERVING_0_2_0: &str = r#"version="0.2.0",sha256="#;
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn swapping_a_plugin_under_steady_load_loses_no_pass() {
+    let h = Harness::start(
+        &[(
+            "fixture.wasm",
+            read(&test_plugin("fixture-reconciler.wasm")),
+        )],
+        None,
+        false,
+    )
+    .await;
+    let names: Vec<String> = (0..12).map(|i| format!("c{i}")).collect();
+    for name in &names {
+        h.create(config_map("ns", name, json!({"n": "0"}), None))
+            .await;
+    }
+    let load = {
+        let backend = h.cluster.backend.clone();
+        let names = names.clone();
+        tokio::spawn(async move {
+            for round in 1..=30 {
+                for name in &names {
+                    let r = ObjectRef {
+                        api_version: "v1".into(),
+                        kind: "ConfigMap".into(),
+                        namespace: Some("ns".into()),
+                        name: name.clone(),
+                    };
+                    backend
+                        .patch(
+                            &setup(),
+                            &r,
+                            &Patch::Merge(json!({"data": {"n": round.to_string()}})),
+                            None,
+                        )
+                        .await
+                        .expect("updated");
+                }
+                tokio::time::sleep(Duration::from_millis(60)).await;
+            }
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    install(
+        h.plugins.path(),
+        "fixture.wasm",
+        &read(&test_plugin("fixture-next.wasm")),
+    );
+    h.wait_metric("0.2.0 serving", SERVING_0_2_0).await;
+    load.await.expect("the load ran");
+    for name in &names {
+        eventually(
+            &format!("{name}'s last change echoed by 0.2.0"),
+            WAIT,
+            || async {
+                let echo = h.echo(name).await?;
+                (echo["data"]["n"] == "30" && echo["data"]["served-by"] == "0.2.0").then_some(())
+            },
+        )
+        .await;
+    }
+    let metrics = h.metrics();
+    assert!(
+        !metrics.contains(r#"result="error""#),
+        "no pass failed:\n{metrics}"
+    );
+    assert!(
+        !metrics.contains(r#"version="0.1.0""#),
+        "0.1.0 is retired:\n{metrics}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bad_file_is_refused_with_the_reason_and_the_old_version_keeps_serving() {
+    let h = Harness::start(
+        &[(
+            "fixture.wasm",
+            read(&test_plugin("fixture-reconciler.wasm")),
+        )],
+        None,
+        false,
+    )
+    .await;
+    h.create(config_map("ns", "before", json!({}), None)).await;
+    eventually("before echoed", WAIT, || async { h.echo("before").await }).await;
+
+    install(h.plugins.path(), "fixture.wasm", b"not wasm at all");
+    h.wait_metric(
+        "the refusal",
+        r#"plugin="fixture",version="",sha256="",state="refused""#,
+    )
+    .await;
+    let refused = eventually("a PluginRefused event", WAIT, || async {
+        h.events("PluginRefused").await.into_iter().next()
+    })
+    .await;
+    assert!(
+        refused["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("not a WebAssembly file")),
+        "{refused}"
+    );
+    h.create(config_map("ns", "after", json!({}), None)).await;
+    let served = eventually("after echoed", WAIT, || async {
+        h.served_by("after").await
+    })
+    .await;
+    assert_eq!(served, "0.1.0", "the old version serves on");
+
+    install(
+        h.plugins.path(),
+        "fixture.wasm",
+        &read(&test_plugin("fixture-next.wasm")),
+    );
+    h.wait_metric("the good file swapped in", SERVING_0_2_0)
+        .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_removed_plugin_stops_its_controller() {
+    let h = Harness::start(
+        &[(
+            "fixture.wasm",
+            read(&test_plugin("fixture-reconciler.wasm")),
+        )],
+        None,
+        false,
+    )
+    .await;
+    assert!(h.operator.controller("fixture").is_some());
+    std::fs::remove_file(h.plugins.path().join("fixture.wasm")).expect("removed");
+    eventually("the controller gone", WAIT, || async {
+        h.operator.controller("fixture").is_none().then_some(())
+    })
+    .await;
+    h.create(config_map("ns", "late", json!({}), None)).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert!(h.echo("late").await.is_none());
+    assert!(!h.metrics().contains(r#"state="serving""#));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_file_whose_sha256_is_not_the_pinned_one_is_refused() {
+    let fixture = read(&test_plugin("fixture-reconciler.wasm"));
+    let sha = {
+        use sha2::Digest as _;
+        hex::encode(sha2::Sha256::digest(&fixture))
+    };
+    let toml = format!("[plugins.fixture]\nsha256 = \"{sha}\"\n");
+    let h = Harness::start(&[("fixture.wasm", fixture)], Some(&toml), false).await;
+    assert!(
+        h.operator.controller("fixture").is_some(),
+        "the pinned file serves"
+    );
+    install(
+        h.plugins.path(),
+        "fixture.wasm",
+        &read(&test_plugin("fixture-next.wasm")),
+    );
+    let refused = eventually("a PluginRefused event", WAIT, || async {
+        h.events("PluginRefused").await.into_iter().next()
+    })
+    .await;
+    assert!(
+        refused["note"]
+            .as_str()
+            .is_some_and(|n| n.contains("is not the pinned")),
+        "{refused}"
+    );
+    h.create(config_map("ns", "a", json!({}), None)).await;
+    let served = eventually("a echoed", WAIT, || async { h.served_by("a").await }).await;
+    assert_eq!(served, "0.1.0");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_canary_reconciles_only_the_objects_its_selector_matches() {
+    let toml =
+        "[plugins.fixture.canary]\nfile = \"fixture-next.wasm\"\nselector = \"track=canary\"\n";
+    let h = Harness::start(
+        &[
+            (
+                "fixture.wasm",
+                read(&test_plugin("fixture-reconciler.wasm")),
+            ),
+            ("fixture-next.wasm", read(&test_plugin("fixture-next.wasm"))),
+        ],
+        Some(toml),
+        false,
+    )
+    .await;
+    assert_eq!(
+        h.operator.controllers().len(),
+        1,
+        "the canary file is not a plugin of its own"
+    );
+    eventually("the canary set", WAIT, || async {
+        h.operator.controller("fixture")?.canary().map(|_| ())
+    })
+    .await;
+    h.create(config_map("ns", "stable", json!({}), None)).await;
+    let mut canary = config_map("ns", "tried", json!({}), None);
+    canary["metadata"]["labels"] = json!({"track": "canary"});
+    h.create(canary).await;
+    let stable = eventually("stable echoed", WAIT, || async {
+        h.served_by("stable").await
+    })
+    .await;
+    let tried = eventually("tried echoed", WAIT, || async {
+        h.served_by("tried").await
+    })
+    .await;
+    assert_eq!((stable.as_str(), tried.as_str()), ("0.1.0", "0.2.0"));
+}
+
+fn widget_crd() -> Value {
+    json!({
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": "widgets.tests.wasm-operator.dev"},
+        "spec": {
+            "group": "tests.wasm-operator.dev",
+            "scope": "Namespaced",
+            "names": {"plural": "widgets", "singular": "widget", "kind": "Widget"},
+            "versions": [{
+                "name": "v1", "served": true, "storage": true,
+                "subresources": {"status": {}},
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {
+                    "spec": {"type": "object", "properties": {
+                        "behaviour": {"type": "string"}, "value": {"type": "string"}}},
+                    "status": {"type": "object", "x-kubernetes-preserve-unknown-fields": true},
+                }}},
+            }],
+        },
+    })
+}
+
+fn widget(name: &str, behaviour: &str) -> Value {
+    json!({"apiVersion": "tests.wasm-operator.dev/v1", "kind": "Widget",
+        "metadata": {"name": name, "namespace": "ns"},
+        "spec": {"behaviour": behaviour, "value": name}})
+}
+
+/// Waits for the Reconciled condition of Widget `name` with `reason` and returns it.
+async fn reconciled(h: &Harness, name: &str, reason: &str) -> Value {
+    eventually(
+        &format!("{name}: Reconciled with {reason}"),
+        WAIT,
+        || async {
+            let object = h
+                .cluster
+                .get("tests.wasm-operator.dev/v1", "Widget", "ns", name)
+                .await?;
+            let condition = object
+                .pointer("/status/conditions")?
+                .as_array()?
+                .iter()
+                .find(|c| c["type"] == "Reconciled")?
+                .clone();
+            (condition["reason"] == reason).then_some(condition)
+        },
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn each_failing_guest_is_contained_and_reported_on_its_object_with_the_limit() {
+    let toml = "[plugins.widget]\ndeadline_ms = 300\nmemory_mib = 32\n";
+    let h = Harness::start(
+        &[("widget.wasm", read(&test_plugin("widget-reconciler.wasm")))],
+        Some(toml),
+        false,
+    )
+    .await;
+    h.create(widget_crd()).await;
+    for (name, behaviour) in [
+        ("looping", "loop"),
+        ("bomb", "allocate"),
+        ("panicking", "panic"),
+        ("fine", ""),
+    ] {
+        h.create(widget(name, behaviour)).await;
+    }
+    let deadline = reconciled(&h, "looping", "DeadlineExceeded").await;
+    assert!(deadline["status"] == "False");
+    let message = deadline["message"].as_str().unwrap_or_default();
+    assert!(
+        message.contains("plugin widget") && message.contains("300ms"),
+        "{message}"
+    );
+    let memory = reconciled(&h, "bomb", "MemoryCapExceeded").await;
+    assert!(
+        memory["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains(&(32u64 << 20).to_string()),
+        "{memory}"
+    );
+    let panic = reconciled(&h, "panicking", "GuestPanicked").await;
+    assert!(
+        panic["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("the widget panics on purpose"),
+        "{panic}"
+    );
+    eventually("the well-behaved widget reconciled", WAIT, || async {
+        let fine = h
+            .cluster
+            .get("tests.wasm-operator.dev/v1", "Widget", "ns", "fine")
+            .await?;
+        (fine.pointer("/status/observedValue") == Some(&json!("fine"))).then_some(())
+    })
+    .await;
+    let events = h.events("PassFailed").await;
+    for name in ["looping", "bomb", "panicking"] {
+        assert!(
+            events.iter().any(|e| e["regarding"]["name"] == name),
+            "a PassFailed event on {name}: {events:?}"
+        );
+    }
+    let failures = h
+        .operator
+        .controller("widget")
+        .expect("widget")
+        .queue()
+        .failures(&wasm_operator_sdk::Request {
+            namespace: Some("ns".into()),
+            name: "looping".into(),
+        });
+    assert!(failures >= 1, "the failed pass is retried with backoff");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_guest_out_of_fuel_is_reported_with_its_fuel_limit_and_a_later_success_clears_it() {
+    let toml = "[plugins.widget]\nfuel = 20000000\n";
+    let h = Harness::start(
+        &[("widget.wasm", read(&test_plugin("widget-reconciler.wasm")))],
+        Some(toml),
+        true,
+    )
+    .await;
+    h.create(widget_crd()).await;
+    h.create(widget("spinner", "loop")).await;
+    let condition = reconciled(&h, "spinner", "FuelExhausted").await;
+    assert!(
+        condition["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("20000000"),
+        "{condition}"
+    );
+    let r = ObjectRef {
+        api_version: "tests.wasm-operator.dev/v1".into(),
+        kind: "Widget".into(),
+        namespace: Some("ns".into()),
+        name: "spinner".into(),
+    };
+    h.cluster
+        .backend
+        .patch(
+            &setup(),
+            &r,
+            &Patch::Merge(json!({"spec": {"behaviour": ""}})),
+            None,
+        )
+        .await
+        .expect("mended");
+    let healthy = reconciled(&h, "spinner", "PassSucceeded").await;
+    assert_eq!(healthy["status"], "True");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn replacing_the_planner_relinks_the_reconcilers_that_import_it() {
+    let shipped = wasm_operator::cli::shipped_plugin_dir();
+    let secretgen = read(&shipped.join("secretgen.wasm"));
+    let h = Harness::start(
+        &[
+            (
+                "gitlabsecrets.wasm",
+                read(&shipped.join("gitlabsecrets.wasm")),
+            ),
+            ("secretgen.wasm", secretgen.clone()),
+        ],
+        None,
+        false,
+    )
+    .await;
+    assert!(
+        h.operator.controller("gitlabsecrets").is_some(),
+        "linked at load"
+    );
+    // The same planner with an extra custom section: another file, another sha256.
+    let mut next = secretgen;
+    let name = b"wasm-operator-test";
+    next.extend_from_slice(&[
+        0,
+        u8::try_from(name.len() + 1).expect("short"),
+        u8::try_from(name.len()).expect("short"),
+    ]);
+    next.extend_from_slice(name);
+    let next_sha = {
+        use sha2::Digest as _;
+        hex::encode(sha2::Sha256::digest(&next))
+    };
+    install(h.plugins.path(), "secretgen.wasm", &next);
+    h.wait_metric(
+        "the new planner linked",
+        &format!(r#"sha256="{next_sha}",state="serving""#),
+    )
+    .await;
+    h.create(wasm_operator_e2e::gitlabsecrets_crd()).await;
+    h.create(
+        json!({"apiVersion": "apps.gitlab.com/v2alpha1", "kind": "GitLabSecrets",
+        "metadata": {"name": "app", "namespace": "ns"},
+        "spec": {"secrets": [{"name": "s", "type": "Opaque", "generators": [
+            {"type": "random", "key": "k", "charset": "hex", "length": 8}]}]}}),
+    )
+    .await;
+    eventually("the Secret planned by the new planner", WAIT, || async {
+        h.cluster.get("v1", "Secret", "ns", "s").await
+    })
+    .await;
+}
