@@ -26,12 +26,18 @@ struct Args {
 
 #[derive(Subcommand)]
 enum Command {
-    /// Load the shipped plugins and show what each describes.
+    /// The main job: the embedded API server, the shipped plugins, and the GitLabSecrets the
+    /// chart renders by default, reconciled and summarised.
     Demo {
         /// The plugin directory (default: the plugins this build compiled).
         #[arg(long)]
         plugins: Option<PathBuf>,
+        /// Leave the API server running and print its kubeconfig (until Ctrl-C).
+        #[arg(long)]
+        keep: bool,
     },
+    /// Print the CRDs of the shipped reconcilers.
+    Crds,
     /// Run the embedded Kubernetes API server and write a kubeconfig for it.
     DevCluster {
         /// The port on 127.0.0.1 (0 picks a free one).
@@ -125,16 +131,17 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let runtime = Runtime::new(config)?;
     match args.command {
-        Command::Demo { plugins } => {
-            let dir = plugins.unwrap_or_else(cli::shipped_plugin_dir);
-            let (loaded, _failed) = cli::demo::run(&runtime, &dir)
-                .await
-                .with_context(|| format!("cannot read plugin directory {}", dir.display()))?;
-            Ok(if loaded > 0 {
-                ExitCode::SUCCESS
-            } else {
-                ExitCode::FAILURE
-            })
+        Command::Demo { plugins, keep } => {
+            let options = cli::demo::DemoOptions {
+                plugins: plugins.unwrap_or_else(cli::shipped_plugin_dir),
+                keep,
+            };
+            cli::demo::run(runtime, &options).await?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Crds => {
+            print!("{}", cli::demo::GITLABSECRETS_CRD);
+            Ok(ExitCode::SUCCESS)
         }
         Command::DevCluster {
             port,

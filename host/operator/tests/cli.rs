@@ -12,6 +12,13 @@ fn fixture() -> std::path::PathBuf {
     wasm_operator::cli::test_plugin_dir().join("fixture-reconciler.wasm")
 }
 
+/// A plugin directory holding only the fixture.
+fn fixture_dir() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::copy(fixture(), dir.path().join("fixture.wasm")).expect("copy");
+    dir
+}
+
 #[test]
 fn plugin_inspect_prints_the_description_and_the_sha256() {
     let cache = tempfile::tempdir().expect("tempdir");
@@ -75,10 +82,16 @@ fn plugin_inspect_of_a_bad_file_prints_one_line_and_exits_2() {
 }
 
 #[test]
-fn demo_loads_the_shipped_plugins_and_reports_a_bad_file_without_stopping() {
+fn demo_reconciles_the_chart_defaults_and_prints_shapes_never_values_despite_a_bad_file() {
     let cache = tempfile::tempdir().expect("tempdir");
     let dir = tempfile::tempdir().expect("tempdir");
-    std::fs::copy(fixture(), dir.path().join("a-fixture.wasm")).expect("copy");
+    for file in ["gitlabsecrets.wasm", "secretgen.wasm"] {
+        std::fs::copy(
+            wasm_operator::cli::shipped_plugin_dir().join(file),
+            dir.path().join(file),
+        )
+        .expect("copy");
+    }
     std::fs::write(dir.path().join("b-broken.wasm"), "nope").expect("write");
 
     let output = wasm_operator(&cache)
@@ -87,16 +100,31 @@ fn demo_loads_the_shipped_plugins_and_reports_a_bad_file_without_stopping() {
         .output()
         .expect("runs");
 
+    let stdout = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
-        "{}",
+        "{stdout}{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    assert!(stdout.contains("fixture loaded in"), "{stdout}");
+    for expected in [
+        "gitlabsecrets 0.1.0 (reconciler of apps.gitlab.com/v2alpha1/GitLabSecrets",
+        "secretgen (planner",
+        "b-broken.wasm: not a WebAssembly file",
+        "16/16 Secrets ready  (SecretsReady)",
+        "  demo-wildcard-tls  (kubernetes.io/tls)",
+        "      tls.key                          PEM RSA PRIVATE KEY",
+        "      password                         64 chars, alphanumeric",
+        "  2. subject CN=example.com",
+        "Ready: True (SecretsReady)",
+    ] {
+        assert!(
+            stdout.contains(expected),
+            "missing {expected:?} in:\n{stdout}"
+        );
+    }
     assert!(
-        stdout.contains("b-broken.wasm: not a WebAssembly file"),
-        "{stdout}"
+        !stdout.contains("-----BEGIN"),
+        "no value is printed:\n{stdout}"
     );
 }
 
@@ -119,9 +147,10 @@ fn demo_with_a_missing_plugin_directory_names_it_and_fails() {
 #[test]
 fn rbac_prints_the_cluster_role_the_plugins_need_and_nothing_more() {
     let cache = tempfile::tempdir().expect("tempdir");
+    let plugins = fixture_dir();
     let output = wasm_operator(&cache)
         .args(["rbac", "--leader-elect", "--plugins"])
-        .arg(wasm_operator::cli::test_plugin_dir())
+        .arg(plugins.path())
         .output()
         .expect("runs");
     assert!(
@@ -171,9 +200,10 @@ fn run_reconciles_against_the_kubeconfigs_cluster_and_exits_cleanly_on_sigterm()
     server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
     let client = server.client().expect("client");
     let cache = tempfile::tempdir().expect("tempdir");
+    let plugins = fixture_dir();
     let mut child = wasm_operator(&cache)
         .args(["run", "--health-addr", "127.0.0.1:0", "--plugins"])
-        .arg(wasm_operator::cli::test_plugin_dir())
+        .arg(plugins.path())
         .arg("--kubeconfig")
         .arg(&kubeconfig)
         .stderr(std::process::Stdio::null())

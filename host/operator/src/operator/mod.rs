@@ -103,6 +103,7 @@ pub struct Operator;
 
 /// A started operator.
 pub struct RunningOperator {
+    refusals: Vec<(PathBuf, String)>,
     directory: JoinHandle<PluginDirectory>,
     controllers: watch::Receiver<Vec<Arc<Controller>>>,
     election: Option<leader::Election>,
@@ -241,7 +242,7 @@ impl Operator {
                 report_to: config.report_to.clone(),
             },
         );
-        directory.sync().await;
+        let refusals = directory.sync().await;
         let controllers = directory.controllers();
         if controllers.borrow().is_empty() {
             tracing::warn!(dir = %config.plugins.display(), "no reconciler plugin serves yet");
@@ -249,6 +250,7 @@ impl Operator {
         started_tx.send_replace(true);
         let directory = tokio::spawn(watch_directory(directory, config.watch_interval, stopped));
         Ok(RunningOperator {
+            refusals,
             directory,
             controllers,
             election,
@@ -311,6 +313,11 @@ impl RunningOperator {
     /// The metrics.
     pub fn metrics(&self) -> &Arc<Metrics> {
         &self.metrics
+    }
+
+    /// The files refused when the operator started, with the reasons.
+    pub fn refusals(&self) -> &[(PathBuf, String)] {
+        &self.refusals
     }
 
     /// The running controllers, one per reconciler plugin.

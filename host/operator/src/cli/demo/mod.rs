@@ -1,0 +1,222 @@
+//! `wasm-operator demo`: the project's main job, end to end on the embedded API server.
+//!
+//! 1. Starts the embedded API server and installs the GitLabSecrets CRD.
+//! 2. Runs the operator over the shipped plugins (gitlabsecrets linked to secretgen).
+//! 3. Applies what the GitLab chart renders with its defaults (release `demo`, namespace
+//!    `gitlab`, with the certificate set) and shows progress while it reconciles.
+//! 4. Prints each Secret with its keys and their shapes (never the values), the certificate
+//!    chain's subjects and expiry, and the Ready condition.
+//!
+//! With `--keep` the API server stays up and the kubeconfig path is printed for kubectl.
+
+mod shape;
+mod summary;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use anyhow::Context as _;
+use kube::api::{Api, DynamicObject, PostParams};
+use kube::discovery::ApiResource;
+use serde_json::Value;
+
+use crate::operator::{Operator, OperatorConfig};
+use crate::runtime::Runtime;
+
+/// The GitLabSecrets CRD, as committed in `crds/`.
+pub const GITLABSECRETS_CRD: &str =
+    include_str!("../../../../../crds/apps.gitlab.com_gitlabsecrets.yaml");
+
+/// What the chart renders with its defaults for release `demo` in namespace `gitlab`.
+pub const CHART_DEFAULTS: &str =
+    include_str!("../../../../../guests/gitlabsecrets/testdata/chart-defaults.yaml");
+
+/// How long the demo waits for the GitLabSecrets to be ready.
+const READY_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// What the demo runs.
+#[derive(Debug, Clone)]
+pub struct DemoOptions {
+    /// The plugin directory.
+    pub plugins: PathBuf,
+    /// Leave the API server running afterwards (until Ctrl-C).
+    pub keep: bool,
+}
+
+fn yaml(text: &str) -> anyhow::Result<Value> {
+    serde_yaml_ng::from_str(text).context("embedded YAML")
+}
+
+fn resource(api_version: &str, kind: &str, plural: &str) -> ApiResource {
+    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
+    ApiResource {
+        group: group.into(),
+        version: version.into(),
+        api_version: api_version.into(),
+        kind: kind.into(),
+        plural: plural.into(),
+    }
+}
+
+async fn create(
+    client: &kube::Client,
+    object: Value,
+    resource: &ApiResource,
+) -> anyhow::Result<()> {
+    let object: DynamicObject = serde_json::from_value(object).context("an object")?;
+    let api: Api<DynamicObject> = match object.metadata.namespace.as_deref() {
+        Some(ns) => Api::namespaced_with(client.clone(), ns, resource),
+        None => Api::all_with(client.clone(), resource),
+    };
+    api.create(&PostParams::default(), &object)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot create {} {}",
+                resource.kind,
+                object.metadata.name.unwrap_or_default()
+            )
+        })?;
+    Ok(())
+}
+
+/// Runs the demo; prints to stdout.
+pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> {
+    let started = Instant::now();
+    if !options.plugins.is_dir() {
+        anyhow::bail!("cannot read plugin directory {}", options.plugins.display());
+    }
+    let server = wasm_operator_apiserver::ApiServer::start(Default::default()).await?;
+    let client = server.client()?;
+    println!("wasm-operator demo");
+    println!("  API server  {} (embedded)", server.url());
+
+    let crd = resource(
+        "apiextensions.k8s.io/v1",
+        "CustomResourceDefinition",
+        "customresourcedefinitions",
+    );
+    create(&client, yaml(GITLABSECRETS_CRD)?, &crd).await?;
+    let namespace = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gitlab"}});
+    create(
+        &client,
+        namespace,
+        &resource("v1", "Namespace", "namespaces"),
+    )
+    .await?;
+
+    let mut config = OperatorConfig::new(&options.plugins);
+    config.watch_interval = None;
+    let operator = Operator::start(runtime.clone(), client.clone(), config).await?;
+    print_plugins(&runtime, &operator, &options.plugins);
+    if operator.controller("gitlabsecrets").is_none() {
+        anyhow::bail!("the gitlabsecrets plugin is not serving: see the refusals above");
+    }
+
+    let declared = yaml(CHART_DEFAULTS)?;
+    let gitlabsecrets = resource("apps.gitlab.com/v2alpha1", "GitLabSecrets", "gitlabsecrets");
+    create(&client, declared.clone(), &gitlabsecrets).await?;
+    println!(
+        "  applied     GitLabSecrets gitlab/demo: the chart's defaults for release demo, with the certificate set"
+    );
+
+    let api: Api<DynamicObject> = Api::namespaced_with(client.clone(), "gitlab", &gitlabsecrets);
+    let object = wait_ready(&api, started).await?;
+    summary::print(&client, &declared, &object).await?;
+    println!("\ndone in {:.1} s", started.elapsed().as_secs_f64());
+
+    if options.keep {
+        let kubeconfig = std::env::temp_dir().join(format!(
+            "wasm-operator-demo-{}.kubeconfig",
+            std::process::id()
+        ));
+        server
+            .write_kubeconfig(&kubeconfig)
+            .with_context(|| format!("cannot write {}", kubeconfig.display()))?;
+        println!("\nthe API server keeps running; the operator keeps reconciling");
+        println!(
+            "  kubectl --kubeconfig {} get gitlabsecrets,secrets -n gitlab",
+            kubeconfig.display()
+        );
+        println!("  Ctrl-C stops both");
+        tokio::signal::ctrl_c()
+            .await
+            .context("waiting for Ctrl-C")?;
+    }
+    operator.shutdown().await;
+    server.stop();
+    Ok(())
+}
+
+fn origin(plugin: &crate::runtime::Plugin) -> &'static str {
+    match plugin.cache_outcome() {
+        crate::runtime::CacheOutcome::Loaded => "precompiled artifact",
+        _ => "compiled now",
+    }
+}
+
+fn print_plugins(runtime: &Runtime, operator: &crate::operator::RunningOperator, dir: &Path) {
+    println!("  plugins     {}", dir.display());
+    for controller in operator.controllers() {
+        let plugin = controller.plugin();
+        println!(
+            "    {} {} (reconciler of {}, {}{})",
+            controller.name(),
+            controller.description().version,
+            controller.description().primary,
+            origin(&plugin),
+            if plugin.imports_planner() {
+                ", linked to the planner"
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some(planner) = runtime.planner() {
+        println!(
+            "    {} (planner, {:?})",
+            planner.name(),
+            planner.cache_outcome()
+        );
+    }
+    for (file, reason) in operator.refusals() {
+        println!("    refused {}: {reason}", file.display());
+    }
+}
+
+/// Polls the GitLabSecrets until its Ready condition is about the current generation and
+/// says SecretsReady, printing progress as Secrets become ready.
+async fn wait_ready(api: &Api<DynamicObject>, started: Instant) -> anyhow::Result<Value> {
+    let mut last = None;
+    let deadline = Instant::now() + READY_TIMEOUT;
+    loop {
+        let object = serde_json::to_value(api.get("demo").await.context("reading gitlab/demo")?)?;
+        let secrets = object.pointer("/status/secrets").and_then(Value::as_array);
+        let ready = secrets.map_or(0, |s| s.iter().filter(|s| s["ready"] == true).count());
+        let total = secrets.map_or(0, Vec::len);
+        let condition = summary::ready_condition(&object);
+        let current = condition
+            .as_ref()
+            .is_some_and(|c| c.get("observedGeneration") == object.pointer("/metadata/generation"));
+        let reason = condition
+            .as_ref()
+            .and_then(|c| c["reason"].as_str())
+            .unwrap_or("pending")
+            .to_owned();
+        let progress = (ready, total, reason.clone());
+        if last.as_ref() != Some(&progress) {
+            println!(
+                "  [{:>5.1} s]  {ready}/{total} Secrets ready  ({reason})",
+                started.elapsed().as_secs_f64()
+            );
+            last = Some(progress);
+        }
+        if current && reason == "SecretsReady" {
+            return Ok(object);
+        }
+        if Instant::now() > deadline {
+            anyhow::bail!("gitlab/demo was not ready after {READY_TIMEOUT:?}: {reason}");
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
