@@ -4,7 +4,7 @@
 //! binary (see `.cargo/config.toml`). The binary is a `wasi:cli/run` command component; it
 //! runs on the host's own engine and artifact cache, with stdio and environment inherited
 //! and the current directory (the package) preopened as `.`. Imports other than WASI (a
-//! plugin's `cluster`, say) trap when called: unit tests run without a host.
+//! plugin's `cluster`, say) trap when called, except logging: unit tests run without a host.
 //!
 //! wasm32-wasip2 is `panic=abort`: one failing test would abort the whole binary with no
 //! summary, and `#[should_panic]` tests cannot pass. So a libtest harness is run one test
@@ -177,9 +177,9 @@ pub async fn run(runtime: &Runtime, wasm: &Path, args: &[String]) -> Result<i32,
     run_tests(&command, args).await
 }
 
-/// Defines every function of the component's `wasm-operator:plugin` imports as a trap: a
+/// Defines every function of the component's `wasm-operator:plugin` imports as a trap — a
 /// guest crate's test binary links its plugin imports, which unit tests do not call (one that
-/// does fails naming the import).
+/// does fails naming the import) — except `logging.log`, which prints to stderr.
 fn stub_plugin_imports(
     linker: &mut Linker<RunState>,
     engine: &wasmtime::Engine,
@@ -194,8 +194,21 @@ fn stub_plugin_imports(
             continue;
         }
         let mut stubs = linker.instance(name)?;
+        let is_logging = name
+            .strip_prefix(crate::CONTRACT_PACKAGE)
+            .is_some_and(|rest| rest.starts_with("/logging@"));
         for (function, item) in instance.exports(engine) {
             if let ComponentItem::ComponentFunc(_) = item.ty {
+                if is_logging && function == "log" {
+                    // Logging needs no host: the line goes to stderr, as the guest's own would.
+                    stubs.func_new(function, |_, _, args, _| {
+                        if let [level, wasmtime::component::Val::String(message)] = args {
+                            eprintln!("{level:?}: {message}");
+                        }
+                        Ok(())
+                    })?;
+                    continue;
+                }
                 let called = format!("{name}#{function}");
                 stubs.func_new(function, move |_, _, _, _| {
                     Err(wasmtime::format_err!(
