@@ -11,6 +11,9 @@
 
 use std::fmt;
 
+#[cfg(not(target_arch = "wasm32"))]
+mod rsa_keygen;
+
 use ed25519_dalek::pkcs8::DecodePrivateKey as _;
 use rsa::traits::PublicKeyParts as _;
 
@@ -82,8 +85,7 @@ impl KeySource for NativeKeys {
                         "unsupported RSA size {bits}: supported are {MIN_RSA_BITS} to {MAX_RSA_BITS} bits"
                     ));
                 }
-                let key =
-                    rsa::PrivateKey::new(&mut rng, bits as usize).map_err(|e| e.to_string())?;
+                let key = new_rsa_key(&mut rng, bits)?;
                 key.to_pkcs8_der()
             }
             KeyAlgorithm::Ecdsa(Curve::P256) => {
@@ -100,6 +102,19 @@ impl KeySource for NativeKeys {
         der.map(|doc| doc.as_bytes().to_vec())
             .map_err(|e| e.to_string())
     }
+}
+
+/// A fresh RSA key with a modulus of exactly `bits` bits and e = 65537: natively with each
+/// prime searched on all cores (see [`rsa_keygen`]), in wasm32 (no threads) by rsa's own
+/// generator.
+#[cfg(not(target_arch = "wasm32"))]
+fn new_rsa_key(_rng: &mut rand::rngs::ThreadRng, bits: u32) -> Result<rsa::PrivateKey, String> {
+    rsa_keygen::generate(bits)
+}
+
+#[cfg(target_arch = "wasm32")]
+fn new_rsa_key(rng: &mut rand::rngs::ThreadRng, bits: u32) -> Result<rsa::PrivateKey, String> {
+    rsa::PrivateKey::new(rng, bits as usize).map_err(|e| e.to_string())
 }
 
 /// Why a key could not be had from a [`KeySource`].
