@@ -36,8 +36,14 @@ async fn main() {
         .unwrap_or(5);
     let test_plugins = wasm_operator::cli::test_plugin_dir();
     let versions = [
-        ("0.1.0", std::fs::read(test_plugins.join("fixture-reconciler.wasm")).expect("fixture")),
-        ("0.2.0", std::fs::read(test_plugins.join("fixture-next.wasm")).expect("fixture-next")),
+        (
+            "0.1.0",
+            std::fs::read(test_plugins.join("fixture-reconciler.wasm")).expect("fixture"),
+        ),
+        (
+            "0.2.0",
+            std::fs::read(test_plugins.join("fixture-next.wasm")).expect("fixture-next"),
+        ),
     ];
     let cluster = cluster_with(&[]).await;
     let (mut cold, mut warm) = (Vec::new(), Vec::new());
@@ -64,7 +70,10 @@ async fn main() {
             let needle = format!(r#"version="{version}",sha256="#);
             while !operator.metrics().render().contains(&needle) {
                 tokio::time::sleep(Duration::from_millis(2)).await;
-                assert!(written.elapsed() < Duration::from_secs(60), "round {round}: no swap");
+                assert!(
+                    written.elapsed() < Duration::from_secs(60),
+                    "round {round}: no swap"
+                );
             }
             samples.push(written.elapsed());
             // The warm swap back needs 0.1.0's artifact, compiled at start.

@@ -9,52 +9,10 @@
 //! DECISION: the decoded key is checked against the requested algorithm and size, so a key
 //! source that returns the wrong key fails the plan instead of issuing a weaker certificate.
 
-use std::fmt;
-
-#[cfg(not(target_arch = "wasm32"))]
-mod rsa_keygen;
-
 use ed25519_dalek::pkcs8::DecodePrivateKey as _;
 use rsa::traits::PublicKeyParts as _;
 
-/// An elliptic curve for ECDSA.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum Curve {
-    /// NIST P-256 (secp256r1).
-    P256,
-    /// NIST P-384 (secp384r1).
-    P384,
-    /// NIST P-521 (secp521r1).
-    P521,
-}
-
-/// The private key to generate; mirrors the WIT `crypto.key-algorithm`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum KeyAlgorithm {
-    /// RSA with this modulus size in bits (2048 to 8192, odd sizes included).
-    Rsa(u32),
-    /// ECDSA on a NIST curve.
-    Ecdsa(Curve),
-    /// Ed25519.
-    Ed25519,
-}
-
-impl fmt::Display for KeyAlgorithm {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Self::Rsa(bits) => write!(f, "RSA {bits}"),
-            Self::Ecdsa(Curve::P256) => f.write_str("ECDSA P-256"),
-            Self::Ecdsa(Curve::P384) => f.write_str("ECDSA P-384"),
-            Self::Ecdsa(Curve::P521) => f.write_str("ECDSA P-521"),
-            Self::Ed25519 => f.write_str("Ed25519"),
-        }
-    }
-}
-
-/// The smallest RSA modulus a key source must support.
-pub const MIN_RSA_BITS: u32 = 2048;
-/// The largest RSA modulus a key source must support.
-pub const MAX_RSA_BITS: u32 = 8192;
+pub use wasm_operator_keygen::{Curve, KeyAlgorithm, MAX_RSA_BITS, MIN_RSA_BITS};
 
 /// Where private keys come from.
 ///
@@ -67,54 +25,16 @@ pub trait KeySource {
     fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String>;
 }
 
-/// Generates keys in this process with RustCrypto (rsa, p256/p384/p521, ed25519-dalek) and
-/// the thread-local CSPRNG of rand. Used natively; a wasm build uses the host's `crypto`.
+/// Generates keys in this process with the host's own generator (`wasm-operator-keygen`:
+/// RustCrypto, each RSA prime searched on all cores). Used natively and by the unit tests; a
+/// wasm build of the component uses the host's `crypto` import.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NativeKeys;
 
 impl KeySource for NativeKeys {
     fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
-        use p256::elliptic_curve::Generate as _;
-        use p256::pkcs8::EncodePrivateKey as _;
-
-        let mut rng = rand::rng();
-        let der = match algorithm {
-            KeyAlgorithm::Rsa(bits) => {
-                if !(MIN_RSA_BITS..=MAX_RSA_BITS).contains(&bits) {
-                    return Err(format!(
-                        "unsupported RSA size {bits}: supported are {MIN_RSA_BITS} to {MAX_RSA_BITS} bits"
-                    ));
-                }
-                let key = new_rsa_key(&mut rng, bits)?;
-                key.to_pkcs8_der()
-            }
-            KeyAlgorithm::Ecdsa(Curve::P256) => {
-                p256::SecretKey::generate_from_rng(&mut rng).to_pkcs8_der()
-            }
-            KeyAlgorithm::Ecdsa(Curve::P384) => {
-                p384::SecretKey::generate_from_rng(&mut rng).to_pkcs8_der()
-            }
-            KeyAlgorithm::Ecdsa(Curve::P521) => {
-                p521::SecretKey::generate_from_rng(&mut rng).to_pkcs8_der()
-            }
-            KeyAlgorithm::Ed25519 => ed25519_dalek::SigningKey::generate(&mut rng).to_pkcs8_der(),
-        };
-        der.map(|doc| doc.as_bytes().to_vec())
-            .map_err(|e| e.to_string())
+        wasm_operator_keygen::generate_pkcs8(algorithm).map_err(|e| e.to_string())
     }
-}
-
-/// A fresh RSA key with a modulus of exactly `bits` bits and e = 65537: natively with each
-/// prime searched on all cores (see [`rsa_keygen`]), in wasm32 (no threads) by rsa's own
-/// generator.
-#[cfg(not(target_arch = "wasm32"))]
-fn new_rsa_key(_rng: &mut rand::rngs::ThreadRng, bits: u32) -> Result<rsa::PrivateKey, String> {
-    rsa_keygen::generate(bits)
-}
-
-#[cfg(target_arch = "wasm32")]
-fn new_rsa_key(rng: &mut rand::rngs::ThreadRng, bits: u32) -> Result<rsa::PrivateKey, String> {
-    rsa::PrivateKey::new(rng, bits as usize).map_err(|e| e.to_string())
 }
 
 /// Why a key could not be had from a [`KeySource`].
