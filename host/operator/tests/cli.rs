@@ -293,3 +293,39 @@ fn the_deploy_manifests_parse_and_their_arguments_are_accepted_by_run() {
     assert!(run.in_cluster && run.leader_elect);
     assert!(run.config().leader_election.is_some());
 }
+
+#[test]
+fn plugin_check_passes_a_good_file_and_refuses_one_whose_pin_does_not_match() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let plugins = fixture_dir();
+    let file = plugins.path().join("fixture.wasm");
+    let output = wasm_operator(&cache)
+        .args(["plugin", "check"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(output.status.success(), "{stdout}");
+    assert!(stdout.contains("name:      fixture"), "{stdout}");
+    assert!(
+        stdout.contains("ok: every load-time check passed"),
+        "{stdout}"
+    );
+
+    std::fs::write(
+        plugins.path().join("plugins.toml"),
+        format!("[plugins.fixture]\nsha256 = \"{}\"\n", "0".repeat(64)),
+    )
+    .expect("plugins.toml");
+    let output = wasm_operator(&cache)
+        .args(["plugin", "check"])
+        .arg(&file)
+        .output()
+        .expect("runs");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(2), "{stdout}");
+    assert!(
+        stdout.contains("refused:") && stdout.contains("is not the pinned"),
+        "{stdout}"
+    );
+}
