@@ -26,13 +26,14 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use tokio::sync::watch;
-use wasm_operator_apiserver::selector::LabelSelector;
 use wasm_operator_sdk::{Event, EventType, ObjectRef};
+
+mod canary;
 
 use super::plugin_config::{PluginSettings, PluginsToml};
 use crate::cli::plugin_files;
 use crate::cluster::{Caller, ClusterBackend};
-use crate::controller::plugin_controller::{Canary, same_shape};
+use crate::controller::plugin_controller::same_shape;
 use crate::controller::{Controller, ControllerConfig, Running};
 use crate::informer::Informers;
 use crate::metrics::Metrics;
@@ -353,87 +354,6 @@ impl PluginDirectory {
                 .metrics
                 .plugin(old.name(), &version, old.sha256(), None);
         }
-    }
-
-    /// Sets, replaces or clears each controller's canary from `plugins.toml`.
-    async fn refresh_canaries(&mut self, refusals: &mut Vec<(PathBuf, String)>) {
-        let stems: Vec<String> = self.serving.keys().cloned().collect();
-        for stem in stems {
-            let settings = self.config.settings(&stem);
-            let Some(canary) = settings.canary.clone() else {
-                if let Some(serving) = self.serving.get_mut(&stem)
-                    && serving.canary.take().is_some()
-                {
-                    serving.running.controller().set_canary(None);
-                }
-                continue;
-            };
-            let file = self.dir.join(&canary.file);
-            let Some(seen) = look(&file, settings.clone()) else {
-                continue;
-            };
-            let current = self.serving.get(&stem).and_then(|s| s.canary.clone());
-            if current == Some((canary.file.clone(), seen.clone()))
-                || self.refused.get(&canary.file) == Some(&seen)
-            {
-                continue;
-            }
-            let result = self
-                .load_canary(&stem, &file, &settings, &canary.selector)
-                .await;
-            match result {
-                Ok(loaded) => {
-                    self.refused.remove(&canary.file);
-                    if let Some(serving) = self.serving.get_mut(&stem) {
-                        tracing::info!(
-                            plugin = loaded.plugin.name(),
-                            selector = canary.selector,
-                            "canary serving"
-                        );
-                        serving.running.controller().set_canary(Some(loaded));
-                        serving.canary = Some((canary.file.clone(), seen));
-                    }
-                }
-                Err(error) => {
-                    let reason = error.to_string();
-                    self.report_refusal(&file, &reason).await;
-                    self.refused.insert(canary.file.clone(), seen);
-                    refusals.push((file, reason));
-                }
-            }
-        }
-    }
-
-    async fn load_canary(
-        &self,
-        stem: &str,
-        file: &Path,
-        settings: &PluginSettings,
-        selector: &str,
-    ) -> Result<Canary, LoadError> {
-        let plugin = self.load(file, settings).await?;
-        let main = self
-            .serving
-            .get(stem)
-            .map(|s| s.running.controller().clone());
-        let fits = match (&main, plugin.description()) {
-            (Some(main), Some(d)) => same_shape(main.description(), d),
-            _ => false,
-        };
-        if !fits {
-            return Err(LoadError::Describe {
-                path: file.to_owned(),
-                message: format!("a canary must describe the same controller as {stem}.wasm"),
-            });
-        }
-        let selector = LabelSelector::parse(selector).map_err(|e| LoadError::Describe {
-            path: file.to_owned(),
-            message: e.message,
-        })?;
-        Ok(Canary {
-            plugin: Arc::new(plugin),
-            selector,
-        })
     }
 
     async fn refuse(&mut self, file: &Path, stem: &str, error: &LoadError) -> (PathBuf, String) {
