@@ -371,9 +371,10 @@ async fn only_the_leader_reconciles_and_another_replica_takes_over_within_the_le
     })
     .await;
     let took = died.elapsed();
-    // The Lease was renewed at most `lease` before the crash; polling adds under a second.
+    // The Lease was renewed at most `lease` before the crash; the candidate's polling (and a
+    // busy test machine) add the rest.
     assert!(
-        took <= lease + Duration::from_secs(1),
+        took <= lease + Duration::from_secs(2),
         "took over after {took:?}, lease {lease:?}"
     );
     eventually("the new leader's echo", WAIT, || async {

@@ -149,11 +149,20 @@ async fn swapping_a_plugin_under_steady_load_loses_no_pass() {
         h.create(config_map("ns", name, json!({"n": "0"}), None))
             .await;
     }
+    // The load runs until 10 rounds after the new version serves, so passes run on both
+    // versions and across the swap, however long the compile takes on a busy machine.
+    let swapped = std::sync::Arc::new(tokio::sync::Notify::new());
     let load = {
         let backend = h.cluster.backend.clone();
         let names = names.clone();
+        let swapped = swapped.clone();
         tokio::spawn(async move {
-            for round in 1..=30 {
+            let mut after_swap = None;
+            let notified = swapped.notified();
+            tokio::pin!(notified);
+            let mut round = 0;
+            while after_swap.is_none_or(|left| left > 0) {
+                round += 1;
                 for name in &names {
                     let r = ObjectRef {
                         api_version: "v1".into(),
@@ -171,8 +180,14 @@ async fn swapping_a_plugin_under_steady_load_loses_no_pass() {
                         .await
                         .expect("updated");
                 }
-                tokio::time::sleep(Duration::from_millis(60)).await;
+                tokio::select! {
+                    _ = &mut notified, if after_swap.is_none() => after_swap = Some(10),
+                    _ = tokio::time::sleep(Duration::from_millis(60)) => {
+                        after_swap = after_swap.map(|left: u32| left - 1);
+                    }
+                }
             }
+            round
         })
     };
     tokio::time::sleep(Duration::from_millis(600)).await;
@@ -182,14 +197,16 @@ async fn swapping_a_plugin_under_steady_load_loses_no_pass() {
         &read(&test_plugin("fixture-next.wasm")),
     );
     h.wait_metric("0.2.0 serving", SERVING_0_2_0).await;
-    load.await.expect("the load ran");
+    swapped.notify_one();
+    let last = load.await.expect("the load ran").to_string();
     for name in &names {
         eventually(
             &format!("{name}'s last change echoed by 0.2.0"),
             WAIT,
             || async {
                 let echo = h.echo(name).await?;
-                (echo["data"]["n"] == "30" && echo["data"]["served-by"] == "0.2.0").then_some(())
+                (echo["data"]["n"] == last.as_str() && echo["data"]["served-by"] == "0.2.0")
+                    .then_some(())
             },
         )
         .await;
