@@ -36,7 +36,7 @@ async fn a_pass_applies_the_echo_owned_by_the_primary_and_records_an_event() {
         .get("v1", "ConfigMap", "ns", "a-echo")
         .await
         .expect("the echo exists");
-    assert_eq!(echo["data"], json!({"k": "v"}));
+    assert_eq!(echo["data"], json!({"k": "v", "served-by": "0.1.0"}));
     let owner = &echo["metadata"]["ownerReferences"][0];
     assert_eq!(
         (
