@@ -273,3 +273,27 @@ async fn ensure_cron_job_applies_the_schedule_and_a_converged_one_makes_no_write
     h.outcome("rotate", generation, |_| true).await;
     assert_eq!(h.must(&cron).await["spec"]["schedule"], "30 2 * * *");
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ensure_deployment_recreates_a_deployment_whose_selector_changed() {
+    let h = Harness::start().await;
+    h.scenario("web", "deployment", json!({})).await;
+    h.first_outcome("web").await;
+    let uid = h.must(&deployment("web")).await["metadata"]["uid"].clone();
+    let generation = h
+        .patch_spec(
+            "web",
+            json!({"params": {"labels": {"app": "web", "track": "v2"}}}),
+        )
+        .await;
+    h.outcome("web", generation, |_| true).await;
+    let recreated = h.must(&deployment("web")).await;
+    assert_ne!(
+        recreated["metadata"]["uid"], uid,
+        "deleted and created again"
+    );
+    assert_eq!(
+        recreated["spec"]["selector"]["matchLabels"],
+        json!({"app": "web", "track": "v2"})
+    );
+}

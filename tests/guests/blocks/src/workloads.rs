@@ -33,6 +33,12 @@ fn meta(s: &Scenario) -> ObjectMeta {
     }
 }
 
+/// The pod labels: `params.labels`, else `app: <name>`.
+fn pod_labels(s: &Scenario) -> Result<BTreeMap<String, String>, ScenarioError> {
+    let given = s.map("labels")?;
+    Ok(if given.is_empty() { labels(s) } else { given })
+}
+
 /// A pod template of one container running `params.image` with `params.args`.
 fn pod_template(
     s: &Scenario,
@@ -41,7 +47,7 @@ fn pod_template(
     let args = s.list("args")?;
     Ok(PodTemplateSpec {
         metadata: Some(ObjectMeta {
-            labels: Some(labels(s)),
+            labels: Some(pod_labels(s)?),
             ..Default::default()
         }),
         spec: Some(PodSpec {
@@ -57,7 +63,8 @@ fn pod_template(
     })
 }
 
-/// EnsureDeployment of Deployment `<name>`; replicas only when `params.replicas` is set.
+/// EnsureDeployment of Deployment `<name>` selecting its pod labels; replicas only when
+/// `params.replicas` is set.
 /// Outcome: `ready`.
 pub fn deployment(
     cluster: &dyn Cluster,
@@ -76,7 +83,7 @@ pub fn deployment(
         spec: DeploymentSpec {
             replicas,
             selector: LabelSelector {
-                match_labels: Some(labels(s)),
+                match_labels: Some(pod_labels(s)?),
                 ..Default::default()
             },
             template: pod_template(s, None)?,
