@@ -78,10 +78,16 @@ async fn a_converged_pass_writes_nothing_and_repeated_events_aggregate_into_a_se
         .await
         .expect("echo");
 
+    let before = cluster.counts();
     plugin
         .reconcile(&runtime, cluster.backend(), &request("a"))
         .await
         .expect("second pass");
+    assert_eq!(
+        cluster.counts().since(&before).stored("configmaps"),
+        0,
+        "the converged pass stored no change"
+    );
 
     let echo_after = cluster
         .get("v1", "ConfigMap", "ns", "a-echo")

@@ -120,7 +120,13 @@ impl Counts {
             .unwrap_or(0)
     }
 
-    /// Requests that write (create, update, patch, apply, delete, deletecollection).
+    /// Changes stored on `resource` (what write requests actually changed).
+    pub fn stored(&self, resource: &str) -> u64 {
+        self.get("stored", resource)
+    }
+
+    /// Requests that write (create, update, patch, apply, delete, deletecollection), whether
+    /// or not they changed anything.
     pub fn writes(&self) -> u64 {
         self.0
             .iter()

@@ -262,9 +262,15 @@ impl ApiServer {
         self.shared.lock().hooks.clear_faults();
     }
 
-    /// The requests served so far, by verb and resource.
+    /// The requests served so far, by verb and resource, and the changes stored, by resource
+    /// under the verb `stored`.
     pub fn counts(&self) -> Counts {
-        Counts(self.shared.lock().hooks.counters())
+        let state = self.shared.lock();
+        let mut counts = state.hooks.counters();
+        for (resource, n) in state.store.stored() {
+            counts.insert(("stored".into(), resource.clone()), *n);
+        }
+        Counts(counts)
     }
 
     /// Stops serving.

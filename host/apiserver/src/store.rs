@@ -67,6 +67,8 @@ pub struct Store {
     history_len: usize,
     changes: broadcast::Sender<Arc<Change>>,
     wal: Option<Wal>,
+    /// Stored changes (creations, modifications, deletions) per resource plural.
+    stored: BTreeMap<String, u64>,
 }
 
 impl Store {
@@ -80,6 +82,7 @@ impl Store {
             history_len,
             changes,
             wal: None,
+            stored: BTreeMap::new(),
         }
     }
 
@@ -94,6 +97,7 @@ impl Store {
             history_len,
             changes,
             wal: Some(wal),
+            stored: BTreeMap::new(),
         })
     }
 
@@ -176,6 +180,7 @@ impl Store {
     }
 
     fn record(&mut self, change: Change) {
+        *self.stored.entry(change.key.plural.clone()).or_insert(0) += 1;
         let change = Arc::new(change);
         if self.history.len() >= self.history_len.max(1) {
             self.history.pop_front();
@@ -183,6 +188,12 @@ impl Store {
         self.history.push_back(change.clone());
         // No receiver is fine: nobody is watching.
         let _ = self.changes.send(change);
+    }
+
+    /// How many changes were stored per resource plural since the server started (a request
+    /// that changes nothing, such as a converged apply, stores none).
+    pub fn stored(&self) -> &BTreeMap<String, u64> {
+        &self.stored
     }
 
     /// The changes after `resource_version`, or `Err(oldest)` when the history no longer

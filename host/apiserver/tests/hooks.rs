@@ -76,6 +76,37 @@ async fn counters_count_requests_by_verb_and_resource() {
     assert_eq!(made.get("create", "configmaps"), 1);
     assert_eq!(made.get("get", "configmaps"), 2);
     assert_eq!(made.writes(), 1);
+    assert_eq!(made.stored("configmaps"), 1);
+}
+
+#[tokio::test]
+async fn a_write_that_changes_nothing_is_counted_as_a_request_but_stores_nothing() {
+    let (server, client) = server().await;
+    let body = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "a", "namespace": "default"}, "data": {"k": "v"}});
+    let path = "/api/v1/namespaces/default/configmaps/a?fieldManager=test";
+    let first = raw(
+        &client,
+        "PATCH",
+        path,
+        "application/apply-patch+yaml",
+        Some(body.clone()),
+    )
+    .await;
+    assert_eq!(first.status, 201, "{}", first.body);
+    let before = server.counts();
+    let again = raw(
+        &client,
+        "PATCH",
+        path,
+        "application/apply-patch+yaml",
+        Some(body),
+    )
+    .await;
+    assert_eq!(again.status, 200, "{}", again.body);
+    let made = server.counts().since(&before);
+    assert_eq!(made.get("apply", "configmaps"), 1);
+    assert_eq!(made.stored("configmaps"), 0);
 }
 
 #[tokio::test]

@@ -267,6 +267,11 @@ impl Harness {
                 since.get("apply", plural) >= 1,
                 "the pass applied no {plural}: {since:?}"
             );
+            assert_eq!(
+                since.stored(plural),
+                0,
+                "a converged pass stored a change of {plural}: {since:?}"
+            );
             for verb in ["create", "update", "patch", "delete", "deletecollection"] {
                 assert_eq!(
                     since.get(verb, plural),
