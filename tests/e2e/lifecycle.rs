@@ -82,6 +82,12 @@ impl Harness {
         }
     }
 
+    /// The operator over a directory holding only the fixture, as `fixture.wasm`.
+    async fn with_fixture() -> Self {
+        let fixture = read(&test_plugin("fixture-reconciler.wasm"));
+        Self::start(&[("fixture.wasm", fixture)], None, false).await
+    }
+
     async fn create(&self, object: Value) -> Value {
         self.cluster
             .backend
@@ -135,15 +141,7 @@ const SERVING_0_2_0: &str = r#"version="0.2.0",sha256="#;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn swapping_a_plugin_under_steady_load_loses_no_pass() {
-    let h = Harness::start(
-        &[(
-            "fixture.wasm",
-            read(&test_plugin("fixture-reconciler.wasm")),
-        )],
-        None,
-        false,
-    )
-    .await;
+    let h = Harness::with_fixture().await;
     let names: Vec<String> = (0..12).map(|i| format!("c{i}")).collect();
     for name in &names {
         h.create(config_map("ns", name, json!({"n": "0"}), None))
@@ -224,15 +222,7 @@ async fn swapping_a_plugin_under_steady_load_loses_no_pass() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_file_is_refused_with_the_reason_and_the_old_version_keeps_serving() {
-    let h = Harness::start(
-        &[(
-            "fixture.wasm",
-            read(&test_plugin("fixture-reconciler.wasm")),
-        )],
-        None,
-        false,
-    )
-    .await;
+    let h = Harness::with_fixture().await;
     h.create(config_map("ns", "before", json!({}), None)).await;
     eventually("before echoed", WAIT, || async { h.echo("before").await }).await;
 
@@ -270,15 +260,7 @@ async fn a_bad_file_is_refused_with_the_reason_and_the_old_version_keeps_serving
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_removed_plugin_stops_its_controller() {
-    let h = Harness::start(
-        &[(
-            "fixture.wasm",
-            read(&test_plugin("fixture-reconciler.wasm")),
-        )],
-        None,
-        false,
-    )
-    .await;
+    let h = Harness::with_fixture().await;
     assert!(h.operator.controller("fixture").is_some());
     std::fs::remove_file(h.plugins.path().join("fixture.wasm")).expect("removed");
     eventually("the controller gone", WAIT, || async {
