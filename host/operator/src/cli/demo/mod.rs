@@ -173,11 +173,7 @@ fn print_plugins(runtime: &Runtime, operator: &crate::operator::RunningOperator,
         );
     }
     if let Some(planner) = runtime.planner() {
-        println!(
-            "    {} (planner, {:?})",
-            planner.name(),
-            planner.cache_outcome()
-        );
+        println!("    {} (planner, {})", planner.name(), origin(&planner));
     }
     for (file, reason) in operator.refusals() {
         println!("    refused {}: {reason}", file.display());
