@@ -4,25 +4,17 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wasm_operator::cluster::Caller;
 use wasm_operator::cluster::ClusterBackend;
 use wasm_operator::cluster::kube::{KubeCluster, RateLimit};
 use wasm_operator::controller::{Backoff, ControllerConfig};
 use wasm_operator::operator::{LeaderElection, Operator, OperatorConfig, RunningOperator};
 use wasm_operator_apiserver::Fault;
 use wasm_operator_e2e::{
-    Cluster, cluster_with, config_map, eventually, fixture_plugin_dir, runtime_with_cache,
+    Cluster, cluster_with, config_map, eventually, fixture_plugin_dir, runtime_with_cache, setup,
 };
 use wasm_operator_sdk::{ObjectRef, Patch, ReadFrom, Request};
 
 const WAIT: Duration = Duration::from_secs(20);
-
-fn setup() -> Caller {
-    Caller {
-        plugin: "test".into(),
-        field_manager: "test".into(),
-    }
-}
 
 struct Harness {
     cluster: Cluster,
@@ -48,17 +40,11 @@ impl Harness {
     }
 
     async fn create(&self, object: Value) -> Value {
-        self.cluster
-            .backend
-            .create(&setup(), object)
-            .await
-            .expect("created")
+        self.cluster.create(object).await
     }
 
     async fn echo(&self, name: &str) -> Option<Value> {
-        self.cluster
-            .get("v1", "ConfigMap", "ns", &format!("{name}-echo"))
-            .await
+        self.cluster.echo(name).await
     }
 
     async fn echo_data(&self, name: &str, key: &str) -> Option<String> {

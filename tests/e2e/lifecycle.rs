@@ -6,19 +6,12 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use wasm_operator::RuntimeConfig;
-use wasm_operator::cluster::{Caller, ClusterBackend};
+use wasm_operator::cluster::ClusterBackend;
 use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
-use wasm_operator_e2e::{Cluster, cluster_with, config_map, eventually};
-use wasm_operator_sdk::{KindRef, ListOptions, ObjectRef, Patch};
+use wasm_operator_e2e::{Cluster, cluster_with, config_map, eventually, setup};
+use wasm_operator_sdk::{ObjectRef, Patch};
 
 const WAIT: Duration = Duration::from_secs(30);
-
-fn setup() -> Caller {
-    Caller {
-        plugin: "test".into(),
-        field_manager: "test".into(),
-    }
-}
 
 fn test_plugin(file: &str) -> std::path::PathBuf {
     wasm_operator::cli::test_plugin_dir().join(file)
@@ -89,17 +82,11 @@ impl Harness {
     }
 
     async fn create(&self, object: Value) -> Value {
-        self.cluster
-            .backend
-            .create(&setup(), object)
-            .await
-            .expect("created")
+        self.cluster.create(object).await
     }
 
     async fn echo(&self, name: &str) -> Option<Value> {
-        self.cluster
-            .get("v1", "ConfigMap", "ns", &format!("{name}-echo"))
-            .await
+        self.cluster.echo(name).await
     }
 
     async fn served_by(&self, name: &str) -> Option<String> {
@@ -119,21 +106,9 @@ impl Harness {
         .await;
     }
 
+    /// The events of namespace `ns` with `reason`.
     async fn events(&self, reason: &str) -> Vec<Value> {
-        let kind = KindRef {
-            api_version: "events.k8s.io/v1".into(),
-            kind: "Event".into(),
-            plural: "events".into(),
-            namespaced: true,
-        };
-        self.cluster
-            .backend
-            .list(&kind, Some("ns"), &ListOptions::default())
-            .await
-            .expect("events")
-            .into_iter()
-            .filter(|e| e["reason"] == reason)
-            .collect()
+        self.cluster.events_with_reason("ns", reason).await
     }
 }
 

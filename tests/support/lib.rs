@@ -74,6 +74,29 @@ impl Cluster {
         self.backend.get(&r, ReadFrom::Server).await.expect("get")
     }
 
+    /// Creates `object` as the test ([`setup`]).
+    pub async fn create(&self, object: Value) -> Value {
+        self.backend
+            .create(&setup(), object)
+            .await
+            .expect("created")
+    }
+
+    /// The fixture's echo of ConfigMap `ns/name`.
+    pub async fn echo(&self, name: &str) -> Option<Value> {
+        self.get("v1", "ConfigMap", "ns", &format!("{name}-echo"))
+            .await
+    }
+
+    /// The events of namespace `namespace` with `reason`.
+    pub async fn events_with_reason(&self, namespace: &str, reason: &str) -> Vec<Value> {
+        self.events(namespace)
+            .await
+            .into_iter()
+            .filter(|e| e["reason"] == reason)
+            .collect()
+    }
+
     /// The events.k8s.io Events of a namespace.
     pub async fn events(&self, namespace: &str) -> Vec<Value> {
         let kind = KindRef {
@@ -89,16 +112,21 @@ impl Cluster {
     }
 }
 
+/// The caller a test makes its own requests as.
+pub fn setup() -> Caller {
+    Caller {
+        plugin: "test-setup".into(),
+        field_manager: "test-setup".into(),
+    }
+}
+
 /// A fresh embedded API server with namespace `ns` and `objects` created in it.
 pub async fn cluster_with(objects: &[Value]) -> Cluster {
     let server = ApiServer::start(ServerConfig::default())
         .await
         .expect("the API server starts");
     let backend = Arc::new(KubeCluster::new(server.client().expect("a client")));
-    let setup = Caller {
-        plugin: "test-setup".into(),
-        field_manager: "test-setup".into(),
-    };
+    let setup = setup();
     let namespace = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}});
     backend
         .create(&setup, namespace)

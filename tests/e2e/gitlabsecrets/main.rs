@@ -9,23 +9,17 @@ mod safety;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wasm_operator::cluster::{Caller, ClusterBackend};
+use wasm_operator::cluster::ClusterBackend;
 use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
 use wasm_operator_apiserver::Fault;
 use wasm_operator_e2e::{
-    Cluster, cluster_with, eventually, gitlabsecrets_crd, runtime_with_cache, shipped_plugin_dir,
+    Cluster, cluster_with, eventually, gitlabsecrets_crd, runtime_with_cache, setup,
+    shipped_plugin_dir,
 };
-use wasm_operator_sdk::{KindRef, ListOptions, ObjectRef, Patch, ReadFrom};
+use wasm_operator_sdk::{ObjectRef, Patch, ReadFrom};
 
 /// Long enough for RSA-4096 keys in a debug test binary on a busy machine.
 pub const WAIT: Duration = Duration::from_secs(60);
-
-pub fn setup() -> Caller {
-    Caller {
-        plugin: "test".into(),
-        field_manager: "test".into(),
-    }
-}
 
 /// A GitLabSecrets of namespace `ns` declaring `secrets`.
 pub fn gitlabsecrets(name: &str, secrets: Value) -> Value {
@@ -116,11 +110,7 @@ impl Harness {
     }
 
     pub async fn create(&self, object: Value) -> Value {
-        self.cluster
-            .backend
-            .create(&setup(), object)
-            .await
-            .expect("created")
+        self.cluster.create(object).await
     }
 
     pub async fn secret(&self, namespace: &str, name: &str) -> Option<Value> {
@@ -170,22 +160,9 @@ impl Harness {
         .await
     }
 
-    /// The Warning and Normal events of namespace `ns` with `reason`.
+    /// The events of namespace `ns` with `reason`.
     pub async fn events(&self, reason: &str) -> Vec<Value> {
-        let kind = KindRef {
-            api_version: "events.k8s.io/v1".into(),
-            kind: "Event".into(),
-            plural: "events".into(),
-            namespaced: true,
-        };
-        self.cluster
-            .backend
-            .list(&kind, Some("ns"), &ListOptions::default())
-            .await
-            .expect("events")
-            .into_iter()
-            .filter(|e| e["reason"] == reason)
-            .collect()
+        self.cluster.events_with_reason("ns", reason).await
     }
 
     /// Asserts the server never saw an update, delete or apply of a Secret.
