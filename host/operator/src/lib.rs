@@ -14,7 +14,10 @@
 //! - [`native`]: the same reconcilers run natively against the same backend.
 //! - [`wasi_run`]: the `wasm32-wasip2` test runner (`wasm-operator wasi-run`).
 //! - [`cli`]: the subcommands of the `wasm-operator` binary.
+//! - `bench` (feature `bench`): the benchmark scenarios of `wasm-operator bench`.
 
+#[cfg(feature = "bench")]
+pub mod bench;
 mod bindings;
 pub mod capabilities;
 pub mod cli;

@@ -69,6 +69,9 @@ enum Command {
         #[command(subcommand)]
         command: PluginCommand,
     },
+    /// Run the benchmark scenarios and write target/bench/report.{md,json} (a build with
+    /// the `bench` feature: `cargo run --release --features bench -- bench`).
+    Bench(BenchArgs),
     /// Run a wasi:cli/run command component (the wasm32-wasip2 test runner).
     WasiRun {
         /// The component.
@@ -77,6 +80,27 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
+}
+
+/// The options of `bench`.
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Where report.md and report.json go.
+    #[arg(long, default_value = "target/bench")]
+    out: PathBuf,
+    /// Only these scenarios (repeatable; default: all).
+    #[cfg(feature = "bench")]
+    #[arg(long = "scenario", value_enum)]
+    scenarios: Vec<wasm_operator::bench::Scenario>,
+    /// Few samples and small N: checks that the scenarios run; the figures mean little.
+    #[arg(long)]
+    quick: bool,
+    /// GitLabSecrets counts of the scale scenario without the RSA-4096 parts.
+    #[arg(long, value_delimiter = ',', default_value = "100,1000")]
+    scale: Vec<usize>,
+    /// GitLabSecrets counts of the scale scenario with them (the chart's defaults).
+    #[arg(long, value_delimiter = ',', default_value = "100")]
+    scale_full: Vec<usize>,
 }
 
 #[derive(Subcommand)]
@@ -89,14 +113,19 @@ enum PluginCommand {
 }
 
 fn main() -> ExitCode {
+    let args = Args::parse();
+    // Plugins' own log lines are shown, except while benchmarking thousands of passes.
+    let default_filter = match args.command {
+        Command::Bench(_) => "warn,wasm_operator::bench=info",
+        _ => "warn,plugin=info",
+    };
     tracing_subscriber::fmt()
         .with_env_filter(
             tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| "warn,plugin=info".into()),
+                .unwrap_or_else(|_| default_filter.into()),
         )
         .with_writer(std::io::stderr)
         .init();
-    let args = Args::parse();
     let tokio = match tokio::runtime::Runtime::new() {
         Ok(rt) => rt,
         Err(e) => {
@@ -208,9 +237,38 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ExitCode::from(2)
             })
         }
+        Command::Bench(args) => bench(args).await,
         Command::WasiRun { wasm, args } => {
             let code = wasi_run::run(&runtime, &wasm, &args).await?;
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
         }
     }
+}
+
+#[cfg(feature = "bench")]
+async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
+    let exe = std::env::current_exe().context("the path of this binary")?;
+    let mut options = wasm_operator::bench::BenchOptions::new(exe);
+    options.out = args.out;
+    if !args.scenarios.is_empty() {
+        options.scenarios = args.scenarios;
+    }
+    options.quick = args.quick;
+    options.scale = args.scale;
+    options.scale_full = args.scale_full;
+    let report = wasm_operator::bench::run(&options).await?;
+    println!(
+        "wrote {0}/report.md and {0}/report.json ({1} scenarios)",
+        options.out.display(),
+        report.sections.len()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(not(feature = "bench"))]
+async fn bench(_args: BenchArgs) -> anyhow::Result<ExitCode> {
+    eprintln!(
+        "wasm-operator: this build has no benchmarks; run `cargo run --release --features bench -- bench` (or `just bench`)"
+    );
+    Ok(ExitCode::from(2))
 }

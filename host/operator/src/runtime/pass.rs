@@ -68,6 +68,17 @@ impl Plugin {
         }
     }
 
+    /// Instantiates the plugin in a fresh store, calls nothing, and drops it: the fixed cost
+    /// every pass pays before the guest runs (what benchmarks measure).
+    pub async fn instantiate(&self, runtime: &Runtime) -> Result<(), PassError> {
+        let mut store = self.store(runtime, "instantiate", ClusterCtx::none(&self.name));
+        let result = match &self.info {
+            PluginInfo::Reconciler { pre, .. } => pre.instantiate_async(&mut store).await.map(drop),
+            PluginInfo::Planner { pre } => pre.instantiate_async(&mut store).await.map(drop),
+        };
+        self.settle(&store, "instantiate", Ok(result.map_err(Failure::Instantiate)))
+    }
+
     /// The keys of field index `name` for the primary `object`.
     pub async fn index(
         &self,
