@@ -20,3 +20,15 @@ lint:
 # Describe a plugin file.
 inspect file:
     cargo run --release -- plugin inspect {{file}}
+
+# Every benchmark scenario (release build, under 10 minutes on 2 cores):
+# target/bench/report.md and target/bench/report.json.
+bench:
+    cargo run --release --features bench -- bench
+
+# The in-process scenarios alone (boundary costs, secretgen), and the API server's and
+# secretgen's own benchmarks.
+bench-micro:
+    cargo bench -p wasm-operator --features bench
+    cargo bench -p wasm-operator-apiserver
+    cargo bench -p secretgen

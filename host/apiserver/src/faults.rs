@@ -125,6 +125,15 @@ impl Counts {
         self.get("stored", resource)
     }
 
+    /// Changes stored on every resource.
+    pub fn stored_total(&self) -> u64 {
+        self.0
+            .iter()
+            .filter(|((verb, _), _)| verb == "stored")
+            .map(|(_, n)| n)
+            .sum()
+    }
+
     /// Requests that write (create, update, patch, apply, delete, deletecollection), whether
     /// or not they changed anything.
     pub fn writes(&self) -> u64 {

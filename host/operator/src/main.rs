@@ -95,6 +95,10 @@ struct BenchArgs {
     /// Few samples and small N: checks that the scenarios run; the figures mean little.
     #[arg(long)]
     quick: bool,
+    /// The directory holding gitlabsecrets.wasm and secretgen.wasm (default: the plugins
+    /// this build compiled).
+    #[arg(long)]
+    plugins: Option<PathBuf>,
     /// GitLabSecrets counts of the scale scenario without the RSA-4096 parts.
     #[arg(long, value_delimiter = ',', default_value = "100,1000")]
     scale: Vec<usize>,
@@ -254,6 +258,9 @@ async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
         options.scenarios = args.scenarios;
     }
     options.quick = args.quick;
+    if let Some(plugins) = args.plugins {
+        options.plugins = plugins;
+    }
     options.scale = args.scale;
     options.scale_full = args.scale_full;
     let report = wasm_operator::bench::run(&options).await?;

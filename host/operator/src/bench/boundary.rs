@@ -83,12 +83,20 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
         let times = sample(n, || async { Ok(plugin.instantiate(&runtime).await?) }).await?;
         section.row(
             format!("instantiate {name} from its InstancePre"),
-            vec![Cell::time(&times), Cell::Text("—".into()), Cell::Text("—".into())],
+            vec![
+                Cell::time(&times),
+                Cell::Text("—".into()),
+                Cell::Text("—".into()),
+            ],
         );
     }
 
     let n = options.samples(100);
-    for (label, bytes) in [("1 KB", 1 << 10), ("10 KB", 10 << 10), ("100 KB", 100 << 10)] {
+    for (label, bytes) in [
+        ("1 KB", 1 << 10),
+        ("10 KB", 10 << 10),
+        ("100 KB", 100 << 10),
+    ] {
         let backend: Arc<dyn ClusterBackend> =
             Arc::new(MemoryCluster::with([config_map("big", bytes, None)])?);
         let (wasm, native) = pass_times(&runtime, &fixture, &backend, "big", n).await?;
@@ -150,11 +158,15 @@ async fn pass_times(
     let mut wasm = Vec::with_capacity(n);
     let mut native = Vec::with_capacity(n);
     // One warm-up of each, then alternate so drift hits both alike.
-    fixture.reconcile(runtime, backend.clone(), &request).await?;
+    fixture
+        .reconcile(runtime, backend.clone(), &request)
+        .await?;
     reconcile_native::<Fixture>(backend.clone(), request.clone()).await?;
     for _ in 0..n {
         let started = Instant::now();
-        fixture.reconcile(runtime, backend.clone(), &request).await?;
+        fixture
+            .reconcile(runtime, backend.clone(), &request)
+            .await?;
         wasm.push(started.elapsed());
         let started = Instant::now();
         reconcile_native::<Fixture>(backend.clone(), request.clone()).await?;
@@ -203,7 +215,11 @@ async fn load_rows(options: &BenchOptions, section: &mut Section) -> anyhow::Res
         let size = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
         section.row(
             format!("load {file} ({} KiB): compile", size / 1024),
-            vec![Cell::time(&compiled), Cell::Text("—".into()), Cell::Text("—".into())],
+            vec![
+                Cell::time(&compiled),
+                Cell::Text("—".into()),
+                Cell::Text("—".into()),
+            ],
         );
         section.row(
             format!("load {file}: precompiled artifact (compile ÷ artifact in the last column)"),

@@ -71,7 +71,9 @@ impl Variant {
     pub fn secrets(self) -> anyhow::Result<usize> {
         let object = self.object("count")?;
         let declared = object["spec"]["secrets"].as_array().map_or(0, Vec::len);
-        let certificates = object["spec"]["certificates"].as_array().map_or(0, Vec::len);
+        let certificates = object["spec"]["certificates"]
+            .as_array()
+            .map_or(0, Vec::len);
         Ok(declared + 3 * certificates)
     }
 }
@@ -176,7 +178,11 @@ impl BenchCluster {
     }
 
     /// Creates one GitLabSecrets of `variant` in each of `namespaces` (which must exist).
-    pub async fn gitlabsecrets(&self, variant: Variant, namespaces: &[String]) -> anyhow::Result<()> {
+    pub async fn gitlabsecrets(
+        &self,
+        variant: Variant,
+        namespaces: &[String],
+    ) -> anyhow::Result<()> {
         let objects = namespaces
             .iter()
             .map(|ns| variant.object(ns))
@@ -213,9 +219,7 @@ impl BenchCluster {
                 return Ok(since.elapsed());
             }
             if since.elapsed() > timeout {
-                anyhow::bail!(
-                    "{ready} of {expected} GitLabSecrets were Ready after {timeout:?}"
-                );
+                anyhow::bail!("{ready} of {expected} GitLabSecrets were Ready after {timeout:?}");
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }

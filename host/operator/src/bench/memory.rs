@@ -31,7 +31,8 @@ impl MemoryCluster {
     pub fn with(objects: impl IntoIterator<Item = Value>) -> Result<Self, ApiError> {
         let mut map = HashMap::new();
         for object in objects {
-            let reference = ObjectRef::from_object(&object).map_err(|e| ApiError::Invalid(e.to_string()))?;
+            let reference =
+                ObjectRef::from_object(&object).map_err(|e| ApiError::Invalid(e.to_string()))?;
             map.insert(key(&reference), object);
         }
         Ok(Self { objects: map })

@@ -24,11 +24,7 @@ const LOADED: usize = 20;
 
 /// Runs the scenario.
 pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
-    let mut section = Section::new(
-        "plugin-ops",
-        "5. Plugin operations",
-        &["measure", "value"],
-    );
+    let mut section = Section::new("plugin-ops", "5. Plugin operations", &["measure", "value"]);
     swap(options, &mut section).await?;
     start_up(options, &mut section).await?;
     Ok(section)
@@ -47,7 +43,11 @@ async fn load(client: kube::Client, stop: Arc<AtomicBool>, changes: Arc<AtomicU6
         for i in 0..LOADED {
             let patch = json!({"data": {"round": round.to_string()}});
             if api
-                .patch(&format!("load-{i}"), &PatchParams::default(), &Patch::Merge(&patch))
+                .patch(
+                    &format!("load-{i}"),
+                    &PatchParams::default(),
+                    &Patch::Merge(&patch),
+                )
                 .await
                 .is_ok()
             {
@@ -63,8 +63,14 @@ async fn load(client: kube::Client, stop: Arc<AtomicBool>, changes: Arc<AtomicU6
 /// (its artifact cached).
 async fn swap(options: &BenchOptions, section: &mut Section) -> anyhow::Result<()> {
     let versions = [
-        ("0.1.0", std::fs::read(options.test_plugins.join("fixture-reconciler.wasm"))?),
-        ("0.2.0", std::fs::read(options.test_plugins.join("fixture-next.wasm"))?),
+        (
+            "0.1.0",
+            std::fs::read(options.test_plugins.join("fixture-reconciler.wasm"))?,
+        ),
+        (
+            "0.2.0",
+            std::fs::read(options.test_plugins.join("fixture-next.wasm"))?,
+        ),
     ];
     let cluster = BenchCluster::start().await?;
     let objects = (0..LOADED)
@@ -99,12 +105,16 @@ async fn swap(options: &BenchOptions, section: &mut Section) -> anyhow::Result<(
             std::fs::rename(&aside, plugins.path().join("fixture.wasm"))?;
             let needle = format!(r#"version="{version}",sha256="#);
             while !operator.metrics().render().contains(&needle) {
-                anyhow::ensure!(written.elapsed() < Duration::from_secs(60), "no swap to {version}");
+                anyhow::ensure!(
+                    written.elapsed() < Duration::from_secs(60),
+                    "no swap to {version}"
+                );
                 tokio::time::sleep(Duration::from_millis(2)).await;
             }
             samples.push(written.elapsed());
         }
-        let passes = super::process::metric_sum(&operator.metrics().render(), PASSES) - passes_before;
+        let passes =
+            super::process::metric_sum(&operator.metrics().render(), PASSES) - passes_before;
         rate.push(passes / window.elapsed().as_secs_f64());
         stop.store(true, Ordering::Relaxed);
         let _ = loader.await;
@@ -163,7 +173,9 @@ async fn start_up(options: &BenchOptions, section: &mut Section) -> anyhow::Resu
                 &scratch.path().join("operator.log"),
                 &[],
             )?;
-            let ready = operator.wait_ready(started, Duration::from_secs(120)).await?;
+            let ready = operator
+                .wait_ready(started, Duration::from_secs(120))
+                .await?;
             let first = operator
                 .wait_metric(PASSES, 1.0, started, Duration::from_secs(120))
                 .await?;
@@ -185,10 +197,22 @@ async fn start_up(options: &BenchOptions, section: &mut Section) -> anyhow::Resu
         }
     }
     cluster.server.stop();
-    section.row("start → ready, no artifact cache (compiles)", vec![Cell::time(&cold_ready)]);
-    section.row("start → first pass, no artifact cache", vec![Cell::time(&cold_first)]);
-    section.row("start → ready, precompiled artifacts", vec![Cell::time(&warm_ready)]);
-    section.row("start → first pass, precompiled artifacts", vec![Cell::time(&warm_first)]);
+    section.row(
+        "start → ready, no artifact cache (compiles)",
+        vec![Cell::time(&cold_ready)],
+    );
+    section.row(
+        "start → first pass, no artifact cache",
+        vec![Cell::time(&cold_first)],
+    );
+    section.row(
+        "start → ready, precompiled artifacts",
+        vec![Cell::time(&warm_ready)],
+    );
+    section.row(
+        "start → first pass, precompiled artifacts",
+        vec![Cell::time(&warm_first)],
+    );
     let idle_rss = idle.iter().sum::<f64>() / idle.len().max(1) as f64;
     section.row(
         "idle RSS, shipped plugins loaded (gitlabsecrets, secretgen)",

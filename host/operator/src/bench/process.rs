@@ -85,13 +85,20 @@ impl OperatorProcess {
 
     /// Waits until `/readyz` answers 200 (plugins started, caches synced); the time since
     /// `since`.
-    pub async fn wait_ready(&mut self, since: Instant, timeout: Duration) -> anyhow::Result<Duration> {
+    pub async fn wait_ready(
+        &mut self,
+        since: Instant,
+        timeout: Duration,
+    ) -> anyhow::Result<Duration> {
         loop {
             if let Ok((200, _)) = self.get("/readyz").await {
                 return Ok(since.elapsed());
             }
             if let Some(status) = self.child.try_wait()? {
-                anyhow::bail!("the operator exited with {status}: see {}", self.log.display());
+                anyhow::bail!(
+                    "the operator exited with {status}: see {}",
+                    self.log.display()
+                );
             }
             anyhow::ensure!(
                 since.elapsed() < timeout,

@@ -110,9 +110,7 @@ fn millis(ms: f64) -> String {
 }
 
 fn number(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 {
-        format!("{value:.0}")
-    } else if value.abs() >= 100.0 {
+    if value.fract() == 0.0 || value.abs() >= 100.0 {
         format!("{value:.0}")
     } else if value.abs() >= 1.0 {
         format!("{value:.2}")
@@ -160,7 +158,11 @@ impl Section {
 
     /// The cell of row `row` under column `column`, if both exist.
     pub fn cell(&self, row: &str, column: &str) -> Option<&Cell> {
-        let index = self.columns.iter().position(|c| c == column)?.checked_sub(1)?;
+        let index = self
+            .columns
+            .iter()
+            .position(|c| c == column)?
+            .checked_sub(1)?;
         self.rows
             .iter()
             .find(|(name, _)| name == row)
@@ -240,9 +242,16 @@ mod tests {
 
     #[test]
     fn stats_take_the_median_of_odd_and_even_counts() {
-        let ms = |v: &[u64]| v.iter().map(|m| Duration::from_millis(*m)).collect::<Vec<_>>();
+        let ms = |v: &[u64]| {
+            v.iter()
+                .map(|m| Duration::from_millis(*m))
+                .collect::<Vec<_>>()
+        };
         let odd = Stats::of(&ms(&[5, 1, 3])).expect("samples");
-        assert_eq!((odd.median_ms, odd.min_ms, odd.max_ms, odd.n), (3.0, 1.0, 5.0, 3));
+        assert_eq!(
+            (odd.median_ms, odd.min_ms, odd.max_ms, odd.n),
+            (3.0, 1.0, 5.0, 3)
+        );
         let even = Stats::of(&ms(&[4, 1, 2, 3])).expect("samples");
         assert_eq!(even.median_ms, 2.5);
         assert_eq!(Stats::of(&[]), None);
@@ -262,7 +271,10 @@ mod tests {
         let mut out = String::new();
         section.markdown_into(&mut out);
         assert!(out.contains("| measure | wasm | ratio |"), "{out}");
-        assert!(out.contains("| pass | 2.00 ms (1.50 ms–2.50 ms, n=2) | 1.50× |"), "{out}");
+        assert!(
+            out.contains("| pass | 2.00 ms (1.50 ms–2.50 ms, n=2) | 1.50× |"),
+            "{out}"
+        );
         assert!(out.contains("- read me"), "{out}");
         assert_eq!(section.cell("pass", "ratio"), Some(&Cell::number(1.5, "×")));
         assert_eq!(Cell::ratio(1.0, 0.0), Cell::Text("n/a".into()));

@@ -67,13 +67,20 @@ async fn one(options: &BenchOptions, variant: Variant, n: usize) -> anyhow::Resu
         .wait_ready(started, Duration::from_secs(120))
         .await?;
     let done_at = operator
-        .wait_metric(PASSES, n as f64, started, Duration::from_secs(60 + n as u64))
+        .wait_metric(
+            PASSES,
+            n as f64,
+            started,
+            Duration::from_secs(60 + n as u64),
+        )
         .await?;
     let resync_requests = operator.metric(REQUESTS).await?;
     let resync_rss = operator.memory().map_or(f64::NAN, |m| mib(m.rss));
     operator.stop().await;
     cluster.server.stop();
-    let resync = done_at.saturating_sub(ready_at).max(Duration::from_millis(1));
+    let resync = done_at
+        .saturating_sub(ready_at)
+        .max(Duration::from_millis(1));
     Ok(Run {
         variant,
         n,
@@ -119,8 +126,14 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
         "… per GitLabSecrets",
         row(&|r| Cell::number(r.ready.as_secs_f64() * 1e3 / r.n as f64, "ms")),
     );
-    section.row("peak RSS of the operator", row(&|r| Cell::number(r.peak_rss, "MiB")));
-    section.row("API requests by the operator", row(&|r| Cell::number(r.requests, "")));
+    section.row(
+        "peak RSS of the operator",
+        row(&|r| Cell::number(r.peak_rss, "MiB")),
+    );
+    section.row(
+        "API requests by the operator",
+        row(&|r| Cell::number(r.requests, "")),
+    );
     section.row(
         "… per GitLabSecrets",
         row(&|r| Cell::number(r.requests / r.n as f64, "")),
@@ -134,7 +147,10 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
         "… API requests during the resync",
         row(&|r| Cell::number(r.resync_requests, "")),
     );
-    section.row("RSS after the resync", row(&|r| Cell::number(r.resync_rss, "MiB")));
+    section.row(
+        "RSS after the resync",
+        row(&|r| Cell::number(r.resync_rss, "MiB")),
+    );
 
     section.note(
         "Each GitLabSecrets is the chart's defaults in a namespace of its own, all created at \
@@ -158,10 +174,9 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
 fn growth_note(runs: &[Run], section: &mut Section) {
     for variant in [Variant::NoRsa4096, Variant::Full] {
         let of: Vec<&Run> = runs.iter().filter(|r| r.variant == variant).collect();
-        let (Some(small), Some(large)) = (
-            of.iter().min_by_key(|r| r.n),
-            of.iter().max_by_key(|r| r.n),
-        ) else {
+        let (Some(small), Some(large)) =
+            (of.iter().min_by_key(|r| r.n), of.iter().max_by_key(|r| r.n))
+        else {
             continue;
         };
         if small.n == large.n {

@@ -92,10 +92,7 @@ fn jobs(options: &BenchOptions) -> anyhow::Result<Vec<Job>> {
     });
     jobs.push(Job {
         label: "SSH host keys (RSA-3072, ECDSA P-256, Ed25519)".into(),
-        ..secret(
-            ("host-keys".into(), json!([{"type": "sshHostKeys"}])),
-            5,
-        )
+        ..secret(("host-keys".into(), json!([{"type": "sshHostKeys"}])), 5)
     });
     Ok(jobs)
 }

@@ -156,7 +156,10 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     // The controller indexes each primary as it arrives; so does this harness.
     let deadline = Instant::now() + Duration::from_secs(30);
     while primary.len() < all.len() {
-        anyhow::ensure!(Instant::now() < deadline, "the informer never saw the GitLabSecrets");
+        anyhow::ensure!(
+            Instant::now() < deadline,
+            "the informer never saw the GitLabSecrets"
+        );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     for request in &all {
@@ -187,11 +190,13 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     loop {
         let objects = cluster.list_gitlabsecrets().await?;
         let cached_ready = primary.filter(is_ready).len();
-        if objects.iter().all(is_ready) && objects.len() == all.len() && cached_ready == all.len()
-        {
+        if objects.iter().all(is_ready) && objects.len() == all.len() && cached_ready == all.len() {
             break;
         }
-        anyhow::ensure!(rounds < 30, "the GitLabSecrets did not converge in 30 rounds");
+        anyhow::ensure!(
+            rounds < 30,
+            "the GitLabSecrets did not converge in 30 rounds"
+        );
         rounds += 1;
         passes.batch(Build::Wasm, &requests(&wasm_ns)).await?;
         passes.batch(Build::Native, &requests(&native_ns)).await?;
@@ -226,7 +231,8 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
         format!("converged: passes per second ({CONCURRENCY} at once)"),
         compare_rates(&converged_wasm, &converged_native),
     );
-    let failed = cold_wasm.failed + cold_native.failed + converged_wasm.failed + converged_native.failed;
+    let failed =
+        cold_wasm.failed + cold_native.failed + converged_wasm.failed + converged_native.failed;
     section.note(format!(
         "{count} GitLabSecrets per build ({}), each in its own namespace. Cold: the first \
          pass over each, which plans and creates its Secrets. Converged: {} rounds over all \
@@ -235,7 +241,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
         Variant::NoKeys.label(),
         options.samples(10),
         all.len(),
-        changes.0.iter().filter(|((verb, _), _)| verb == "stored").map(|(_, n)| n).sum::<u64>(),
+        changes.stored_total(),
     ));
     section.note(
         "Key pairs are left out so every pass does the same work; with them a cold pass is \

@@ -243,12 +243,18 @@ fn resource_version(object: &Value) -> Option<&str> {
 }
 
 /// The cache entry of `object`, with its apiVersion and kind stamped (list items may lack
-/// them).
+/// them) and without `metadata.managedFields`, as controller-runtime's
+/// `TransformStripManagedFields` does: no reconciler decides on them, and they are often
+/// the larger part of a small object, in memory and in every copy to a guest. A read from
+/// the server still returns them.
 fn entry(kind: &KindRef, object: DynamicObject) -> Option<(String, Arc<Value>)> {
     let mut value = serde_json::to_value(object).ok()?;
     let map = value.as_object_mut()?;
     map.insert("apiVersion".into(), Value::String(kind.api_version.clone()));
     map.insert("kind".into(), Value::String(kind.kind.clone()));
+    if let Some(metadata) = map.get_mut("metadata").and_then(Value::as_object_mut) {
+        metadata.remove("managedFields");
+    }
     Some((key_of(&value)?, Arc::new(value)))
 }
 
@@ -264,5 +270,44 @@ pub fn api_resource(kind: &KindRef) -> ApiResource {
         api_version: kind.api_version.clone(),
         kind: kind.kind.clone(),
         plural: kind.plural.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cached_objects_carry_their_kind_and_no_managed_fields() {
+        let object: DynamicObject = serde_json::from_value(serde_json::json!({
+            "metadata": {
+                "name": "a",
+                "namespace": "ns",
+                "labels": {"x": "y"},
+                "managedFields": [{"manager": "m", "operation": "Apply", "fieldsV1": {"f:data": {}}}],
+            },
+            "data": {"k": "v"},
+        }))
+        .expect("an object");
+        let kind = KindRef {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            plural: "configmaps".into(),
+            namespaced: true,
+        };
+
+        let (key, cached) = entry(&kind, object).expect("an entry");
+
+        assert_eq!(key, "ns/a");
+        assert_eq!(
+            (cached["apiVersion"].as_str(), cached["kind"].as_str()),
+            (Some("v1"), Some("ConfigMap"))
+        );
+        assert!(
+            cached["metadata"].get("managedFields").is_none(),
+            "{cached}"
+        );
+        assert_eq!(cached["metadata"]["labels"]["x"], "y");
+        assert_eq!(cached["data"]["k"], "v");
     }
 }

@@ -282,6 +282,9 @@ impl Drop for Inner {
     }
 }
 
+/// Bytes of each pooled memory and table kept resident between instances.
+const KEEP_RESIDENT: usize = 4 << 20;
+
 fn engine_config(config: &RuntimeConfig) -> Config {
     let stores = config.max_concurrent_stores.max(1);
     let mut pool = PoolingAllocationConfig::new();
@@ -290,7 +293,14 @@ fn engine_config(config: &RuntimeConfig) -> Config {
         .total_memories(stores * 2)
         .total_tables(stores * 16)
         .total_stacks(stores * 2)
-        .max_memory_size(config.max_memory_bytes);
+        .max_memory_size(config.max_memory_bytes)
+        // Every pass and planner call gets a fresh instance. Resetting a slot's first pages
+        // with memset instead of madvise spares the TLB shootdowns and page faults that
+        // otherwise cost more than the instance itself (see the boundary benchmark).
+        .linear_memory_keep_resident(KEEP_RESIDENT)
+        .table_keep_resident(KEEP_RESIDENT)
+        .pagemap_scan(wasmtime::Enabled::Auto)
+        .decommit_batch_size(16);
     let mut c = Config::new();
     c.wasm_component_model(true)
         .epoch_interruption(true)

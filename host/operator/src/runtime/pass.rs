@@ -76,7 +76,11 @@ impl Plugin {
             PluginInfo::Reconciler { pre, .. } => pre.instantiate_async(&mut store).await.map(drop),
             PluginInfo::Planner { pre } => pre.instantiate_async(&mut store).await.map(drop),
         };
-        self.settle(&store, "instantiate", Ok(result.map_err(Failure::Instantiate)))
+        self.settle(
+            &store,
+            "instantiate",
+            Ok(result.map_err(Failure::Instantiate)),
+        )
     }
 
     /// The keys of field index `name` for the primary `object`.
