@@ -194,6 +194,26 @@ pub fn check_update(rt: &ResourceType, name: &str, old: &Value, new: &Value) -> 
             ));
         }
     }
+    if rt.group == "apps"
+        && matches!(
+            rt.kind.as_str(),
+            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
+        )
+    {
+        let (before, after) = (
+            selector(old.pointer("/spec/selector")),
+            selector(new.pointer("/spec/selector")),
+        );
+        if before != after {
+            return Err(ApiError::invalid_field(
+                rt,
+                name,
+                "spec.selector",
+                "FieldValueInvalid",
+                &format!("Invalid value: {after}: field is immutable"),
+            ));
+        }
+    }
     if rt.group == "batch"
         && rt.kind == "Job"
         && old.pointer("/spec/template") != new.pointer("/spec/template")
@@ -207,6 +227,21 @@ pub fn check_update(rt: &ResourceType, name: &str, old: &Value, new: &Value) -> 
         ));
     }
     Ok(())
+}
+
+/// A label selector as kube-apiserver compares it (semantic equality: an empty
+/// `matchLabels` or `matchExpressions` is the same as none).
+fn selector(value: Option<&Value>) -> Value {
+    let mut selector = value.cloned().unwrap_or_else(|| json!({}));
+    if let Some(map) = selector.as_object_mut() {
+        map.retain(|_, v| match v {
+            Value::Object(o) => !o.is_empty(),
+            Value::Array(a) => !a.is_empty(),
+            Value::Null => false,
+            _ => true,
+        });
+    }
+    selector
 }
 
 /// The namespace of a new object must exist and not be terminating.

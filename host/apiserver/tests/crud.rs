@@ -343,6 +343,65 @@ async fn immutable_config_maps_and_secrets_refuse_data_changes_with_422() {
 }
 
 #[tokio::test]
+async fn a_deployment_selector_is_immutable_and_a_422_names_it() {
+    let (_server, client) = server().await;
+    let deployment = |labels: serde_json::Value, expressions: Option<serde_json::Value>| {
+        let mut selector = json!({"matchLabels": labels.clone()});
+        if let Some(e) = expressions {
+            selector["matchExpressions"] = e;
+        }
+        json!({
+            "apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "web", "namespace": "default"},
+            "spec": {"selector": selector, "template": {
+                "metadata": {"labels": labels},
+                "spec": {"containers": [{"name": "c", "image": "nginx"}]}}},
+        })
+    };
+    let path = "/apis/apps/v1/namespaces/default/deployments";
+    let created = post(&client, path, deployment(json!({"app": "web"}), None)).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+
+    let same = raw(
+        &client,
+        "PUT",
+        &format!("{path}/web"),
+        "application/json",
+        Some({
+            let mut d = deployment(json!({"app": "web"}), Some(json!([])));
+            d["metadata"]["resourceVersion"] = created.body["metadata"]["resourceVersion"].clone();
+            d
+        }),
+    )
+    .await;
+    assert_eq!(
+        same.status, 200,
+        "an empty matchExpressions is no change: {}",
+        same.body
+    );
+
+    let changed = raw(
+        &client,
+        "PATCH",
+        &format!("{path}/web"),
+        "application/merge-patch+json",
+        Some(json!({"spec": {"selector": {"matchLabels": {"track": "v2"}}}})),
+    )
+    .await;
+    assert_eq!(changed.status, 422);
+    let message = changed.body["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("Deployment.apps \"web\" is invalid: spec.selector: Invalid value: ")
+            && message.ends_with(": field is immutable"),
+        "{message}"
+    );
+    assert_eq!(
+        changed.body["details"]["causes"][0]["field"],
+        "spec.selector"
+    );
+}
+
+#[tokio::test]
 async fn a_secret_over_1_mib_is_a_422_and_a_body_over_the_limit_is_a_413() {
     let (_server, client) = server().await;
     use base64::Engine as _;
