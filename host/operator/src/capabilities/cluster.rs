@@ -55,9 +55,10 @@ impl Host for ClusterCtx {
         };
         let found = self
             .cluster()?
-            .get(&object_ref(object), from)
+            .get_shared(&object_ref(object), from)
             .await
             .map_err(to_wit)?;
+        // Serialized straight from the cache's copy: a guest only ever gets the text.
         Ok(found.map(|v| v.to_string()))
     }
 
@@ -79,10 +80,10 @@ impl Host for ClusterCtx {
         };
         let listed = self
             .cluster()?
-            .list(&kind, namespace.as_deref(), &options)
+            .list_shared(&kind, namespace.as_deref(), &options)
             .await
             .map_err(to_wit)?;
-        Ok(listed.iter().map(Value::to_string).collect())
+        Ok(listed.iter().map(|v| v.to_string()).collect())
     }
 
     async fn apply(

@@ -58,13 +58,10 @@ fn namespace_of(object: &Value) -> Option<&str> {
 #[async_trait]
 impl ClusterBackend for CachedCluster {
     async fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
-        if from == ReadFrom::Cache
-            && let Some(informer) = self.synced(&object.api_version, &object.kind)
-        {
-            let key = object_key(object.namespace.as_deref(), &object.name);
-            return Ok(informer.get(&key).map(|o| (*o).clone()));
-        }
-        self.server.get(object, from).await
+        Ok(self
+            .get_shared(object, from)
+            .await?
+            .map(Arc::unwrap_or_clone))
     }
 
     async fn list(
@@ -73,6 +70,34 @@ impl ClusterBackend for CachedCluster {
         namespace: Option<&str>,
         options: &ListOptions,
     ) -> Result<Vec<Value>, ApiError> {
+        Ok(self
+            .list_shared(kind, namespace, options)
+            .await?
+            .into_iter()
+            .map(Arc::unwrap_or_clone)
+            .collect())
+    }
+
+    async fn get_shared(
+        &self,
+        object: &ObjectRef,
+        from: ReadFrom,
+    ) -> Result<Option<Arc<Value>>, ApiError> {
+        if from == ReadFrom::Cache
+            && let Some(informer) = self.synced(&object.api_version, &object.kind)
+        {
+            let key = object_key(object.namespace.as_deref(), &object.name);
+            return Ok(informer.get(&key));
+        }
+        self.server.get_shared(object, from).await
+    }
+
+    async fn list_shared(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Arc<Value>>, ApiError> {
         let selector = options
             .label_selector
             .as_deref()
@@ -102,16 +127,11 @@ impl ClusterBackend for CachedCluster {
                 .iter()
                 .filter_map(|r| informer.get(&object_key(r.namespace.as_deref(), &r.name)))
                 .filter(|o| in_scope(o))
-                .map(|o| (*o).clone())
                 .collect());
         }
         match self.synced(&kind.api_version, &kind.kind) {
-            Some(informer) => Ok(informer
-                .filter(in_scope)
-                .into_iter()
-                .map(|o| (*o).clone())
-                .collect()),
-            None => self.server.list(kind, namespace, options).await,
+            Some(informer) => Ok(informer.filter(in_scope)),
+            None => self.server.list_shared(kind, namespace, options).await,
         }
     }
 

@@ -125,6 +125,27 @@ impl Checked {
         self.backend.list(kind, namespace, options).await
     }
 
+    /// [`get`](Self::get), sharing a cached object instead of copying it.
+    pub async fn get_shared(
+        &self,
+        object: &ObjectRef,
+        from: ReadFrom,
+    ) -> Result<Option<Arc<Value>>, ApiError> {
+        self.allow(Verb::Get, &object.api_version, &object.kind)?;
+        self.backend.get_shared(object, from).await
+    }
+
+    /// [`list`](Self::list), sharing cached objects instead of copying them.
+    pub async fn list_shared(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Arc<Value>>, ApiError> {
+        self.allow(Verb::List, &kind.api_version, &kind.kind)?;
+        self.backend.list_shared(kind, namespace, options).await
+    }
+
     /// Server-side applies (`patch`).
     pub async fn apply(&self, object: Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
         let r = object_ref(&object)?;

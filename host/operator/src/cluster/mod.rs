@@ -9,6 +9,8 @@ pub mod cached;
 pub mod checked;
 pub mod kube;
 
+use std::sync::Arc;
+
 use async_trait::async_trait;
 use serde_json::Value;
 use wasm_operator_sdk::{
@@ -37,6 +39,32 @@ pub trait ClusterBackend: Send + Sync {
         namespace: Option<&str>,
         options: &ListOptions,
     ) -> Result<Vec<Value>, ApiError>;
+
+    /// [`get`](Self::get) for a caller that only reads the object: a backend that holds
+    /// objects (a cache) shares them instead of copying.
+    async fn get_shared(
+        &self,
+        object: &ObjectRef,
+        from: ReadFrom,
+    ) -> Result<Option<Arc<Value>>, ApiError> {
+        Ok(self.get(object, from).await?.map(Arc::new))
+    }
+
+    /// [`list`](Self::list) for a caller that only reads the objects (see
+    /// [`get_shared`](Self::get_shared)).
+    async fn list_shared(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Arc<Value>>, ApiError> {
+        Ok(self
+            .list(kind, namespace, options)
+            .await?
+            .into_iter()
+            .map(Arc::new)
+            .collect())
+    }
 
     /// Server-side applies `object` under the caller's field manager with force.
     async fn apply(
