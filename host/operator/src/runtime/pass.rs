@@ -30,24 +30,24 @@ impl Plugin {
             field_manager: description.field_manager.clone(),
         };
         let cluster = ClusterCtx::new(Checked::new(backend, caller, self.permissions.clone()));
-        let mut store = self.store(runtime, &object, cluster);
         let wit_request = wit::Request {
             namespace: request.namespace.clone(),
             name: request.name.clone(),
         };
-        let result = tokio::time::timeout(self.limits.deadline, async {
-            let instance = pre
-                .instantiate_async(&mut store)
-                .await
-                .map_err(Failure::Instantiate)?;
-            instance
-                .wasm_operator_plugin_reconciler()
-                .call_reconcile(&mut store, &wit_request)
-                .await
-                .map_err(Failure::Call)
-        })
-        .await;
-        match self.settle(&store, &object, result)? {
+        let result = self
+            .run(runtime, &object, cluster, async |store| {
+                let instance = pre
+                    .instantiate_async(&mut *store)
+                    .await
+                    .map_err(Failure::Instantiate)?;
+                instance
+                    .wasm_operator_plugin_reconciler()
+                    .call_reconcile(store, &wit_request)
+                    .await
+                    .map_err(Failure::Call)
+            })
+            .await?;
+        match result {
             Ok(outcome) => Ok(Outcome {
                 requeue_after: outcome
                     .requeue_after_ms
@@ -71,16 +71,15 @@ impl Plugin {
     /// Instantiates the plugin in a fresh store, calls nothing, and drops it: the fixed cost
     /// every pass pays before the guest runs (what benchmarks measure).
     pub async fn instantiate(&self, runtime: &Runtime) -> Result<(), PassError> {
-        let mut store = self.store(runtime, "instantiate", ClusterCtx::none(&self.name));
-        let result = match &self.info {
-            PluginInfo::Reconciler { pre, .. } => pre.instantiate_async(&mut store).await.map(drop),
-            PluginInfo::Planner { pre } => pre.instantiate_async(&mut store).await.map(drop),
-        };
-        self.settle(
-            &store,
-            "instantiate",
-            Ok(result.map_err(Failure::Instantiate)),
-        )
+        let cluster = ClusterCtx::none(&self.name);
+        self.run(runtime, "instantiate", cluster, async |store| {
+            match &self.info {
+                PluginInfo::Reconciler { pre, .. } => pre.instantiate_async(store).await.map(drop),
+                PluginInfo::Planner { pre } => pre.instantiate_async(store).await.map(drop),
+            }
+            .map_err(Failure::Instantiate)
+        })
+        .await
     }
 
     /// The keys of field index `name` for the primary `object`.
@@ -94,21 +93,19 @@ impl Plugin {
             .map(|r| r.key())
             .unwrap_or_else(|_| "<unnamed>".into());
         let (pre, _) = self.reconciler(&key)?;
-        let mut store = self.store(runtime, &key, ClusterCtx::none(&self.name));
         let text = object.to_string();
-        let result = tokio::time::timeout(self.limits.deadline, async {
+        self.run(runtime, &key, ClusterCtx::none(&self.name), async |store| {
             let instance = pre
-                .instantiate_async(&mut store)
+                .instantiate_async(&mut *store)
                 .await
                 .map_err(Failure::Instantiate)?;
             instance
                 .wasm_operator_plugin_reconciler()
-                .call_index(&mut store, name, &text)
+                .call_index(store, name, &text)
                 .await
                 .map_err(Failure::Call)
         })
-        .await;
-        self.settle(&store, &key, result)
+        .await
     }
 
     /// Plans one Secret with a planner plugin (in a fresh store, with the host's `crypto`).
@@ -119,20 +116,19 @@ impl Plugin {
         request: &planner::SecretRequest,
     ) -> Result<Result<planner::SecretPlan, planner::PlanError>, PassError> {
         let pre = self.planner(&request.name)?;
-        let mut store = self.store(runtime, &request.name, ClusterCtx::none(&self.name));
-        let result = tokio::time::timeout(self.limits.deadline, async {
+        let cluster = ClusterCtx::none(&self.name);
+        self.run(runtime, &request.name, cluster, async |store| {
             let instance = pre
-                .instantiate_async(&mut store)
+                .instantiate_async(&mut *store)
                 .await
                 .map_err(Failure::Instantiate)?;
             instance
                 .wasm_operator_plugin_planner()
-                .call_plan(&mut store, request)
+                .call_plan(store, request)
                 .await
                 .map_err(Failure::Call)
         })
-        .await;
-        self.settle(&store, &request.name, result)
+        .await
     }
 
     /// Plans the CA, TLS and chain Secrets of one certificate entry with a planner plugin.
@@ -142,20 +138,19 @@ impl Plugin {
         request: &planner::CertificatesRequest,
     ) -> Result<Result<planner::CertificatesPlan, planner::PlanError>, PassError> {
         let pre = self.planner("certificates")?;
-        let mut store = self.store(runtime, "certificates", ClusterCtx::none(&self.name));
-        let result = tokio::time::timeout(self.limits.deadline, async {
+        let cluster = ClusterCtx::none(&self.name);
+        self.run(runtime, "certificates", cluster, async |store| {
             let instance = pre
-                .instantiate_async(&mut store)
+                .instantiate_async(&mut *store)
                 .await
                 .map_err(Failure::Instantiate)?;
             instance
                 .wasm_operator_plugin_planner()
-                .call_plan_certificates(&mut store, request)
+                .call_plan_certificates(store, request)
                 .await
                 .map_err(Failure::Call)
         })
-        .await;
-        self.settle(&store, "certificates", result)
+        .await
     }
 
     fn planner(&self, object: &str) -> Result<&PlannerPluginPre<PassState>, PassError> {
@@ -174,21 +169,20 @@ impl Plugin {
         let PluginInfo::Reconciler { pre, .. } = &self.info else {
             return Err("not a reconciler".into());
         };
-        let mut store = self.store(runtime, "describe()", ClusterCtx::none(&self.name));
-        let result = tokio::time::timeout(self.limits.deadline, async {
-            let instance = pre
-                .instantiate_async(&mut store)
-                .await
-                .map_err(Failure::Instantiate)?;
-            instance
-                .wasm_operator_plugin_reconciler()
-                .call_describe(&mut store)
-                .await
-                .map_err(Failure::Call)
-        })
-        .await;
+        let cluster = ClusterCtx::none(&self.name);
         let description = self
-            .settle(&store, "describe()", result)
+            .run(runtime, "describe()", cluster, async |store| {
+                let instance = pre
+                    .instantiate_async(&mut *store)
+                    .await
+                    .map_err(Failure::Instantiate)?;
+                instance
+                    .wasm_operator_plugin_reconciler()
+                    .call_describe(store)
+                    .await
+                    .map_err(Failure::Call)
+            })
+            .await
             .map_err(|e| e.to_string())?;
         let description = super::describe::from_wit(description);
         super::describe::validate(&description)?;
@@ -210,6 +204,20 @@ impl Plugin {
                 message: "not a described reconciler".into(),
             }),
         }
+    }
+
+    /// Runs `call` (instantiate, then one export) in a fresh store for `object`, within the
+    /// plugin's deadline, and turns its outcome into the export's value or a [`PassError`].
+    async fn run<T>(
+        &self,
+        runtime: &Runtime,
+        object: &str,
+        cluster: ClusterCtx,
+        call: impl AsyncFnOnce(&mut Store<PassState>) -> Result<T, Failure>,
+    ) -> Result<T, PassError> {
+        let mut store = self.store(runtime, object, cluster);
+        let result = tokio::time::timeout(self.limits.deadline, call(&mut store)).await;
+        self.settle(&store, object, result)
     }
 
     fn store(&self, runtime: &Runtime, object: &str, cluster: ClusterCtx) -> Store<PassState> {
