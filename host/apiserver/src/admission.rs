@@ -194,12 +194,7 @@ pub fn check_update(rt: &ResourceType, name: &str, old: &Value, new: &Value) -> 
             ));
         }
     }
-    if rt.group == "apps"
-        && matches!(
-            rt.kind.as_str(),
-            "Deployment" | "ReplicaSet" | "StatefulSet" | "DaemonSet"
-        )
-    {
+    if rt.group == "apps" && matches!(rt.kind.as_str(), "Deployment" | "ReplicaSet" | "DaemonSet") {
         let (before, after) = (
             selector(old.pointer("/spec/selector")),
             selector(new.pointer("/spec/selector")),
@@ -229,19 +224,30 @@ pub fn check_update(rt: &ResourceType, name: &str, old: &Value, new: &Value) -> 
     Ok(())
 }
 
-/// A label selector as kube-apiserver compares it (semantic equality: an empty
-/// `matchLabels` or `matchExpressions` is the same as none).
+/// A label selector as kube-apiserver compares it (`equality.Semantic`: an empty map or
+/// list is the same as none, at any depth, e.g. `matchExpressions[].values`).
 fn selector(value: Option<&Value>) -> Value {
-    let mut selector = value.cloned().unwrap_or_else(|| json!({}));
-    if let Some(map) = selector.as_object_mut() {
-        map.retain(|_, v| match v {
-            Value::Object(o) => !o.is_empty(),
-            Value::Array(a) => !a.is_empty(),
-            Value::Null => false,
-            _ => true,
-        });
+    fn normalized(value: &Value) -> Option<Value> {
+        match value {
+            Value::Null => None,
+            Value::Object(map) => {
+                let map: serde_json::Map<String, Value> = map
+                    .iter()
+                    .filter_map(|(k, v)| normalized(v).map(|v| (k.clone(), v)))
+                    .collect();
+                (!map.is_empty()).then_some(Value::Object(map))
+            }
+            Value::Array(items) => {
+                let items: Vec<Value> = items
+                    .iter()
+                    .map(|v| normalized(v).unwrap_or(Value::Null))
+                    .collect();
+                (!items.is_empty()).then_some(Value::Array(items))
+            }
+            other => Some(other.clone()),
+        }
     }
-    selector
+    value.and_then(normalized).unwrap_or_else(|| json!({}))
 }
 
 /// The namespace of a new object must exist and not be terminating.
@@ -299,5 +305,25 @@ pub fn on_create(state: &mut State, rt: &ResourceType, object: &mut Value) -> Re
 pub fn after_write(state: &mut State, rt: &ResourceType) {
     if rt.group == "apiextensions.k8s.io" && rt.kind == "CustomResourceDefinition" {
         state.refresh_registry();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::selector;
+    use serde_json::json;
+
+    #[test]
+    fn selectors_compare_as_kube_semantic_equality_does() {
+        let bare = json!({"matchLabels": {"app": "web"}});
+        let empties = json!({"matchLabels": {"app": "web"}, "matchExpressions": []});
+        assert_eq!(selector(Some(&bare)), selector(Some(&empties)));
+        let no_values = json!({"matchExpressions": [{"key": "a", "operator": "Exists"}]});
+        let empty_values =
+            json!({"matchExpressions": [{"key": "a", "operator": "Exists", "values": []}]});
+        assert_eq!(selector(Some(&no_values)), selector(Some(&empty_values)));
+        assert_eq!(selector(None), selector(Some(&json!({"matchLabels": {}}))));
+        let other = json!({"matchLabels": {"app": "web", "track": "v2"}});
+        assert_ne!(selector(Some(&bare)), selector(Some(&other)));
     }
 }

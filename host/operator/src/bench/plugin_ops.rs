@@ -104,7 +104,11 @@ async fn swap(options: &BenchOptions, section: &mut Section) -> anyhow::Result<(
             std::fs::write(&aside, bytes)?;
             std::fs::rename(&aside, plugins.path().join("fixture.wasm"))?;
             let needle = format!(r#"version="{version}",sha256="#);
-            while !operator.metrics().render().contains(&needle) {
+            let serving = |text: &str| {
+                text.lines()
+                    .any(|l| l.contains(&needle) && l.contains(r#"state="serving""#))
+            };
+            while !serving(&operator.metrics().render()) {
                 anyhow::ensure!(
                     written.elapsed() < Duration::from_secs(60),
                     "no swap to {version}"
@@ -154,6 +158,8 @@ async fn start_up(options: &BenchOptions, section: &mut Section) -> anyhow::Resu
         .gitlabsecrets(Variant::NoKeys, &["gitlab".to_owned()])
         .await?;
     let warm = scratch.path().join("warm-cache");
+    let logs = options.out.join("logs");
+    std::fs::create_dir_all(&logs)?;
     let (mut cold_first, mut warm_first, mut cold_ready, mut warm_ready) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     let mut idle = Vec::new();
@@ -170,13 +176,13 @@ async fn start_up(options: &BenchOptions, section: &mut Section) -> anyhow::Resu
                 &kubeconfig,
                 &options.plugins,
                 &cache,
-                &scratch.path().join("operator.log"),
+                &logs.join("start-up.log"),
                 &[],
             )?;
             let ready = operator
                 .wait_ready(started, Duration::from_secs(120))
                 .await?;
-            let first = operator
+            let (first, _) = operator
                 .wait_metric(PASSES, 1.0, started, Duration::from_secs(120))
                 .await?;
             if round == 0 && !cached {

@@ -116,17 +116,26 @@ impl OperatorProcess {
         Ok(metric_sum(&text, name))
     }
 
-    /// Waits until metric `name` reaches `at_least`; the time since `since`.
+    /// Waits until metric `name` reaches `at_least`; the time since `since` and the value
+    /// then.
     pub async fn wait_metric(
-        &self,
+        &mut self,
         name: &str,
         at_least: f64,
         since: Instant,
         timeout: Duration,
-    ) -> anyhow::Result<Duration> {
+    ) -> anyhow::Result<(Duration, f64)> {
         loop {
-            if self.metric(name).await? >= at_least {
-                return Ok(since.elapsed());
+            if let Ok(value) = self.metric(name).await
+                && value >= at_least
+            {
+                return Ok((since.elapsed(), value));
+            }
+            if let Some(status) = self.child.try_wait()? {
+                anyhow::bail!(
+                    "the operator exited with {status}: see {}",
+                    self.log.display()
+                );
             }
             anyhow::ensure!(
                 since.elapsed() < timeout,

@@ -284,6 +284,10 @@ impl Drop for Inner {
 
 /// Bytes of each pooled memory and table kept resident between instances.
 const KEEP_RESIDENT: usize = 4 << 20;
+/// Idle slots kept warm (each holding up to [`KEEP_RESIDENT`] bytes of a memory): at most
+/// 64 MiB resident for idle instances, enough for a pass and its planner calls on every
+/// core of a large node.
+const WARM_SLOTS: u32 = 16;
 
 fn engine_config(config: &RuntimeConfig) -> Config {
     let stores = config.max_concurrent_stores.max(1);
@@ -299,6 +303,8 @@ fn engine_config(config: &RuntimeConfig) -> Config {
         // otherwise cost more than the instance itself (see the boundary benchmark).
         .linear_memory_keep_resident(KEEP_RESIDENT)
         .table_keep_resident(KEEP_RESIDENT)
+        // What that keeps resident is bounded by the idle slots kept warm.
+        .max_unused_warm_slots(WARM_SLOTS)
         .pagemap_scan(wasmtime::Enabled::Auto)
         .decommit_batch_size(16);
     let mut c = Config::new();
