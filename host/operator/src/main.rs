@@ -261,6 +261,10 @@ async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(plugins) = args.plugins {
         options.plugins = plugins;
     }
+    for file in ["gitlabsecrets.wasm", "secretgen.wasm"] {
+        let path = options.plugins.join(file);
+        anyhow::ensure!(path.is_file(), "bench needs {}: not a file", path.display());
+    }
     options.scale = args.scale;
     options.scale_full = args.scale_full;
     let report = wasm_operator::bench::run(&options).await?;

@@ -83,6 +83,34 @@ impl OperatorProcess {
         Ok((status, String::from_utf8_lossy(&body).into_owned()))
     }
 
+    /// Polls `probe` every 5 ms until it returns a value; that value and the time since
+    /// `since`. Fails, naming `what` and the log, when the process exits or `timeout` passes.
+    async fn poll<T>(
+        &mut self,
+        what: &str,
+        since: Instant,
+        timeout: Duration,
+        probe: impl AsyncFn(&Self) -> Option<T>,
+    ) -> anyhow::Result<(Duration, T)> {
+        loop {
+            if let Some(value) = probe(self).await {
+                return Ok((since.elapsed(), value));
+            }
+            if let Some(status) = self.child.try_wait()? {
+                anyhow::bail!(
+                    "the operator exited with {status} before {what}: see {}",
+                    self.log.display()
+                );
+            }
+            anyhow::ensure!(
+                since.elapsed() < timeout,
+                "no {what} after {timeout:?}: see {}",
+                self.log.display()
+            );
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+    }
+
     /// Waits until `/readyz` answers 200 (plugins started, caches synced); the time since
     /// `since`.
     pub async fn wait_ready(
@@ -90,23 +118,8 @@ impl OperatorProcess {
         since: Instant,
         timeout: Duration,
     ) -> anyhow::Result<Duration> {
-        loop {
-            if let Ok((200, _)) = self.get("/readyz").await {
-                return Ok(since.elapsed());
-            }
-            if let Some(status) = self.child.try_wait()? {
-                anyhow::bail!(
-                    "the operator exited with {status}: see {}",
-                    self.log.display()
-                );
-            }
-            anyhow::ensure!(
-                since.elapsed() < timeout,
-                "the operator was not ready after {timeout:?}: see {}",
-                self.log.display()
-            );
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        let ready = async |p: &Self| matches!(p.get("/readyz").await, Ok((200, _))).then_some(());
+        Ok(self.poll("/readyz 200", since, timeout, ready).await?.0)
     }
 
     /// The sum of every sample of metric `name` (all label sets) in `/metrics`.
@@ -125,25 +138,9 @@ impl OperatorProcess {
         since: Instant,
         timeout: Duration,
     ) -> anyhow::Result<(Duration, f64)> {
-        loop {
-            if let Ok(value) = self.metric(name).await
-                && value >= at_least
-            {
-                return Ok((since.elapsed(), value));
-            }
-            if let Some(status) = self.child.try_wait()? {
-                anyhow::bail!(
-                    "the operator exited with {status}: see {}",
-                    self.log.display()
-                );
-            }
-            anyhow::ensure!(
-                since.elapsed() < timeout,
-                "{name} did not reach {at_least} in {timeout:?}: see {}",
-                self.log.display()
-            );
-            tokio::time::sleep(Duration::from_millis(5)).await;
-        }
+        let reached = async |p: &Self| p.metric(name).await.ok().filter(|v| *v >= at_least);
+        self.poll(&format!("{name} ≥ {at_least}"), since, timeout, reached)
+            .await
     }
 
     /// Resident memory now and its peak, in bytes (Linux `/proc`).
