@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use anyhow::Context as _;
 use futures::{StreamExt as _, TryStreamExt as _};
-use kube::api::{Api, ApiResource, DynamicObject, ListParams, PostParams};
+use kube::api::{Api, ApiResource, DynamicObject, ListParams};
 use serde_json::{Value, json};
 use tokio::time::Instant;
 use wasm_operator_apiserver::{ApiServer, ServerConfig};
@@ -143,21 +143,7 @@ impl BenchCluster {
     /// Creates one object.
     pub async fn create(&self, object: Value) -> anyhow::Result<()> {
         let resource = resource_of(&object)?;
-        let object: DynamicObject = serde_json::from_value(object).context("an object")?;
-        let api: Api<DynamicObject> = match object.metadata.namespace.as_deref() {
-            Some(ns) => Api::namespaced_with(self.client.clone(), ns, &resource),
-            None => Api::all_with(self.client.clone(), &resource),
-        };
-        api.create(&PostParams::default(), &object)
-            .await
-            .with_context(|| {
-                format!(
-                    "cannot create {} {}",
-                    resource.kind,
-                    object.metadata.name.as_deref().unwrap_or_default()
-                )
-            })?;
-        Ok(())
+        crate::cli::demo::create(&self.client, object, &resource).await
     }
 
     /// Creates `objects`, 16 requests at a time.

@@ -58,7 +58,8 @@ fn resource(api_version: &str, kind: &str, plural: &str) -> ApiResource {
     }
 }
 
-async fn create(
+/// Creates `object` as a `resource`; the error names the kind and the object.
+pub(crate) async fn create(
     client: &kube::Client,
     object: Value,
     resource: &ApiResource,
