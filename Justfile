@@ -10,7 +10,7 @@ test:
 
 # Guest unit tests under wasmtime only.
 test-wasm:
-    cargo test --target wasm32-wasip2 --lib -p wasm-operator-sdk -p secretgen
+    cargo test --target wasm32-wasip2 --lib -p wasm-operator-types -p wasm-operator-planner -p wasm-operator-sdk -p secretgen
 
 # Formatting and lints, as CI wants them.
 lint:
@@ -22,13 +22,15 @@ inspect file:
     cargo run --release -- plugin inspect {{file}}
 
 # Every benchmark scenario (release build, under 10 minutes on 2 cores):
-# target/bench/report.md and target/bench/report.json.
-bench:
-    cargo run --release --features bench -- bench
+# target/bench/report.md and target/bench/report.json. `wasm-operator bench` runs the
+# wasm-operator-bench binary beside it; both must come from the same build.
+bench *args:
+    cargo build --release -p wasm-operator -p wasm-operator-bench
+    target/release/wasm-operator bench {{args}}
 
 # The in-process scenarios alone (boundary costs, secretgen), and the API server's and
 # secretgen's own benchmarks.
 bench-micro:
-    cargo bench -p wasm-operator --features bench
+    cargo bench -p wasm-operator-bench
     cargo bench -p wasm-operator-apiserver
     cargo bench -p secretgen

@@ -4,9 +4,9 @@
 
 use std::path::{Path, PathBuf};
 
-use wasm_operator::LoadError;
-use wasm_operator::runtime::contract::ContractError;
 use wasm_operator_e2e::runtime_with_cache;
+use wasm_operator_runtime::LoadError;
+use wasm_operator_runtime::contract::ContractError;
 
 /// The host's WIT, as the guests are built against it.
 fn host_wit() -> String {

@@ -4,7 +4,6 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wasm_operator::cluster::ClusterBackend;
 use wasm_operator::cluster::kube::{KubeCluster, RateLimit};
 use wasm_operator::controller::{Backoff, ControllerConfig};
 use wasm_operator::operator::{LeaderElection, Operator, OperatorConfig, RunningOperator};
@@ -12,6 +11,7 @@ use wasm_operator_apiserver::Fault;
 use wasm_operator_e2e::{
     Cluster, cluster_with, config_map, eventually, fixture_plugin_dir, runtime_with_cache, setup,
 };
+use wasm_operator_runtime::backend::ClusterBackend;
 use wasm_operator_sdk::{ObjectRef, Patch, ReadFrom, Request};
 
 const WAIT: Duration = Duration::from_secs(20);

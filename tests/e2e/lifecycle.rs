@@ -5,10 +5,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wasm_operator::RuntimeConfig;
-use wasm_operator::cluster::ClusterBackend;
 use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
 use wasm_operator_e2e::{Cluster, cluster_with, config_map, eventually, setup};
+use wasm_operator_runtime::RuntimeConfig;
+use wasm_operator_runtime::backend::ClusterBackend;
 use wasm_operator_sdk::{ObjectRef, Patch};
 
 const WAIT: Duration = Duration::from_secs(30);
@@ -48,7 +48,7 @@ impl Harness {
             std::fs::write(plugins.path().join("plugins.toml"), toml).expect("plugins.toml");
         }
         let cache = tempfile::tempdir().expect("cache");
-        let runtime = wasm_operator::Runtime::new(RuntimeConfig {
+        let runtime = wasm_operator_runtime::Runtime::new(RuntimeConfig {
             cache_dir: Some(cache.path().to_owned()),
             fuel,
             ..RuntimeConfig::default()

@@ -1,8 +1,8 @@
 //! The shipped secretgen plugin, loaded into the real runtime: its keys come from the host's
 //! native `crypto` capability.
 
-use wasm_operator::planner::{CertificateAction, CertificatesRequest, SecretRequest};
 use wasm_operator_e2e::runtime_with_cache;
+use wasm_operator_runtime::planner::{CertificateAction, CertificatesRequest, SecretRequest};
 
 fn secretgen_wasm() -> std::path::PathBuf {
     wasm_operator::cli::shipped_plugin_dir().join("secretgen.wasm")

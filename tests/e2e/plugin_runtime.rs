@@ -4,9 +4,9 @@
 use std::time::Duration;
 
 use serde_json::json;
-use wasm_operator::runtime::CacheOutcome;
-use wasm_operator::{Limits, PassError};
 use wasm_operator_e2e::{cluster_with, config_map, fixture_wasm, runtime_with_cache};
+use wasm_operator_runtime::CacheOutcome;
+use wasm_operator_runtime::{Limits, PassError};
 use wasm_operator_sdk::Request;
 
 fn request(name: &str) -> Request {
@@ -336,7 +336,7 @@ async fn the_same_reconciler_built_natively_does_what_its_wasm_build_does() {
         .reconcile(&runtime, in_wasm.backend(), &request("a"))
         .await
         .expect("wasm pass");
-    wasm_operator::native::reconcile_native::<fixture_reconciler::Fixture>(
+    wasm_operator_native::reconcile_native::<fixture_reconciler::Fixture>(
         native.backend(),
         request("a"),
     )

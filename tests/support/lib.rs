@@ -6,9 +6,9 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use wasm_operator::cluster::kube::KubeCluster;
-use wasm_operator::cluster::{Caller, ClusterBackend};
-use wasm_operator::{Runtime, RuntimeConfig};
 use wasm_operator_apiserver::{ApiServer, Counts, ServerConfig};
+use wasm_operator_runtime::backend::{Caller, ClusterBackend};
+use wasm_operator_runtime::{Runtime, RuntimeConfig};
 use wasm_operator_sdk::{KindRef, ListOptions, ObjectRef, ReadFrom};
 
 /// A runtime whose artifact cache lives in `cache` (kept alive by the caller).

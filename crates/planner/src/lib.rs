@@ -5,6 +5,11 @@
 //! reconciler plans through [`Planner`] — over the `planner` import inside wasm (the SDK's
 //! `WitPlanner`), over the secretgen crate natively. Objects and entries cross as JSON text,
 //! as they do over WIT, so both callers hand the planner the same bytes.
+//!
+//! [`entries`] is what that JSON holds: the spec.secrets and spec.certificates entries of a
+//! GitLabSecrets, declared once for the reconciler (and its CRD) and the planner.
+
+pub mod entries;
 
 /// One key to add and its value (WIT `entry`).
 #[derive(Debug, Clone, PartialEq, Eq)]

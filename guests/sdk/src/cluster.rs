@@ -5,8 +5,7 @@
 //! natively the host implements it directly. [`ClusterExt`] adds typed helpers over
 //! k8s-openapi and serde types, so reconciler code never handles JSON by hand.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use k8s_openapi::{Metadata, Resource};
+use k8s_openapi::Resource;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -14,98 +13,9 @@ use serde_json::Value;
 use crate::error::{ApiError, Error, Result};
 use crate::object::{KindRef, ObjectRef};
 
-/// Where a read is served from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ReadFrom {
-    /// The host's shared watch cache.
-    Cache,
-    /// The API server, past the cache.
-    Server,
-}
-
-/// How a list is narrowed.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct ListOptions {
-    /// A label selector in the API's text form.
-    pub label_selector: Option<String>,
-    /// `(index name, key)`: only objects whose value of the index includes the key.
-    pub field_index: Option<(String, String)>,
-}
-
-/// A patch body.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Patch {
-    /// RFC 7386 JSON merge patch.
-    Merge(Value),
-    /// RFC 6902 JSON patch (an array of operations).
-    Json(Value),
-}
-
-/// What happens to an object's dependents when it is deleted.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Propagation {
-    /// Delete now; dependents are garbage-collected afterwards.
-    #[default]
-    Background,
-    /// Dependents first.
-    Foreground,
-    /// Keep dependents.
-    Orphan,
-}
-
-/// The controller owner of an applied object.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Owner {
-    pub api_version: String,
-    pub kind: String,
-    pub name: String,
-    pub uid: String,
-}
-
-impl Owner {
-    /// The owner reference for `owner`; an error when it has no name or uid yet.
-    pub fn of<K: Resource + Metadata<Ty = ObjectMeta>>(owner: &K) -> Result<Self> {
-        let meta = owner.metadata();
-        let what = || {
-            format!(
-                "{} {}",
-                K::KIND,
-                meta.name.as_deref().unwrap_or("<unnamed>")
-            )
-        };
-        Ok(Self {
-            api_version: K::API_VERSION.to_owned(),
-            kind: K::KIND.to_owned(),
-            name: meta.name.clone().ok_or_else(|| Error::MissingField {
-                what: what(),
-                field: "metadata.name",
-            })?,
-            uid: meta.uid.clone().ok_or_else(|| Error::MissingField {
-                what: what(),
-                field: "metadata.uid",
-            })?,
-        })
-    }
-}
-
-/// The type of an event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventType {
-    Normal,
-    Warning,
-}
-
-/// One occurrence of an event; the host aggregates repeats into a series.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Event {
-    pub event_type: EventType,
-    /// CamelCase reason, e.g. `SecretTypeKept`.
-    pub reason: String,
-    /// What was done, e.g. `Reconcile`.
-    pub action: String,
-    /// Human-readable note.
-    pub note: String,
-}
+pub use wasm_operator_types::call::{
+    Event, EventType, ListOptions, Owner, Patch, Propagation, ReadFrom,
+};
 
 /// The cluster: the WIT `cluster` interface in Rust types.
 ///

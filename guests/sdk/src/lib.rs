@@ -16,6 +16,8 @@
 //!   cert-manager.
 //! - [`planner`]: the [`Planner`] trait (the WIT `planner` interface in Rust types), for
 //!   reconcilers that plan Secrets with secretgen.
+//! - `testing` (with the `testing` feature): `FakeCluster`, an in-memory [`Cluster`] for
+//!   reconcilers' tests.
 
 pub mod blocks;
 pub mod cluster;
@@ -25,6 +27,8 @@ pub mod log;
 pub mod object;
 pub mod planner;
 pub mod plugin;
+#[cfg(any(test, feature = "testing"))]
+pub mod testing;
 
 #[cfg(target_arch = "wasm32")]
 #[doc(hidden)]

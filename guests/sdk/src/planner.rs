@@ -20,71 +20,23 @@ pub use wasm_operator_planner::{
 pub struct WitPlanner;
 
 #[cfg(target_arch = "wasm32")]
-mod wit {
-    use super::*;
-    use crate::wit::bindings::wasm_operator::plugin::planner as w;
-
-    impl Planner for WitPlanner {
-        fn plan(&self, request: &SecretRequest) -> Result<SecretPlan, PlanError> {
-            let request = w::SecretRequest {
-                name: request.name.clone(),
-                entries: request.entries.clone(),
-                existing: request.existing.clone(),
-                ready_units: request.ready_units.clone(),
-                generate: request.generate,
-            };
-            w::plan(&request).map(secret_plan).map_err(plan_error)
-        }
-
-        fn plan_certificates(
-            &self,
-            request: &CertificatesRequest,
-        ) -> Result<CertificatesPlan, PlanError> {
-            let request = w::CertificatesRequest {
-                certificate: request.certificate.clone(),
-                ca_secret: request.ca_secret.clone(),
-                tls_secret: request.tls_secret.clone(),
-                chain_secret: request.chain_secret.clone(),
-                ready_units: request.ready_units.clone(),
-                generate: request.generate,
-            };
-            let plan = w::plan_certificates(&request).map_err(plan_error)?;
-            Ok(CertificatesPlan {
-                action: match plan.action {
-                    w::CertificateAction::None => CertificateAction::None,
-                    w::CertificateAction::Issue => CertificateAction::Issue,
-                    w::CertificateAction::DeriveChain => CertificateAction::DeriveChain,
-                    w::CertificateAction::Report => CertificateAction::Report,
-                },
-                secrets: plan.secrets.into_iter().map(secret_plan).collect(),
-            })
-        }
+impl Planner for WitPlanner {
+    fn plan(&self, request: &SecretRequest) -> Result<SecretPlan, PlanError> {
+        planner_import::plan(&request.into())
+            .map(Into::into)
+            .map_err(Into::into)
     }
 
-    fn secret_plan(plan: w::SecretPlan) -> SecretPlan {
-        SecretPlan {
-            name: plan.name,
-            secret_type: plan.secret_type,
-            add: plan
-                .add
-                .into_iter()
-                .map(|e| Entry {
-                    key: e.key,
-                    value: e.value,
-                })
-                .collect(),
-            reports: plan.reports,
-            declared_units: plan.declared_units,
-            next_ready_units: plan.next_ready_units,
-            type_kept: plan.type_kept,
-            ready: plan.ready,
-        }
-    }
-
-    fn plan_error(error: w::PlanError) -> PlanError {
-        PlanError {
-            subject: error.subject,
-            message: error.message,
-        }
+    fn plan_certificates(
+        &self,
+        request: &CertificatesRequest,
+    ) -> Result<CertificatesPlan, PlanError> {
+        planner_import::plan_certificates(&request.into())
+            .map(Into::into)
+            .map_err(Into::into)
     }
 }
+
+// The records are converted by the `From` impls next to the bindings (`crate::wit`).
+#[cfg(target_arch = "wasm32")]
+use crate::wit::bindings::wasm_operator::plugin::planner as planner_import;

@@ -1,6 +1,10 @@
 //! The WIT side of the SDK (wasm32 only): the generated bindings, the [`Cluster`] that calls
 //! across the component boundary, and the export glue behind
 //! [`export_reconciler!`](crate::export_reconciler).
+//!
+//! Every conversion between a generated record and the SDK's own type (the shared types of
+//! `wasm-operator-types` and `wasm-operator-planner`) is a `From` impl at the end of this
+//! file, one per record, so the bindings of this world are converted in one place.
 
 use serde_json::Value;
 
@@ -8,6 +12,7 @@ use crate::cluster::{Cluster, Event, EventType, ListOptions, Owner, Patch, Propa
 use crate::error::ApiError;
 use crate::log::Level;
 use crate::object::{KindRef, ObjectRef};
+use crate::planner;
 use crate::plugin::{self, Reconciler};
 
 /// The generated bindings of the `planning-reconciler-plugin` world. A reconciler imports
@@ -26,7 +31,7 @@ pub use bindings::export_plugin;
 
 use bindings::exports::wasm_operator::plugin::reconciler as wit_reconciler;
 use bindings::wasm_operator::plugin::{
-    cluster as wit_cluster, logging as wit_logging, types as wit_types,
+    cluster as wit_cluster, logging as wit_logging, planner as wit_planner, types as wit_types,
 };
 
 /// Exports a [`Reconciler`] as the WIT `reconciler` interface.
@@ -34,29 +39,15 @@ pub struct Exported<R>(std::marker::PhantomData<R>);
 
 impl<R: Reconciler> wit_reconciler::Guest for Exported<R> {
     fn describe() -> wit_reconciler::Description {
-        description_to_wit(R::describe())
+        R::describe().into()
     }
 
     fn reconcile(
         request: wit_reconciler::Request,
     ) -> Result<wit_reconciler::Outcome, wit_reconciler::ReconcileError> {
-        let request = plugin::Request {
-            namespace: request.namespace,
-            name: request.name,
-        };
-        match R::reconcile(&WitCluster, &request) {
-            Ok(outcome) => Ok(wit_reconciler::Outcome {
-                requeue_after_ms: outcome
-                    .requeue_after
-                    .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-            }),
-            Err(plugin::ReconcileError::Transient(m)) => {
-                Err(wit_reconciler::ReconcileError::Transient(m))
-            }
-            Err(plugin::ReconcileError::Permanent(m)) => {
-                Err(wit_reconciler::ReconcileError::Permanent(m))
-            }
-        }
+        R::reconcile(&WitCluster, &request.into())
+            .map(Into::into)
+            .map_err(Into::into)
     }
 
     fn index(name: String, object: String) -> Vec<String> {
@@ -77,12 +68,7 @@ pub struct WitCluster;
 
 impl Cluster for WitCluster {
     fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
-        let from = match from {
-            ReadFrom::Cache => wit_cluster::ReadFrom::Cache,
-            ReadFrom::Server => wit_cluster::ReadFrom::Server,
-        };
-        wit_cluster::get(&object_ref_to_wit(object), from)
-            .map_err(api_error_from_wit)?
+        wit_cluster::get(&object.into(), from.into())?
             .map(|text| parse(&text))
             .transpose()
     }
@@ -93,29 +79,19 @@ impl Cluster for WitCluster {
         namespace: Option<&str>,
         options: &ListOptions,
     ) -> Result<Vec<Value>, ApiError> {
-        let options = wit_cluster::ListOptions {
-            label_selector: options.label_selector.clone(),
-            field_index: options.field_index.clone(),
-        };
-        wit_cluster::list(&kind_ref_to_wit(kind), namespace, &options)
-            .map_err(api_error_from_wit)?
+        wit_cluster::list(&kind.into(), namespace, &options.into())?
             .iter()
             .map(|text| parse(text))
             .collect()
     }
 
     fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
-        let owner = owner.map(|o| wit_cluster::Owner {
-            api_version: o.api_version.clone(),
-            kind: o.kind.clone(),
-            name: o.name.clone(),
-            uid: o.uid.clone(),
-        });
-        parse(&wit_cluster::apply(&object.to_string(), owner.as_ref()).map_err(api_error_from_wit)?)
+        let owner = owner.map(wit_cluster::Owner::from);
+        parse(&wit_cluster::apply(&object.to_string(), owner.as_ref())?)
     }
 
     fn create(&self, object: &Value) -> Result<Value, ApiError> {
-        parse(&wit_cluster::create(&object.to_string()).map_err(api_error_from_wit)?)
+        parse(&wit_cluster::create(&object.to_string())?)
     }
 
     fn patch(
@@ -129,52 +105,30 @@ impl Cluster for WitCluster {
             Patch::Json(body) => (wit_cluster::PatchType::Json, body),
         };
         let stored = wit_cluster::patch(
-            &object_ref_to_wit(object),
+            &object.into(),
             patch_type,
             &body.to_string(),
             resource_version,
-        )
-        .map_err(api_error_from_wit)?;
+        )?;
         parse(&stored)
     }
 
     fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
-        let propagation = match propagation {
-            Propagation::Background => wit_cluster::Propagation::Background,
-            Propagation::Foreground => wit_cluster::Propagation::Foreground,
-            Propagation::Orphan => wit_cluster::Propagation::Orphan,
-        };
-        wit_cluster::delete(&object_ref_to_wit(object), propagation).map_err(api_error_from_wit)
+        Ok(wit_cluster::delete(&object.into(), propagation.into())?)
     }
 
     fn update_status(&self, object: &Value) -> Result<Value, ApiError> {
-        parse(&wit_cluster::update_status(&object.to_string()).map_err(api_error_from_wit)?)
+        parse(&wit_cluster::update_status(&object.to_string())?)
     }
 
     fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError> {
-        let event = wit_cluster::Event {
-            event_type: match event.event_type {
-                EventType::Normal => wit_types::EventType::Normal,
-                EventType::Warning => wit_types::EventType::Warning,
-            },
-            reason: event.reason.clone(),
-            action: event.action.clone(),
-            note: event.note.clone(),
-        };
-        wit_cluster::record_event(&object_ref_to_wit(regarding), &event).map_err(api_error_from_wit)
+        Ok(wit_cluster::record_event(&regarding.into(), &event.into())?)
     }
 }
 
 /// Sends one log line to the host.
 pub(crate) fn log(level: Level, message: &str) {
-    let level = match level {
-        Level::Trace => wit_logging::Level::Trace,
-        Level::Debug => wit_logging::Level::Debug,
-        Level::Info => wit_logging::Level::Info,
-        Level::Warn => wit_logging::Level::Warn,
-        Level::Error => wit_logging::Level::Error,
-    };
-    wit_logging::log(level, message);
+    wit_logging::log(level.into(), message);
 }
 
 fn parse(text: &str) -> Result<Value, ApiError> {
@@ -182,90 +136,306 @@ fn parse(text: &str) -> Result<Value, ApiError> {
         .map_err(|e| ApiError::Other(format!("the host returned an object that is not JSON: {e}")))
 }
 
-fn api_error_from_wit(error: wit_types::ApiError) -> ApiError {
-    use wit_types::ApiError as W;
-    match error {
-        W::NotFound(m) => ApiError::NotFound(m),
-        W::Conflict(m) => ApiError::Conflict(m),
-        W::Invalid(m) => ApiError::Invalid(m),
-        W::TooLarge(m) => ApiError::TooLarge(m),
-        W::Forbidden(m) => ApiError::Forbidden(m),
-        W::Gone(m) => ApiError::Gone(m),
-        W::Unavailable(m) => ApiError::Unavailable(m),
-        W::Other(m) => ApiError::Other(m),
+// --- Conversions: one `From` per record of this world ---
+
+// types
+
+impl From<&ObjectRef> for wit_types::ObjectRef {
+    fn from(object: &ObjectRef) -> Self {
+        Self {
+            api_version: object.api_version.clone(),
+            kind: object.kind.clone(),
+            namespace: object.namespace.clone(),
+            name: object.name.clone(),
+        }
     }
 }
 
-fn object_ref_to_wit(object: &ObjectRef) -> wit_types::ObjectRef {
-    wit_types::ObjectRef {
-        api_version: object.api_version.clone(),
-        kind: object.kind.clone(),
-        namespace: object.namespace.clone(),
-        name: object.name.clone(),
+impl From<&KindRef> for wit_types::KindRef {
+    fn from(kind: &KindRef) -> Self {
+        Self {
+            api_version: kind.api_version.clone(),
+            kind: kind.kind.clone(),
+            plural: kind.plural.clone(),
+            namespaced: kind.namespaced,
+        }
     }
 }
 
-fn kind_ref_to_wit(kind: &KindRef) -> wit_types::KindRef {
-    wit_types::KindRef {
-        api_version: kind.api_version.clone(),
-        kind: kind.kind.clone(),
-        plural: kind.plural.clone(),
-        namespaced: kind.namespaced,
+impl From<wit_types::ApiError> for ApiError {
+    fn from(error: wit_types::ApiError) -> Self {
+        use wit_types::ApiError as W;
+        match error {
+            W::NotFound(m) => Self::NotFound(m),
+            W::Conflict(m) => Self::Conflict(m),
+            W::Invalid(m) => Self::Invalid(m),
+            W::TooLarge(m) => Self::TooLarge(m),
+            W::Forbidden(m) => Self::Forbidden(m),
+            W::Gone(m) => Self::Gone(m),
+            W::Unavailable(m) => Self::Unavailable(m),
+            W::Other(m) => Self::Other(m),
+        }
     }
 }
 
-fn description_to_wit(d: plugin::Description) -> wit_reconciler::Description {
-    use wit_reconciler as w;
-    let verb = |v: plugin::Verb| match v {
-        plugin::Verb::Get => w::Verb::Get,
-        plugin::Verb::List => w::Verb::List,
-        plugin::Verb::Watch => w::Verb::Watch,
-        plugin::Verb::Create => w::Verb::Create,
-        plugin::Verb::Update => w::Verb::Update,
-        plugin::Verb::Patch => w::Verb::Patch,
-        plugin::Verb::Delete => w::Verb::Delete,
-        plugin::Verb::UpdateStatus => w::Verb::UpdateStatus,
-    };
-    w::Description {
-        name: d.name,
-        version: d.version,
-        field_manager: d.field_manager,
-        primary: kind_ref_to_wit(&d.primary),
-        primary_predicates: d
-            .primary_predicates
-            .into_iter()
-            .map(|p| match p {
-                plugin::Predicate::GenerationChanged => w::Predicate::GenerationChanged,
-                plugin::Predicate::LabelsChanged => w::Predicate::LabelsChanged,
-            })
-            .collect(),
-        watches: d
-            .watches
-            .into_iter()
-            .map(|watch| w::Watch {
-                kind: kind_ref_to_wit(&watch.kind),
-                mapping: match watch.mapping {
-                    plugin::Mapping::Owner => w::Mapping::Owner,
-                    plugin::Mapping::FieldIndex(name) => w::Mapping::FieldIndex(name),
-                    plugin::Mapping::Label(label) => w::Mapping::Label(label),
-                },
-            })
-            .collect(),
-        indexes: d
-            .indexes
-            .into_iter()
-            .map(|i| w::FieldIndex {
-                name: i.name,
-                description: i.description,
-            })
-            .collect(),
-        permissions: d
-            .permissions
-            .into_iter()
-            .map(|p| w::Permission {
-                kind: kind_ref_to_wit(&p.kind),
-                verbs: p.verbs.into_iter().map(verb).collect(),
-            })
-            .collect(),
+impl From<EventType> for wit_types::EventType {
+    fn from(event_type: EventType) -> Self {
+        match event_type {
+            EventType::Normal => Self::Normal,
+            EventType::Warning => Self::Warning,
+        }
+    }
+}
+
+// cluster
+
+impl From<ReadFrom> for wit_cluster::ReadFrom {
+    fn from(from: ReadFrom) -> Self {
+        match from {
+            ReadFrom::Cache => Self::Cache,
+            ReadFrom::Server => Self::Server,
+        }
+    }
+}
+
+impl From<&ListOptions> for wit_cluster::ListOptions {
+    fn from(options: &ListOptions) -> Self {
+        Self {
+            label_selector: options.label_selector.clone(),
+            field_index: options.field_index.clone(),
+        }
+    }
+}
+
+impl From<Propagation> for wit_cluster::Propagation {
+    fn from(propagation: Propagation) -> Self {
+        match propagation {
+            Propagation::Background => Self::Background,
+            Propagation::Foreground => Self::Foreground,
+            Propagation::Orphan => Self::Orphan,
+        }
+    }
+}
+
+impl From<&Owner> for wit_cluster::Owner {
+    fn from(owner: &Owner) -> Self {
+        Self {
+            api_version: owner.api_version.clone(),
+            kind: owner.kind.clone(),
+            name: owner.name.clone(),
+            uid: owner.uid.clone(),
+        }
+    }
+}
+
+impl From<&Event> for wit_cluster::Event {
+    fn from(event: &Event) -> Self {
+        Self {
+            event_type: event.event_type.into(),
+            reason: event.reason.clone(),
+            action: event.action.clone(),
+            note: event.note.clone(),
+        }
+    }
+}
+
+// logging
+
+impl From<Level> for wit_logging::Level {
+    fn from(level: Level) -> Self {
+        match level {
+            Level::Trace => Self::Trace,
+            Level::Debug => Self::Debug,
+            Level::Info => Self::Info,
+            Level::Warn => Self::Warn,
+            Level::Error => Self::Error,
+        }
+    }
+}
+
+// reconciler
+
+impl From<wit_reconciler::Request> for plugin::Request {
+    fn from(request: wit_reconciler::Request) -> Self {
+        Self {
+            namespace: request.namespace,
+            name: request.name,
+        }
+    }
+}
+
+impl From<plugin::Outcome> for wit_reconciler::Outcome {
+    fn from(outcome: plugin::Outcome) -> Self {
+        Self {
+            requeue_after_ms: outcome
+                .requeue_after
+                .map(|d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+        }
+    }
+}
+
+impl From<plugin::ReconcileError> for wit_reconciler::ReconcileError {
+    fn from(error: plugin::ReconcileError) -> Self {
+        match error {
+            plugin::ReconcileError::Transient(m) => Self::Transient(m),
+            plugin::ReconcileError::Permanent(m) => Self::Permanent(m),
+        }
+    }
+}
+
+impl From<plugin::Verb> for wit_reconciler::Verb {
+    fn from(verb: plugin::Verb) -> Self {
+        match verb {
+            plugin::Verb::Get => Self::Get,
+            plugin::Verb::List => Self::List,
+            plugin::Verb::Watch => Self::Watch,
+            plugin::Verb::Create => Self::Create,
+            plugin::Verb::Update => Self::Update,
+            plugin::Verb::Patch => Self::Patch,
+            plugin::Verb::Delete => Self::Delete,
+            plugin::Verb::UpdateStatus => Self::UpdateStatus,
+        }
+    }
+}
+
+impl From<plugin::Predicate> for wit_reconciler::Predicate {
+    fn from(predicate: plugin::Predicate) -> Self {
+        match predicate {
+            plugin::Predicate::GenerationChanged => Self::GenerationChanged,
+            plugin::Predicate::LabelsChanged => Self::LabelsChanged,
+        }
+    }
+}
+
+impl From<plugin::Mapping> for wit_reconciler::Mapping {
+    fn from(mapping: plugin::Mapping) -> Self {
+        match mapping {
+            plugin::Mapping::Owner => Self::Owner,
+            plugin::Mapping::FieldIndex(name) => Self::FieldIndex(name),
+            plugin::Mapping::Label(label) => Self::Label(label),
+        }
+    }
+}
+
+impl From<plugin::Watch> for wit_reconciler::Watch {
+    fn from(watch: plugin::Watch) -> Self {
+        Self {
+            kind: (&watch.kind).into(),
+            mapping: watch.mapping.into(),
+        }
+    }
+}
+
+impl From<plugin::FieldIndex> for wit_reconciler::FieldIndex {
+    fn from(index: plugin::FieldIndex) -> Self {
+        Self {
+            name: index.name,
+            description: index.description,
+        }
+    }
+}
+
+impl From<plugin::Permission> for wit_reconciler::Permission {
+    fn from(permission: plugin::Permission) -> Self {
+        Self {
+            kind: (&permission.kind).into(),
+            verbs: permission.verbs.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl From<plugin::Description> for wit_reconciler::Description {
+    fn from(d: plugin::Description) -> Self {
+        Self {
+            name: d.name,
+            version: d.version,
+            field_manager: d.field_manager,
+            primary: (&d.primary).into(),
+            primary_predicates: d.primary_predicates.into_iter().map(Into::into).collect(),
+            watches: d.watches.into_iter().map(Into::into).collect(),
+            indexes: d.indexes.into_iter().map(Into::into).collect(),
+            permissions: d.permissions.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+// planner (the import behind `planner::WitPlanner`)
+
+impl From<&planner::SecretRequest> for wit_planner::SecretRequest {
+    fn from(r: &planner::SecretRequest) -> Self {
+        Self {
+            name: r.name.clone(),
+            entries: r.entries.clone(),
+            existing: r.existing.clone(),
+            ready_units: r.ready_units.clone(),
+            generate: r.generate,
+        }
+    }
+}
+
+impl From<&planner::CertificatesRequest> for wit_planner::CertificatesRequest {
+    fn from(r: &planner::CertificatesRequest) -> Self {
+        Self {
+            certificate: r.certificate.clone(),
+            ca_secret: r.ca_secret.clone(),
+            tls_secret: r.tls_secret.clone(),
+            chain_secret: r.chain_secret.clone(),
+            ready_units: r.ready_units.clone(),
+            generate: r.generate,
+        }
+    }
+}
+
+impl From<wit_planner::Entry> for planner::Entry {
+    fn from(e: wit_planner::Entry) -> Self {
+        Self {
+            key: e.key,
+            value: e.value,
+        }
+    }
+}
+
+impl From<wit_planner::SecretPlan> for planner::SecretPlan {
+    fn from(p: wit_planner::SecretPlan) -> Self {
+        Self {
+            name: p.name,
+            secret_type: p.secret_type,
+            add: p.add.into_iter().map(Into::into).collect(),
+            reports: p.reports,
+            declared_units: p.declared_units,
+            next_ready_units: p.next_ready_units,
+            type_kept: p.type_kept,
+            ready: p.ready,
+        }
+    }
+}
+
+impl From<wit_planner::CertificateAction> for planner::CertificateAction {
+    fn from(action: wit_planner::CertificateAction) -> Self {
+        use wit_planner::CertificateAction as W;
+        match action {
+            W::None => Self::None,
+            W::Issue => Self::Issue,
+            W::DeriveChain => Self::DeriveChain,
+            W::Report => Self::Report,
+        }
+    }
+}
+
+impl From<wit_planner::CertificatesPlan> for planner::CertificatesPlan {
+    fn from(p: wit_planner::CertificatesPlan) -> Self {
+        Self {
+            action: p.action.into(),
+            secrets: p.secrets.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl From<wit_planner::PlanError> for planner::PlanError {
+    fn from(error: wit_planner::PlanError) -> Self {
+        Self {
+            subject: error.subject,
+            message: error.message,
+        }
     }
 }

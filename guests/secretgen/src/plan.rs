@@ -22,7 +22,7 @@
 use std::time::SystemTime;
 
 use crate::api::{Entry, PlanError, SecretPlan, SecretRequest};
-use crate::entries::{EntryError, SecretEntry};
+use crate::entries;
 use crate::generators::rails::{FieldValue, SecretsYml};
 use crate::generators::{self, GenerateError};
 use crate::keys::KeySource;
@@ -51,8 +51,7 @@ pub(crate) fn plan_at(
         subject: request.name.clone(),
         cause,
     };
-    let entries: Vec<SecretEntry> =
-        serde_json::from_str(&request.entries).map_err(|e| fail(EntryError::from(e).into()))?;
+    let entries = entries::decode_secret_entries(&request.entries).map_err(|e| fail(e.into()))?;
     let declaration = units::declare(&request.name, &entries).map_err(|e| fail(e.into()))?;
     let existing =
         ExistingSecret::from_optional(request.existing.as_deref()).map_err(|e| fail(e.into()))?;

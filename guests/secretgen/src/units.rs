@@ -132,7 +132,7 @@ pub(crate) fn declare<'e>(
             return Err(EntryError::RailsNotAlone);
         }
         for generator in &entry.generators {
-            generator.validate()?;
+            crate::entries::validate(generator)?;
             if seen.contains(&generator) {
                 continue;
             }
@@ -212,7 +212,7 @@ mod tests {
     use super::*;
 
     fn entries(json: &str) -> Vec<SecretEntry> {
-        serde_json::from_str(json).expect("decodes")
+        crate::entries::decode_secret_entries(json).expect("decodes")
     }
 
     #[test]

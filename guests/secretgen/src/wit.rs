@@ -20,14 +20,7 @@ struct HostKeys;
 
 impl KeySource for HostKeys {
     fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
-        let algorithm = match algorithm {
-            KeyAlgorithm::Rsa(bits) => crypto::KeyAlgorithm::Rsa(bits),
-            KeyAlgorithm::Ecdsa(Curve::P256) => crypto::KeyAlgorithm::Ecdsa(crypto::Curve::P256),
-            KeyAlgorithm::Ecdsa(Curve::P384) => crypto::KeyAlgorithm::Ecdsa(crypto::Curve::P384),
-            KeyAlgorithm::Ecdsa(Curve::P521) => crypto::KeyAlgorithm::Ecdsa(crypto::Curve::P521),
-            KeyAlgorithm::Ed25519 => crypto::KeyAlgorithm::Ed25519,
-        };
-        crypto::generate_key(algorithm)
+        crypto::generate_key(algorithm.into())
     }
 }
 
@@ -36,34 +29,21 @@ struct Planner;
 impl wit::Guest for Planner {
     fn plan(request: wit::SecretRequest) -> Result<wit::SecretPlan, wit::PlanError> {
         let started = Instant::now();
-        let request = crate::SecretRequest {
-            name: request.name,
-            entries: request.entries,
-            existing: request.existing,
-            ready_units: request.ready_units,
-            generate: request.generate,
-        };
+        let request = crate::SecretRequest::from(request);
         let result = crate::plan(&request, &HostKeys);
         log_outcome(
             &request.name,
             result.as_ref().map(|p| (p.add.len(), p.reports.len())),
             started,
         );
-        result.map(secret_plan).map_err(plan_error)
+        result.map(Into::into).map_err(Into::into)
     }
 
     fn plan_certificates(
         request: wit::CertificatesRequest,
     ) -> Result<wit::CertificatesPlan, wit::PlanError> {
         let started = Instant::now();
-        let request = crate::CertificatesRequest {
-            certificate: request.certificate,
-            ca_secret: request.ca_secret,
-            tls_secret: request.tls_secret,
-            chain_secret: request.chain_secret,
-            ready_units: request.ready_units,
-            generate: request.generate,
-        };
+        let request = crate::CertificatesRequest::from(request);
         let result = crate::plan_certificates(&request, &HostKeys);
         let counts = result.as_ref().map(|p| {
             let add = p.secrets.iter().map(|s| s.add.len()).sum();
@@ -71,17 +51,7 @@ impl wit::Guest for Planner {
             (add, reports)
         });
         log_outcome("certificate set", counts, started);
-        result
-            .map(|plan| wit::CertificatesPlan {
-                action: match plan.action {
-                    crate::CertificateAction::None => wit::CertificateAction::None,
-                    crate::CertificateAction::Issue => wit::CertificateAction::Issue,
-                    crate::CertificateAction::DeriveChain => wit::CertificateAction::DeriveChain,
-                    crate::CertificateAction::Report => wit::CertificateAction::Report,
-                },
-                secrets: plan.secrets.into_iter().map(secret_plan).collect(),
-            })
-            .map_err(plan_error)
+        result.map(Into::into).map_err(Into::into)
     }
 }
 
@@ -101,30 +71,96 @@ fn log_outcome(
     }
 }
 
-fn secret_plan(plan: crate::SecretPlan) -> wit::SecretPlan {
-    wit::SecretPlan {
-        name: plan.name,
-        secret_type: plan.secret_type,
-        add: plan
-            .add
-            .into_iter()
-            .map(|e| wit::Entry {
-                key: e.key,
-                value: e.value,
-            })
-            .collect(),
-        reports: plan.reports,
-        declared_units: plan.declared_units,
-        next_ready_units: plan.next_ready_units,
-        type_kept: plan.type_kept,
-        ready: plan.ready,
+// The records of the `planner` export and the `crypto` import, to and from the crate's
+// types (the planner records of `wasm-operator-planner`): one `From` per record.
+
+impl From<KeyAlgorithm> for crypto::KeyAlgorithm {
+    fn from(algorithm: KeyAlgorithm) -> Self {
+        match algorithm {
+            KeyAlgorithm::Rsa(bits) => Self::Rsa(bits),
+            KeyAlgorithm::Ecdsa(Curve::P256) => Self::Ecdsa(crypto::Curve::P256),
+            KeyAlgorithm::Ecdsa(Curve::P384) => Self::Ecdsa(crypto::Curve::P384),
+            KeyAlgorithm::Ecdsa(Curve::P521) => Self::Ecdsa(crypto::Curve::P521),
+            KeyAlgorithm::Ed25519 => Self::Ed25519,
+        }
     }
 }
 
-fn plan_error(error: crate::PlanError) -> wit::PlanError {
-    wit::PlanError {
-        message: error.message(),
-        subject: error.subject,
+impl From<wit::SecretRequest> for crate::SecretRequest {
+    fn from(r: wit::SecretRequest) -> Self {
+        Self {
+            name: r.name,
+            entries: r.entries,
+            existing: r.existing,
+            ready_units: r.ready_units,
+            generate: r.generate,
+        }
+    }
+}
+
+impl From<wit::CertificatesRequest> for crate::CertificatesRequest {
+    fn from(r: wit::CertificatesRequest) -> Self {
+        Self {
+            certificate: r.certificate,
+            ca_secret: r.ca_secret,
+            tls_secret: r.tls_secret,
+            chain_secret: r.chain_secret,
+            ready_units: r.ready_units,
+            generate: r.generate,
+        }
+    }
+}
+
+impl From<crate::Entry> for wit::Entry {
+    fn from(e: crate::Entry) -> Self {
+        Self {
+            key: e.key,
+            value: e.value,
+        }
+    }
+}
+
+impl From<crate::SecretPlan> for wit::SecretPlan {
+    fn from(p: crate::SecretPlan) -> Self {
+        Self {
+            name: p.name,
+            secret_type: p.secret_type,
+            add: p.add.into_iter().map(Into::into).collect(),
+            reports: p.reports,
+            declared_units: p.declared_units,
+            next_ready_units: p.next_ready_units,
+            type_kept: p.type_kept,
+            ready: p.ready,
+        }
+    }
+}
+
+impl From<crate::CertificateAction> for wit::CertificateAction {
+    fn from(action: crate::CertificateAction) -> Self {
+        match action {
+            crate::CertificateAction::None => Self::None,
+            crate::CertificateAction::Issue => Self::Issue,
+            crate::CertificateAction::DeriveChain => Self::DeriveChain,
+            crate::CertificateAction::Report => Self::Report,
+        }
+    }
+}
+
+impl From<crate::CertificatesPlan> for wit::CertificatesPlan {
+    fn from(p: crate::CertificatesPlan) -> Self {
+        Self {
+            action: p.action.into(),
+            secrets: p.secrets.into_iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl From<crate::PlanError> for wit::PlanError {
+    fn from(error: crate::PlanError) -> Self {
+        Self {
+            message: error.message(),
+            subject: error.subject,
+        }
     }
 }
 

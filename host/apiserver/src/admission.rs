@@ -16,16 +16,16 @@ use crate::server::State;
 use crate::status::{ApiError, Result};
 
 /// An admitted object and the warnings for the Warning header.
-pub struct Admitted {
+pub(crate) struct Admitted {
     pub object: Value,
     pub warnings: Vec<String>,
 }
 
 /// The most a Secret's or ConfigMap's data may hold.
-pub const MAX_DATA_BYTES: usize = 1 << 20;
+pub(crate) const MAX_DATA_BYTES: usize = 1 << 20;
 
 /// Checks and defaults `object` (a create when `old` is `None`).
-pub fn admit(
+pub(crate) fn admit(
     rt: &ResourceType,
     name: &str,
     mut object: Value,
@@ -152,7 +152,7 @@ fn check_size(rt: &ResourceType, name: &str, object: &Value, field: &str) -> Res
 }
 
 /// Checks what an update may not change.
-pub fn check_update(rt: &ResourceType, name: &str, old: &Value, new: &Value) -> Result<()> {
+pub(crate) fn check_update(rt: &ResourceType, name: &str, old: &Value, new: &Value) -> Result<()> {
     if rt.group.is_empty()
         && matches!(rt.kind.as_str(), "Secret" | "ConfigMap")
         && old["immutable"] == json!(true)
@@ -251,7 +251,7 @@ fn selector(value: Option<&Value>) -> Value {
 }
 
 /// The namespace of a new object must exist and not be terminating.
-pub fn check_namespace(
+pub(crate) fn check_namespace(
     state: &State,
     rt: &ResourceType,
     name: &str,
@@ -277,7 +277,7 @@ pub fn check_namespace(
 }
 
 /// What the server sets on a new object of some kinds.
-pub fn on_create(state: &mut State, rt: &ResourceType, object: &mut Value) -> Result<()> {
+pub(crate) fn on_create(state: &mut State, rt: &ResourceType, object: &mut Value) -> Result<()> {
     match (rt.group.as_str(), rt.kind.as_str()) {
         ("", "Namespace") => {
             object["spec"] = json!({"finalizers": ["kubernetes"]});
@@ -302,7 +302,7 @@ pub fn on_create(state: &mut State, rt: &ResourceType, object: &mut Value) -> Re
 }
 
 /// Keeps derived state current after a write of `rt` (CRDs change what is served).
-pub fn after_write(state: &mut State, rt: &ResourceType) {
+pub(crate) fn after_write(state: &mut State, rt: &ResourceType) {
     if rt.group == "apiextensions.k8s.io" && rt.kind == "CustomResourceDefinition" {
         state.refresh_registry();
     }

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 /// The request's fields that `kind` (of `group`) does not declare, as `spec.foo` paths;
 /// `None` for a kind without a typed model here.
-pub fn unknown(group: &str, kind: &str, object: &Value) -> Option<Vec<String>> {
+pub(crate) fn unknown(group: &str, kind: &str, object: &Value) -> Option<Vec<String>> {
     use k8s_openapi::api::{
         apps, autoscaling, batch, coordination, core, events, networking, policy, rbac,
     };

@@ -12,7 +12,7 @@ use crate::status::{ApiError, Result};
 
 /// Checks a new CRD and sets what the server sets: default names, the status conditions
 /// `NamesAccepted` and `Established`, accepted names and stored versions.
-pub fn on_create(rt: &ResourceType, crd: &mut Value) -> Result<()> {
+pub(crate) fn on_create(rt: &ResourceType, crd: &mut Value) -> Result<()> {
     let name = meta_str(crd, "name").unwrap_or_default().to_owned();
     let spec = crd
         .get_mut("spec")
@@ -125,7 +125,7 @@ fn causes(errors: &[schema::FieldError]) -> Vec<Value> {
 /// Admits a custom resource through its version's schema: unknown fields are pruned and
 /// handled by `fieldValidation` (Strict: 400; Warn, the default: a warning; Ignore:
 /// silently), defaults are applied, and the object is validated (422).
-pub fn admit(
+pub(crate) fn admit(
     rt: &ResourceType,
     openapi: &Value,
     name: &str,
@@ -156,7 +156,7 @@ pub fn admit(
 
 /// The fields of an applied object its schema does not declare, as server-side apply
 /// reports them (`.spec.policy`).
-pub fn undeclared(openapi: &Value, applied: &Value) -> Vec<String> {
+pub(crate) fn undeclared(openapi: &Value, applied: &Value) -> Vec<String> {
     let mut copy = applied.clone();
     schema::prune(openapi, &mut copy)
 }

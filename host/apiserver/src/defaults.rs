@@ -14,7 +14,7 @@ fn default(object: &mut Value, field: &str, value: Value) {
 
 /// Service defaults: type ClusterIP, session affinity, IP families, port protocol and
 /// targetPort. The cluster IP itself is allocated on create and kept on update.
-pub fn service(object: &mut Value, old: Option<&Value>) {
+pub(crate) fn service(object: &mut Value, old: Option<&Value>) {
     let Some(spec) = object.get_mut("spec") else {
         return;
     };
@@ -40,7 +40,7 @@ pub fn service(object: &mut Value, old: Option<&Value>) {
 
 /// Deployment defaults: replicas, strategy, revision history, progress deadline, and the
 /// pod template's restart, DNS, scheduler and termination settings.
-pub fn deployment(object: &mut Value) {
+pub(crate) fn deployment(object: &mut Value) {
     let Some(spec) = object.get_mut("spec") else {
         return;
     };

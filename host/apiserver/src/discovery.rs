@@ -9,10 +9,10 @@ use crate::registry::Registry;
 use crate::status::ApiError;
 
 /// The Kubernetes version the server reports (k8s-openapi's `latest` feature).
-pub const KUBERNETES_MINOR: &str = "37";
+pub(crate) const KUBERNETES_MINOR: &str = "37";
 
 /// `/version`.
-pub fn version() -> Value {
+pub(crate) fn version() -> Value {
     json!({
         "major": "1",
         "minor": KUBERNETES_MINOR,
@@ -27,14 +27,14 @@ pub fn version() -> Value {
 }
 
 /// `/api`.
-pub fn api_versions() -> Value {
+pub(crate) fn api_versions() -> Value {
     json!({"kind": "APIVersions", "versions": ["v1"], "serverAddressByClientCIDRs": [
         {"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}
     ]})
 }
 
 /// `/apis`: every non-core group and its versions (storage version preferred).
-pub fn api_groups(registry: &Registry) -> Value {
+pub(crate) fn api_groups(registry: &Registry) -> Value {
     let mut groups: BTreeMap<&str, (Vec<&str>, Option<&str>)> = BTreeMap::new();
     for rt in registry.all().iter().filter(|rt| !rt.group.is_empty()) {
         let entry = groups.entry(&rt.group).or_default();
@@ -61,7 +61,11 @@ pub fn api_groups(registry: &Registry) -> Value {
 }
 
 /// `/api/v1`, `/apis/{group}/{version}`: the resources of one group/version.
-pub fn resources(registry: &Registry, group: &str, version: &str) -> Result<Value, ApiError> {
+pub(crate) fn resources(
+    registry: &Registry,
+    group: &str,
+    version: &str,
+) -> Result<Value, ApiError> {
     let types: Vec<_> = registry
         .all()
         .iter()
@@ -102,12 +106,12 @@ pub fn resources(registry: &Registry, group: &str, version: &str) -> Result<Valu
 }
 
 /// `/openapi/v2`: an empty but valid document (kubectl then validates on the server).
-pub fn openapi_v2() -> Value {
+pub(crate) fn openapi_v2() -> Value {
     json!({"swagger": "2.0", "info": {"title": "wasm-operator embedded API server", "version": "v1"}, "paths": {}, "definitions": {}})
 }
 
 /// `/openapi/v3`: one document per served group/version.
-pub fn openapi_v3(registry: &Registry) -> Value {
+pub(crate) fn openapi_v3(registry: &Registry) -> Value {
     let mut paths = serde_json::Map::new();
     for rt in registry.all() {
         let gv = group_version_path(&rt.group, &rt.version);
@@ -131,7 +135,7 @@ fn group_version_path(group: &str, version: &str) -> String {
 /// with their PATCH operation, which takes `fieldValidation` — how kubectl learns that the
 /// server validates fields itself. Schemas are left out (kubectl then validates on the
 /// server).
-pub fn openapi_v3_group(
+pub(crate) fn openapi_v3_group(
     registry: &Registry,
     group: &str,
     version: &str,

@@ -59,24 +59,24 @@ impl Fault {
 
 /// The injected faults and the request counters.
 #[derive(Debug, Default)]
-pub struct Hooks {
+pub(crate) struct Hooks {
     faults: Vec<Fault>,
     counters: BTreeMap<(String, String), u64>,
 }
 
 impl Hooks {
     /// Adds a fault.
-    pub fn inject(&mut self, fault: Fault) {
+    pub(crate) fn inject(&mut self, fault: Fault) {
         self.faults.push(fault);
     }
 
     /// Removes every fault.
-    pub fn clear_faults(&mut self) {
+    pub(crate) fn clear_faults(&mut self) {
         self.faults.clear();
     }
 
     /// Counts a request and returns the fault it hits, if any.
-    pub fn on_request(
+    pub(crate) fn on_request(
         &mut self,
         verb: &str,
         resource: &str,
@@ -102,7 +102,7 @@ impl Hooks {
     }
 
     /// Requests counted so far, by (verb, resource).
-    pub fn counters(&self) -> BTreeMap<(String, String), u64> {
+    pub(crate) fn counters(&self) -> BTreeMap<(String, String), u64> {
         self.counters.clone()
     }
 }

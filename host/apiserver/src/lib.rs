@@ -16,26 +16,26 @@
 //! - [`faults`]: fault injection and request counters.
 
 mod admission;
-pub mod apply;
+pub(crate) mod apply;
 mod builtin_fields;
 mod crd;
 mod defaults;
-pub mod discovery;
-pub mod faults;
-pub mod lifecycle;
+pub(crate) mod discovery;
+pub(crate) mod faults;
+pub(crate) mod lifecycle;
 mod managed;
 mod objects;
-pub mod patch;
-pub mod read;
-pub mod registry;
+pub(crate) mod patch;
+pub(crate) mod read;
+pub(crate) mod registry;
 mod route;
-pub mod schema;
-pub mod selector;
-pub mod server;
-pub mod status;
-pub mod store;
-pub mod wal;
-pub mod write;
+pub(crate) mod schema;
+pub(crate) mod selector;
+pub(crate) mod server;
+pub(crate) mod status;
+pub(crate) mod store;
+pub(crate) mod wal;
+pub(crate) mod write;
 
 pub use faults::{Counts, Fault, FaultAction};
 pub use server::{ApiServer, ServerConfig, ServerError};

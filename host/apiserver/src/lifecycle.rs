@@ -19,7 +19,7 @@ use crate::store::StoreKey;
 
 /// Whether a write of `object` may give the controllers work: it is being deleted, or it
 /// has owners (which may be gone already). Removals always do.
-pub fn concerns(object: &Value) -> bool {
+pub(crate) fn concerns(object: &Value) -> bool {
     is_deleting(object)
         || object
             .pointer("/metadata/ownerReferences")
@@ -28,7 +28,7 @@ pub fn concerns(object: &Value) -> bool {
 }
 
 /// Runs every controller until the store stops changing.
-pub fn settle(state: &mut State) {
+pub(crate) fn settle(state: &mut State) {
     for _ in 0..100 {
         if !step(state) {
             return;

@@ -103,7 +103,7 @@ fn merge_schema(rt: &ResourceType) -> Box<dyn MergeSchema + '_> {
 }
 
 /// `new` with the managedFields of a non-apply write by `manager`.
-pub fn on_update(
+pub(crate) fn on_update(
     old: Option<&Value>,
     new: Value,
     manager: &str,
@@ -121,7 +121,7 @@ pub fn on_update(
 }
 
 /// Server-side applies `applied` onto `live` (none: a create); the object to store.
-pub fn apply(
+pub(crate) fn apply(
     live: Option<&Value>,
     applied: &Value,
     manager: &str,

@@ -8,7 +8,7 @@ use crate::status::{ApiError, Result};
 use crate::store::StoreKey;
 
 /// The storage key of `name` of type `rt` in `namespace`.
-pub fn key_for(rt: &ResourceType, namespace: Option<&str>, name: &str) -> StoreKey {
+pub(crate) fn key_for(rt: &ResourceType, namespace: Option<&str>, name: &str) -> StoreKey {
     StoreKey {
         group: rt.group.clone(),
         plural: rt.plural.clone(),
@@ -23,7 +23,7 @@ pub fn key_for(rt: &ResourceType, namespace: Option<&str>, name: &str) -> StoreK
 
 /// `object` as served at `rt`'s version (every version shares one storage; the server
 /// converts with the `None` strategy: only apiVersion changes).
-pub fn served(object: &Value, rt: &ResourceType) -> Value {
+pub(crate) fn served(object: &Value, rt: &ResourceType) -> Value {
     let mut object = object.clone();
     if let Some(map) = object.as_object_mut() {
         map.insert("apiVersion".into(), json!(rt.api_version()));
@@ -33,7 +33,7 @@ pub fn served(object: &Value, rt: &ResourceType) -> Value {
 }
 
 /// The metadata map of `object`, created when absent.
-pub fn metadata_mut(object: &mut Value) -> Result<&mut Map<String, Value>> {
+pub(crate) fn metadata_mut(object: &mut Value) -> Result<&mut Map<String, Value>> {
     let map = object
         .as_object_mut()
         .ok_or_else(|| ApiError::bad_request("the object is not a JSON object"))?;
@@ -43,13 +43,13 @@ pub fn metadata_mut(object: &mut Value) -> Result<&mut Map<String, Value>> {
 }
 
 /// A string field of metadata.
-pub fn meta_str<'a>(object: &'a Value, field: &str) -> Option<&'a str> {
+pub(crate) fn meta_str<'a>(object: &'a Value, field: &str) -> Option<&'a str> {
     object.get("metadata")?.get(field)?.as_str()
 }
 
 /// The part of an object whose change bumps `generation`: everything but metadata and
 /// status (for kinds with a status subresource) — the spec, for built-ins.
-pub fn generation_relevant(object: &Value, rt: &ResourceType) -> Value {
+pub(crate) fn generation_relevant(object: &Value, rt: &ResourceType) -> Value {
     let mut object = object.clone();
     if let Some(map) = object.as_object_mut() {
         for field in ["metadata", "apiVersion", "kind"] {
@@ -64,7 +64,7 @@ pub fn generation_relevant(object: &Value, rt: &ResourceType) -> Value {
 
 /// The object without what the server rewrites on every write, to tell whether a write
 /// changes anything.
-pub fn without_volatile(object: &Value) -> Value {
+pub(crate) fn without_volatile(object: &Value) -> Value {
     let mut object = object.clone();
     if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.remove("resourceVersion");
@@ -73,7 +73,7 @@ pub fn without_volatile(object: &Value) -> Value {
 }
 
 /// Whether `object` is waiting on finalizers to go.
-pub fn has_finalizers(object: &Value) -> bool {
+pub(crate) fn has_finalizers(object: &Value) -> bool {
     object
         .pointer("/metadata/finalizers")
         .and_then(Value::as_array)
@@ -81,14 +81,14 @@ pub fn has_finalizers(object: &Value) -> bool {
 }
 
 /// Whether `object` is being deleted.
-pub fn is_deleting(object: &Value) -> bool {
+pub(crate) fn is_deleting(object: &Value) -> bool {
     object
         .pointer("/metadata/deletionTimestamp")
         .is_some_and(|t| !t.is_null())
 }
 
 /// The current time as the API writes it (RFC 3339, seconds).
-pub fn now() -> String {
+pub(crate) fn now() -> String {
     let seconds = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -99,7 +99,7 @@ pub fn now() -> String {
 }
 
 /// A fresh uid (random, RFC 4122 version 4 layout).
-pub fn new_uid() -> String {
+pub(crate) fn new_uid() -> String {
     let bytes: [u8; 16] = rand::random();
     let h = |r: std::ops::Range<usize>| {
         bytes[r]
@@ -123,7 +123,7 @@ pub fn new_uid() -> String {
 
 /// The kube-apiserver rules for a name (DNS-1123 subdomain) — the error text when it breaks
 /// them.
-pub fn name_error(name: &str) -> Option<String> {
+pub(crate) fn name_error(name: &str) -> Option<String> {
     let valid = !name.is_empty()
         && name.len() <= 253
         && name.split('.').all(|label| {

@@ -12,7 +12,7 @@ use crate::status::ApiError;
 
 /// The kind of a PATCH body, from its content type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PatchKind {
+pub(crate) enum PatchKind {
     Merge,
     Json,
     Strategic,
@@ -20,7 +20,7 @@ pub enum PatchKind {
 }
 
 /// The media types a PATCH takes.
-pub const PATCH_TYPES: &[&str] = &[
+pub(crate) const PATCH_TYPES: &[&str] = &[
     "application/json-patch+json",
     "application/merge-patch+json",
     "application/strategic-merge-patch+json",
@@ -29,7 +29,7 @@ pub const PATCH_TYPES: &[&str] = &[
 
 impl PatchKind {
     /// The patch kind of `content_type`, or 415.
-    pub fn from_content_type(content_type: &str, builtin: bool) -> Result<Self, ApiError> {
+    pub(crate) fn from_content_type(content_type: &str, builtin: bool) -> Result<Self, ApiError> {
         let media = content_type.split(';').next().unwrap_or_default().trim();
         let kind = match media {
             "application/merge-patch+json" => Self::Merge,
@@ -50,14 +50,14 @@ impl PatchKind {
 }
 
 /// Applies a JSON merge patch.
-pub fn merge(target: &Value, patch: &Value) -> Value {
+pub(crate) fn merge(target: &Value, patch: &Value) -> Value {
     let mut out = target.clone();
     json_patch::merge(&mut out, patch);
     out
 }
 
 /// Applies a JSON patch; a failed operation is 422, a malformed body 400.
-pub fn json(target: &Value, patch: &Value) -> Result<Value, ApiError> {
+pub(crate) fn json(target: &Value, patch: &Value) -> Result<Value, ApiError> {
     let ops: json_patch::Patch = serde_json::from_value(patch.clone())
         .map_err(|e| ApiError::bad_request(format!("invalid JSON patch: {e}")))?;
     let mut out = target.clone();
@@ -72,7 +72,7 @@ pub fn json(target: &Value, patch: &Value) -> Result<Value, ApiError> {
 
 /// The merge key of the list at `path` (field names from the root, list items skipped), as
 /// the built-in types declare it.
-pub fn merge_key(path: &[&str]) -> Option<&'static str> {
+pub(crate) fn merge_key(path: &[&str]) -> Option<&'static str> {
     let last = *path.last()?;
     let parent = path.len().checked_sub(2).map(|i| path[i]);
     Some(match (parent, last) {
@@ -101,7 +101,7 @@ pub fn merge_key(path: &[&str]) -> Option<&'static str> {
 }
 
 /// Applies a strategic merge patch to a built-in object.
-pub fn strategic(target: &Value, patch: &Value) -> Value {
+pub(crate) fn strategic(target: &Value, patch: &Value) -> Value {
     let mut path = Vec::new();
     merge_value(target, patch, &mut path)
 }

@@ -13,13 +13,13 @@ use tokio_stream::wrappers::BroadcastStream;
 
 use crate::objects::{key_for, served};
 use crate::route::{Params, Target};
-use crate::selector::{FieldSelector, LabelSelector};
+use crate::selector::{FieldSelector, LabelSelector, parse_label_selector};
 use crate::server::Shared;
 use crate::status::{ApiError, Result};
 use crate::store::{Change, EventType, StoreKey};
 
 /// GET of one object.
-pub fn get(shared: &Shared, target: &Target, name: &str) -> Result<Value> {
+pub(crate) fn get(shared: &Shared, target: &Target, name: &str) -> Result<Value> {
     let state = shared.lock();
     let key = key_for(&target.rt, target.namespace.as_deref(), name);
     let object = state
@@ -37,7 +37,7 @@ struct Filter {
 impl Filter {
     fn new(target: &Target, params: &Params) -> Result<Self> {
         Ok(Self {
-            labels: LabelSelector::parse(params.get("labelSelector").unwrap_or_default())?,
+            labels: parse_label_selector(params.get("labelSelector").unwrap_or_default())?,
             fields: FieldSelector::parse(
                 params.get("fieldSelector").unwrap_or_default(),
                 &target.rt.kind,
@@ -57,7 +57,7 @@ struct Continue {
 }
 
 /// GET of a collection.
-pub fn list(shared: &Shared, target: &Target, params: &Params) -> Result<Value> {
+pub(crate) fn list(shared: &Shared, target: &Target, params: &Params) -> Result<Value> {
     let filter = Filter::new(target, params)?;
     let limit: Option<usize> = params
         .get("limit")
@@ -109,10 +109,10 @@ fn decode_continue(token: &str) -> Result<Continue> {
 }
 
 /// How often a watch that asked for bookmarks gets one.
-pub const BOOKMARK_INTERVAL: Duration = Duration::from_secs(5);
+pub(crate) const BOOKMARK_INTERVAL: Duration = Duration::from_secs(5);
 
 /// GET with `watch=true`: newline-delimited watch events from `resourceVersion` on.
-pub fn watch(
+pub(crate) fn watch(
     shared: Arc<Shared>,
     target: &Target,
     params: &Params,

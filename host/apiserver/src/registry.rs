@@ -4,7 +4,7 @@ use serde_json::{Value, json};
 
 /// One served resource (a kind at one group/version).
 #[derive(Debug, Clone, PartialEq)]
-pub struct ResourceType {
+pub(crate) struct ResourceType {
     /// The API group; empty for the core group.
     pub group: String,
     /// The version, e.g. `v1`.
@@ -31,7 +31,7 @@ pub struct ResourceType {
 
 impl ResourceType {
     /// `group/version`, or `version` for the core group.
-    pub fn api_version(&self) -> String {
+    pub(crate) fn api_version(&self) -> String {
         if self.group.is_empty() {
             self.version.clone()
         } else {
@@ -40,7 +40,7 @@ impl ResourceType {
     }
 
     /// `plural` or `plural.group`, as kube-apiserver names a resource in messages.
-    pub fn qualified_plural(&self) -> String {
+    pub(crate) fn qualified_plural(&self) -> String {
         if self.group.is_empty() {
             self.plural.clone()
         } else {
@@ -49,7 +49,7 @@ impl ResourceType {
     }
 
     /// `Kind.group` (or `Kind`), as kube-apiserver names a kind in 422 messages.
-    pub fn qualified_kind(&self) -> String {
+    pub(crate) fn qualified_kind(&self) -> String {
         if self.group.is_empty() {
             self.kind.clone()
         } else {
@@ -58,7 +58,7 @@ impl ResourceType {
     }
 
     /// The verbs of its discovery entry.
-    pub fn verbs(&self) -> Value {
+    pub(crate) fn verbs(&self) -> Value {
         json!([
             "create",
             "delete",
@@ -203,7 +203,7 @@ const BUILTINS: &[Builtin] = &[
 ];
 
 /// The built-in resource types.
-pub fn builtins() -> Vec<ResourceType> {
+pub(crate) fn builtins() -> Vec<ResourceType> {
     BUILTINS
         .iter()
         .map(
@@ -225,7 +225,7 @@ pub fn builtins() -> Vec<ResourceType> {
 }
 
 /// The resource types a CRD object serves (its served versions).
-pub fn from_crd(crd: &Value) -> Vec<ResourceType> {
+pub(crate) fn from_crd(crd: &Value) -> Vec<ResourceType> {
     let spec = &crd["spec"];
     let str_at = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     let names = &spec["names"];
@@ -271,19 +271,19 @@ pub fn from_crd(crd: &Value) -> Vec<ResourceType> {
 
 /// Every served type: built-ins first, then CRDs'.
 #[derive(Debug, Clone, Default)]
-pub struct Registry {
+pub(crate) struct Registry {
     types: Vec<ResourceType>,
 }
 
 impl Registry {
     /// The built-in types only.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self { types: builtins() }
     }
 
     /// Rebuilds the CRD-served types from `crds` (the stored CRD objects that are
     /// Established and not being deleted).
-    pub fn set_crds<'a>(&mut self, crds: impl Iterator<Item = &'a Value>) {
+    pub(crate) fn set_crds<'a>(&mut self, crds: impl Iterator<Item = &'a Value>) {
         self.types = builtins();
         for crd in crds {
             self.types.extend(from_crd(crd));
@@ -291,22 +291,14 @@ impl Registry {
     }
 
     /// The type served at `group/version/plural`.
-    pub fn find(&self, group: &str, version: &str, plural: &str) -> Option<&ResourceType> {
+    pub(crate) fn find(&self, group: &str, version: &str, plural: &str) -> Option<&ResourceType> {
         self.types
             .iter()
             .find(|t| t.group == group && t.version == version && t.plural == plural)
     }
 
-    /// The type of `apiVersion`/`kind`.
-    pub fn find_kind(&self, api_version: &str, kind: &str) -> Option<&ResourceType> {
-        let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-        self.types
-            .iter()
-            .find(|t| t.group == group && t.version == version && t.kind == kind)
-    }
-
     /// Every served type.
-    pub fn all(&self) -> &[ResourceType] {
+    pub(crate) fn all(&self) -> &[ResourceType] {
         &self.types
     }
 }

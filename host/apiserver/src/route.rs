@@ -8,7 +8,7 @@ use crate::status::ApiError;
 
 /// What a resource path names.
 #[derive(Debug, Clone)]
-pub struct Target {
+pub(crate) struct Target {
     pub rt: ResourceType,
     pub namespace: Option<String>,
     pub name: Option<String>,
@@ -17,7 +17,7 @@ pub struct Target {
 
 /// A path the server answers.
 #[derive(Debug)]
-pub enum Route {
+pub(crate) enum Route {
     Version,
     Health,
     ApiVersions,
@@ -30,7 +30,7 @@ pub enum Route {
 }
 
 /// Routes `path`; `Err` for a path the server does not serve.
-pub fn route(registry: &Registry, path: &str) -> Result<Route, ApiError> {
+pub(crate) fn route(registry: &Registry, path: &str) -> Result<Route, ApiError> {
     let segments: Vec<&str> = path
         .trim_matches('/')
         .split('/')
@@ -107,11 +107,11 @@ pub fn route(registry: &Registry, path: &str) -> Result<Route, ApiError> {
 
 /// The query parameters of a request.
 #[derive(Debug, Clone, Default)]
-pub struct Params(HashMap<String, String>);
+pub(crate) struct Params(HashMap<String, String>);
 
 impl Params {
     /// Parses a query string.
-    pub fn parse(query: Option<&str>) -> Self {
+    pub(crate) fn parse(query: Option<&str>) -> Self {
         Self(
             form_urlencoded::parse(query.unwrap_or_default().as_bytes())
                 .into_owned()
@@ -120,7 +120,7 @@ impl Params {
     }
 
     /// One parameter.
-    pub fn get(&self, key: &str) -> Option<&str> {
+    pub(crate) fn get(&self, key: &str) -> Option<&str> {
         self.0
             .get(key)
             .map(String::as_str)
@@ -128,12 +128,12 @@ impl Params {
     }
 
     /// A boolean parameter (`true`/`1`).
-    pub fn flag(&self, key: &str) -> bool {
+    pub(crate) fn flag(&self, key: &str) -> bool {
         matches!(self.get(key), Some("true" | "1"))
     }
 
     /// `dryRun=All`.
-    pub fn dry_run(&self) -> bool {
+    pub(crate) fn dry_run(&self) -> bool {
         self.get("dryRun") == Some("All")
     }
 }

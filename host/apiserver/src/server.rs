@@ -22,7 +22,7 @@ use crate::wal::WalError;
 use crate::{discovery, lifecycle, read, write};
 
 /// The largest request body the server takes (kube-apiserver's 3 MiB).
-pub const MAX_BODY: usize = 3 * 1024 * 1024;
+pub(crate) const MAX_BODY: usize = 3 * 1024 * 1024;
 
 /// How a server starts.
 #[derive(Debug, Clone)]
@@ -61,7 +61,7 @@ pub enum ServerError {
 }
 
 /// Everything behind the lock.
-pub struct State {
+pub(crate) struct State {
     pub store: Store,
     pub registry: Registry,
     pub hooks: Hooks,
@@ -82,7 +82,7 @@ impl State {
 
     /// Re-reads the served kinds from the stored CRDs; the objects of a kind no longer
     /// served are deleted with it.
-    pub fn refresh_registry(&mut self) {
+    pub(crate) fn refresh_registry(&mut self) {
         let crds: Vec<Value> = self
             .store
             .list("apiextensions.k8s.io", "customresourcedefinitions", None)
@@ -109,7 +109,7 @@ impl State {
     }
 
     /// Gives a new ClusterIP Service its address from 10.96.0.0/16.
-    pub fn allocate_cluster_ip(&mut self, service: &mut Value) {
+    pub(crate) fn allocate_cluster_ip(&mut self, service: &mut Value) {
         let Some(spec) = service.get_mut("spec").and_then(Value::as_object_mut) else {
             return;
         };
@@ -138,7 +138,7 @@ impl State {
 }
 
 /// The state shared by every request.
-pub struct Shared {
+pub(crate) struct Shared {
     state: Mutex<State>,
     lifecycle: Notify,
 }
@@ -146,14 +146,14 @@ pub struct Shared {
 impl Shared {
     /// Locks the state (a handler that panicked leaves consistent data: writes are single
     /// store calls).
-    pub fn lock(&self) -> MutexGuard<'_, State> {
+    pub(crate) fn lock(&self) -> MutexGuard<'_, State> {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Wakes the lifecycle controllers.
-    pub fn wake_lifecycle(&self) {
+    pub(crate) fn wake_lifecycle(&self) {
         self.lifecycle.notify_one();
     }
 }
@@ -214,11 +214,6 @@ impl ApiServer {
         })
     }
 
-    /// The server's address.
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
     /// `http://127.0.0.1:<port>`.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)
@@ -237,7 +232,7 @@ impl ApiServer {
     }
 
     /// A kubeconfig for this server (context `wasm-operator`, namespace `default`).
-    pub fn kubeconfig(&self) -> String {
+    pub(crate) fn kubeconfig(&self) -> String {
         format!(
             "apiVersion: v1\nkind: Config\nclusters:\n- name: wasm-operator\n  cluster:\n    server: {url}\ncontexts:\n- name: wasm-operator\n  context:\n    cluster: wasm-operator\n    user: wasm-operator\n    namespace: default\ncurrent-context: wasm-operator\nusers:\n- name: wasm-operator\n  user: {{}}\npreferences: {{}}\n",
             url = self.url()

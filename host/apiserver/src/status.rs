@@ -9,7 +9,7 @@ use crate::registry::ResourceType;
 
 /// A failed request, rendered as a `metav1.Status`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct ApiError {
+pub(crate) struct ApiError {
     pub code: u16,
     pub reason: &'static str,
     pub message: String,
@@ -17,7 +17,7 @@ pub struct ApiError {
 }
 
 /// The result of a request handler.
-pub type Result<T, E = ApiError> = std::result::Result<T, E>;
+pub(crate) type Result<T, E = ApiError> = std::result::Result<T, E>;
 
 fn details(rt: &ResourceType, name: &str) -> Value {
     let mut d = json!({"name": name, "kind": rt.plural});
@@ -43,7 +43,7 @@ impl ApiError {
     }
 
     /// 404 `configmaps "x" not found`.
-    pub fn not_found(rt: &ResourceType, name: &str) -> Self {
+    pub(crate) fn not_found(rt: &ResourceType, name: &str) -> Self {
         Self::new(
             404,
             "NotFound",
@@ -53,7 +53,7 @@ impl ApiError {
     }
 
     /// 404 for a namespace that does not exist.
-    pub fn namespace_not_found(namespace: &str) -> Self {
+    pub(crate) fn namespace_not_found(namespace: &str) -> Self {
         Self::new(
             404,
             "NotFound",
@@ -63,7 +63,7 @@ impl ApiError {
     }
 
     /// 404 for a path the server does not serve.
-    pub fn no_route(path: &str) -> Self {
+    pub(crate) fn no_route(path: &str) -> Self {
         Self::new(
             404,
             "NotFound",
@@ -73,7 +73,7 @@ impl ApiError {
     }
 
     /// 409 `configmaps "x" already exists`.
-    pub fn already_exists(rt: &ResourceType, name: &str) -> Self {
+    pub(crate) fn already_exists(rt: &ResourceType, name: &str) -> Self {
         Self::new(
             409,
             "AlreadyExists",
@@ -83,7 +83,7 @@ impl ApiError {
     }
 
     /// 409 on a stale resourceVersion or a failed precondition.
-    pub fn conflict(rt: &ResourceType, name: &str, why: &str) -> Self {
+    pub(crate) fn conflict(rt: &ResourceType, name: &str, why: &str) -> Self {
         Self::new(
             409,
             "Conflict",
@@ -96,7 +96,7 @@ impl ApiError {
     }
 
     /// 409 `the object has been modified`.
-    pub fn modified(rt: &ResourceType, name: &str) -> Self {
+    pub(crate) fn modified(rt: &ResourceType, name: &str) -> Self {
         Self::conflict(
             rt,
             name,
@@ -105,7 +105,7 @@ impl ApiError {
     }
 
     /// 409 for a server-side apply conflict, with its causes.
-    pub fn apply_conflict(
+    pub(crate) fn apply_conflict(
         rt: &ResourceType,
         name: &str,
         message: String,
@@ -117,7 +117,12 @@ impl ApiError {
     }
 
     /// 422 `Kind "x" is invalid: <field errors>`.
-    pub fn invalid(rt: &ResourceType, name: &str, message: String, causes: Vec<Value>) -> Self {
+    pub(crate) fn invalid(
+        rt: &ResourceType,
+        name: &str,
+        message: String,
+        causes: Vec<Value>,
+    ) -> Self {
         let mut d = json!({"name": name, "kind": rt.kind, "causes": causes});
         if !rt.group.is_empty() {
             d["group"] = json!(rt.group);
@@ -126,7 +131,7 @@ impl ApiError {
     }
 
     /// 422 with one field error.
-    pub fn invalid_field(
+    pub(crate) fn invalid_field(
         rt: &ResourceType,
         name: &str,
         field: &str,
@@ -146,12 +151,12 @@ impl ApiError {
     }
 
     /// 400 with a message.
-    pub fn bad_request(message: impl Into<String>) -> Self {
+    pub(crate) fn bad_request(message: impl Into<String>) -> Self {
         Self::new(400, "BadRequest", message, None)
     }
 
     /// 403 with a message.
-    pub fn forbidden(rt: &ResourceType, name: &str, why: &str) -> Self {
+    pub(crate) fn forbidden(rt: &ResourceType, name: &str, why: &str) -> Self {
         Self::new(
             403,
             "Forbidden",
@@ -161,7 +166,7 @@ impl ApiError {
     }
 
     /// 405.
-    pub fn method_not_supported(rt: &ResourceType, method: &str) -> Self {
+    pub(crate) fn method_not_supported(rt: &ResourceType, method: &str) -> Self {
         Self::new(
             405,
             "MethodNotAllowed",
@@ -174,12 +179,12 @@ impl ApiError {
     }
 
     /// 410 for a resourceVersion older than the watch history.
-    pub fn gone(message: impl Into<String>) -> Self {
+    pub(crate) fn gone(message: impl Into<String>) -> Self {
         Self::new(410, "Expired", message, None)
     }
 
     /// 413 for a request body over the limit.
-    pub fn too_large(limit: usize) -> Self {
+    pub(crate) fn too_large(limit: usize) -> Self {
         Self::new(
             413,
             "RequestEntityTooLarge",
@@ -189,7 +194,7 @@ impl ApiError {
     }
 
     /// 415 for a patch type the resource does not take.
-    pub fn unsupported_media_type(content_type: &str, accepted: &[&str]) -> Self {
+    pub(crate) fn unsupported_media_type(content_type: &str, accepted: &[&str]) -> Self {
         Self::new(
             415,
             "UnsupportedMediaType",
@@ -202,12 +207,12 @@ impl ApiError {
     }
 
     /// 500.
-    pub fn internal(message: impl Into<String>) -> Self {
+    pub(crate) fn internal(message: impl Into<String>) -> Self {
         Self::new(500, "InternalError", message, None)
     }
 
     /// The `Status` body.
-    pub fn body(&self) -> Value {
+    pub(crate) fn body(&self) -> Value {
         let mut status = json!({
             "kind": "Status",
             "apiVersion": "v1",

@@ -18,7 +18,7 @@ use crate::wal::{Wal, WalError};
 #[derive(
     Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
-pub struct StoreKey {
+pub(crate) struct StoreKey {
     pub group: String,
     pub plural: String,
     pub namespace: String,
@@ -27,7 +27,7 @@ pub struct StoreKey {
 
 /// What happened to an object.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum EventType {
+pub(crate) enum EventType {
     Added,
     Modified,
     Deleted,
@@ -35,7 +35,7 @@ pub enum EventType {
 
 impl EventType {
     /// The watch event type as the API spells it.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             EventType::Added => "ADDED",
             EventType::Modified => "MODIFIED",
@@ -46,7 +46,7 @@ impl EventType {
 
 /// One change, as watchers see it.
 #[derive(Debug, Clone)]
-pub struct Change {
+pub(crate) struct Change {
     pub resource_version: u64,
     pub event: EventType,
     pub key: StoreKey,
@@ -57,10 +57,10 @@ pub struct Change {
 }
 
 /// How many changes the watch history keeps by default.
-pub const HISTORY: usize = 50_000;
+pub(crate) const HISTORY: usize = 50_000;
 
 /// The object store.
-pub struct Store {
+pub(crate) struct Store {
     objects: BTreeMap<StoreKey, Value>,
     resource_version: u64,
     history: VecDeque<Arc<Change>>,
@@ -73,7 +73,7 @@ pub struct Store {
 
 impl Store {
     /// An empty in-memory store whose watch history keeps `history_len` changes.
-    pub fn in_memory(history_len: usize) -> Self {
+    pub(crate) fn in_memory(history_len: usize) -> Self {
         let (changes, _) = broadcast::channel(4096);
         Self {
             objects: BTreeMap::new(),
@@ -87,7 +87,7 @@ impl Store {
     }
 
     /// A store backed by the write-ahead log in `dir`, holding what the log holds.
-    pub fn open(dir: &std::path::Path, history_len: usize) -> Result<Self, WalError> {
+    pub(crate) fn open(dir: &std::path::Path, history_len: usize) -> Result<Self, WalError> {
         let (wal, objects, resource_version) = Wal::open(dir)?;
         let (changes, _) = broadcast::channel(4096);
         Ok(Self {
@@ -102,17 +102,17 @@ impl Store {
     }
 
     /// The current resourceVersion.
-    pub fn resource_version(&self) -> u64 {
+    pub(crate) fn resource_version(&self) -> u64 {
         self.resource_version
     }
 
     /// The object at `key`.
-    pub fn get(&self, key: &StoreKey) -> Option<&Value> {
+    pub(crate) fn get(&self, key: &StoreKey) -> Option<&Value> {
         self.objects.get(key)
     }
 
     /// The objects of a resource, in key order, optionally of one namespace.
-    pub fn list<'a>(
+    pub(crate) fn list<'a>(
         &'a self,
         group: &'a str,
         plural: &'a str,
@@ -124,12 +124,12 @@ impl Store {
     }
 
     /// Every stored object.
-    pub fn iter(&self) -> impl Iterator<Item = (&StoreKey, &Value)> {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = (&StoreKey, &Value)> {
         self.objects.iter()
     }
 
     /// Stores `object` at `key` with the next resourceVersion; returns the stored object.
-    pub fn put(&mut self, key: StoreKey, mut object: Value) -> Result<Value, WalError> {
+    pub(crate) fn put(&mut self, key: StoreKey, mut object: Value) -> Result<Value, WalError> {
         let rv = self.resource_version + 1;
         if let Some(meta) = object.get_mut("metadata").and_then(Value::as_object_mut) {
             meta.insert("resourceVersion".into(), Value::String(rv.to_string()));
@@ -156,7 +156,7 @@ impl Store {
 
     /// Removes the object at `key`; returns its last state (with the deletion's
     /// resourceVersion).
-    pub fn remove(&mut self, key: &StoreKey) -> Result<Option<Value>, WalError> {
+    pub(crate) fn remove(&mut self, key: &StoreKey) -> Result<Option<Value>, WalError> {
         let Some(mut object) = self.objects.get(key).cloned() else {
             return Ok(None);
         };
@@ -192,13 +192,13 @@ impl Store {
 
     /// How many changes were stored per resource plural since the server started (a request
     /// that changes nothing, such as a converged apply, stores none).
-    pub fn stored(&self) -> &BTreeMap<String, u64> {
+    pub(crate) fn stored(&self) -> &BTreeMap<String, u64> {
         &self.stored
     }
 
     /// The changes after `resource_version`, or `Err(oldest)` when the history no longer
     /// reaches back that far.
-    pub fn changes_since(&self, resource_version: u64) -> Result<Vec<Arc<Change>>, u64> {
+    pub(crate) fn changes_since(&self, resource_version: u64) -> Result<Vec<Arc<Change>>, u64> {
         let oldest = self
             .history
             .front()
@@ -216,7 +216,7 @@ impl Store {
     }
 
     /// A receiver of every later change.
-    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Change>> {
+    pub(crate) fn subscribe(&self) -> broadcast::Receiver<Arc<Change>> {
         self.changes.subscribe()
     }
 }

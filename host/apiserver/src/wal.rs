@@ -17,7 +17,7 @@ use serde_json::Value;
 use crate::store::StoreKey;
 
 /// Rewrite the log once it is this large.
-pub const COMPACT_AT: u64 = 64 << 20;
+pub(crate) const COMPACT_AT: u64 = 64 << 20;
 
 /// Why the log could not be read or written.
 #[derive(Debug, thiserror::Error)]
@@ -52,7 +52,7 @@ enum Record {
 }
 
 /// An open log.
-pub struct Wal {
+pub(crate) struct Wal {
     path: PathBuf,
     file: File,
     size: u64,
@@ -63,7 +63,7 @@ pub struct Wal {
 impl Wal {
     /// Opens (or creates) the log in `dir`, returning it with the objects and the
     /// resourceVersion it holds.
-    pub fn open(dir: &Path) -> Result<(Self, BTreeMap<StoreKey, Value>, u64), WalError> {
+    pub(crate) fn open(dir: &Path) -> Result<(Self, BTreeMap<StoreKey, Value>, u64), WalError> {
         let io = |path: &Path| {
             let path = path.to_owned();
             move |source| WalError::Io { path, source }
@@ -119,7 +119,7 @@ impl Wal {
     }
 
     /// Logs a put.
-    pub fn put(&mut self, rv: u64, key: &StoreKey, object: &Value) -> Result<(), WalError> {
+    pub(crate) fn put(&mut self, rv: u64, key: &StoreKey, object: &Value) -> Result<(), WalError> {
         self.append(&Record::Put {
             rv,
             key: key.clone(),
@@ -131,7 +131,7 @@ impl Wal {
     }
 
     /// Logs a deletion.
-    pub fn delete(&mut self, rv: u64, key: &StoreKey) -> Result<(), WalError> {
+    pub(crate) fn delete(&mut self, rv: u64, key: &StoreKey) -> Result<(), WalError> {
         self.append(&Record::Delete {
             rv,
             key: key.clone(),

@@ -1,14 +1,15 @@
 //! The `wasm-operator` binary.
 
+#[cfg(feature = "demo")]
 use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
 use clap::{Parser, Subcommand};
+use wasm_operator::cli;
 use wasm_operator::operator::plugin_config::PluginsToml;
-use wasm_operator::runtime::{Runtime, RuntimeConfig};
-use wasm_operator::{cli, wasi_run};
+use wasm_operator_runtime::{Runtime, RuntimeConfig, wasi_run};
 
 #[derive(Parser)]
 #[command(
@@ -28,6 +29,7 @@ struct Args {
 enum Command {
     /// The main job: the embedded API server, the shipped plugins, and the GitLabSecrets the
     /// chart renders by default, reconciled and summarised.
+    #[cfg(feature = "demo")]
     Demo {
         /// The plugin directory (default: the plugins this build compiled).
         #[arg(long)]
@@ -39,6 +41,7 @@ enum Command {
     /// Print the CRDs of the shipped reconcilers.
     Crds,
     /// Run the embedded Kubernetes API server and write a kubeconfig for it.
+    #[cfg(feature = "demo")]
     DevCluster {
         /// The port on 127.0.0.1 (0 picks a free one).
         #[arg(long, default_value_t = 6443)]
@@ -69,9 +72,13 @@ enum Command {
         #[command(subcommand)]
         command: PluginCommand,
     },
-    /// Run the benchmark scenarios and write target/bench/report.{md,json} (a build with
-    /// the `bench` feature: `cargo run --release --features bench -- bench`).
-    Bench(BenchArgs),
+    /// Run the benchmark scenarios: runs `wasm-operator-bench` (beside this binary) with the
+    /// same arguments (`wasm-operator bench --help` lists them).
+    #[command(disable_help_flag = true)]
+    Bench {
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+        args: Vec<String>,
+    },
     /// Run a wasi:cli/run command component (the wasm32-wasip2 test runner).
     WasiRun {
         /// The component.
@@ -80,31 +87,6 @@ enum Command {
         #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
         args: Vec<String>,
     },
-}
-
-/// The options of `bench`.
-#[derive(clap::Args)]
-struct BenchArgs {
-    /// Where report.md and report.json go.
-    #[arg(long, default_value = "target/bench")]
-    out: PathBuf,
-    /// Only these scenarios (repeatable; default: all).
-    #[cfg(feature = "bench")]
-    #[arg(long = "scenario", value_enum)]
-    scenarios: Vec<wasm_operator::bench::Scenario>,
-    /// Few samples and small N: checks that the scenarios run; the figures mean little.
-    #[arg(long)]
-    quick: bool,
-    /// The directory holding gitlabsecrets.wasm and secretgen.wasm (default: the plugins
-    /// this build compiled).
-    #[arg(long)]
-    plugins: Option<PathBuf>,
-    /// GitLabSecrets counts of the scale scenario without the RSA-4096 parts.
-    #[arg(long, value_delimiter = ',', default_value = "100,1000")]
-    scale: Vec<usize>,
-    /// GitLabSecrets counts of the scale scenario with them (the chart's defaults).
-    #[arg(long, value_delimiter = ',', default_value = "100")]
-    scale_full: Vec<usize>,
 }
 
 #[derive(Subcommand)]
@@ -120,7 +102,7 @@ fn main() -> ExitCode {
     let args = Args::parse();
     // Plugins' own log lines are shown, except while benchmarking thousands of passes.
     let default_filter = match args.command {
-        Command::Bench(_) => "warn,wasm_operator::bench=info",
+        Command::Bench { .. } => "warn",
         _ => "warn,plugin=info",
     };
     tracing_subscriber::fmt()
@@ -153,8 +135,13 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let plugin_dir = match &args.command {
         Command::Run(run) => Some(run.plugins.clone()),
+        Command::Rbac { plugins, .. } => Some(plugins.clone()),
+        #[cfg(feature = "demo")]
+        Command::Demo { plugins, .. } => {
+            Some(plugins.clone().unwrap_or_else(cli::shipped_plugin_dir))
+        }
         Command::Plugin {
-            command: PluginCommand::Check { file },
+            command: PluginCommand::Check { file } | PluginCommand::Inspect { file },
         } => file.parent().map(PathBuf::from),
         _ => None,
     };
@@ -164,6 +151,7 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
     let runtime = Runtime::new(config)?;
     match args.command {
+        #[cfg(feature = "demo")]
         Command::Demo { plugins, keep } => {
             let options = cli::demo::DemoOptions {
                 plugins: plugins.unwrap_or_else(cli::shipped_plugin_dir),
@@ -173,9 +161,10 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         Command::Crds => {
-            print!("{}", cli::demo::GITLABSECRETS_CRD);
+            print!("{}", cli::GITLABSECRETS_CRD);
             Ok(ExitCode::SUCCESS)
         }
+        #[cfg(feature = "demo")]
         Command::DevCluster {
             port,
             data_dir,
@@ -220,7 +209,7 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Command::Plugin {
             command: PluginCommand::Inspect { file },
-        } => match runtime.load(&file, None).await {
+        } => match inspect(&runtime, &file).await {
             Ok(plugin) => {
                 print!("{}", cli::inspect::render(&plugin));
                 Ok(ExitCode::SUCCESS)
@@ -241,7 +230,7 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ExitCode::from(2)
             })
         }
-        Command::Bench(args) => bench(args).await,
+        Command::Bench { args } => bench(&args),
         Command::WasiRun { wasm, args } => {
             let code = wasi_run::run(&runtime, &wasm, &args).await?;
             Ok(ExitCode::from(u8::try_from(code).unwrap_or(1)))
@@ -249,37 +238,35 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
     }
 }
 
-#[cfg(feature = "bench")]
-async fn bench(args: BenchArgs) -> anyhow::Result<ExitCode> {
-    let exe = std::env::current_exe().context("the path of this binary")?;
-    let mut options = wasm_operator::bench::BenchOptions::new(exe);
-    options.out = args.out;
-    if !args.scenarios.is_empty() {
-        options.scenarios = args.scenarios;
-    }
-    options.quick = args.quick;
-    if let Some(plugins) = args.plugins {
-        options.plugins = plugins;
-    }
-    for file in ["gitlabsecrets.wasm", "secretgen.wasm"] {
-        let path = options.plugins.join(file);
-        anyhow::ensure!(path.is_file(), "bench needs {}: not a file", path.display());
-    }
-    options.scale = args.scale;
-    options.scale_full = args.scale_full;
-    let report = wasm_operator::bench::run(&options).await?;
-    println!(
-        "wrote {0}/report.md and {0}/report.json ({1} scenarios)",
-        options.out.display(),
-        report.sections.len()
-    );
-    Ok(ExitCode::SUCCESS)
+/// The plugin at `file` with its directory's `plugins.toml` settings, every load-time check
+/// passed.
+async fn inspect(
+    runtime: &Runtime,
+    file: &std::path::Path,
+) -> anyhow::Result<wasm_operator_runtime::Plugin> {
+    let file = wasm_operator::operator::loader::plugin_file(file)?;
+    Ok(wasm_operator::operator::loader::check(runtime, &file).await?)
 }
 
-#[cfg(not(feature = "bench"))]
-async fn bench(_args: BenchArgs) -> anyhow::Result<ExitCode> {
-    eprintln!(
-        "wasm-operator: this build has no benchmarks; run `cargo run --release --features bench -- bench` (or `just bench`)"
+/// `wasm-operator bench ARGS`: the benchmarks are a binary of their own
+/// (`wasm-operator-bench`, built with `cargo build --release -p wasm-operator-bench`), so
+/// this one links none of their native reconcilers.
+fn bench(args: &[String]) -> anyhow::Result<ExitCode> {
+    let name = format!("wasm-operator-bench{}", std::env::consts::EXE_SUFFIX);
+    let exe = std::env::current_exe().context("the path of this binary")?;
+    let bench = exe.with_file_name(&name);
+    anyhow::ensure!(
+        bench.is_file(),
+        "no {name} beside {}: build it with `cargo build --release -p wasm-operator-bench`",
+        exe.display()
     );
-    Ok(ExitCode::from(2))
+    let status = std::process::Command::new(&bench)
+        .args(args)
+        .status()
+        .with_context(|| format!("cannot start {}", bench.display()))?;
+    Ok(match status.code() {
+        Some(0) => ExitCode::SUCCESS,
+        Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
+        None => ExitCode::FAILURE,
+    })
 }

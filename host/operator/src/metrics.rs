@@ -46,7 +46,7 @@ impl Default for Metrics {
 
 impl Metrics {
     /// Empty metrics, registered under the `wasm_operator` prefix.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         let mut registry = Registry::with_prefix("wasm_operator");
         let passes = Family::<Labels, Counter>::default();
         let pass_errors = Family::<Labels, Counter>::default();
@@ -94,7 +94,7 @@ impl Metrics {
 
     /// Counts one pass of `plugin` that ended with `result` after `elapsed`; `error` is the
     /// cause of a failed one.
-    pub fn pass(&self, plugin: &str, result: &str, error: Option<&str>, elapsed: Duration) {
+    pub(crate) fn pass(&self, plugin: &str, result: &str, error: Option<&str>, elapsed: Duration) {
         self.passes
             .get_or_create(&vec![
                 ("plugin", plugin.to_owned()),
@@ -115,14 +115,14 @@ impl Metrics {
     }
 
     /// Sets the depth of `plugin`'s work queue.
-    pub fn queue_depth(&self, plugin: &str, depth: usize) {
+    pub(crate) fn queue_depth(&self, plugin: &str, depth: usize) {
         self.queue_depth
             .get_or_create(&vec![("plugin", plugin.to_owned())])
             .set(i64::try_from(depth).unwrap_or(i64::MAX));
     }
 
     /// Counts one API request.
-    pub fn api_request(&self, verb: &str, kind: &str, code: u16) {
+    pub(crate) fn api_request(&self, verb: &str, kind: &str, code: u16) {
         self.api_requests
             .get_or_create(&vec![
                 ("verb", verb.to_owned()),
@@ -133,7 +133,7 @@ impl Metrics {
     }
 
     /// Records a plugin version as serving (1) or refused; `None` clears a removed plugin.
-    pub fn plugin(&self, plugin: &str, version: &str, sha256: &str, state: Option<&str>) {
+    pub(crate) fn plugin(&self, plugin: &str, version: &str, sha256: &str, state: Option<&str>) {
         for s in ["serving", "refused"] {
             let labels = vec![
                 ("plugin", plugin.to_owned()),
@@ -150,7 +150,7 @@ impl Metrics {
     }
 
     /// Records whether this replica leads.
-    pub fn leader(&self, leading: bool) {
+    pub(crate) fn leader(&self, leading: bool) {
         self.leader.set(i64::from(leading));
     }
 

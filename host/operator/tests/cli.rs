@@ -186,6 +186,79 @@ fn rbac_prints_the_cluster_role_the_plugins_need_and_nothing_more() {
     );
 }
 
+/// The rules of the ClusterRole `wasm-operator rbac` prints for `plugins`, as
+/// `groups/resources: verbs`; `Err(stderr)` when it fails.
+fn rbac_rules(cache: &tempfile::TempDir, plugins: &std::path::Path) -> Result<Vec<String>, String> {
+    let output = wasm_operator(cache)
+        .args(["rbac", "--plugins"])
+        .arg(plugins)
+        .output()
+        .expect("runs");
+    if !output.status.success() {
+        return Err(String::from_utf8_lossy(&output.stderr).into_owned());
+    }
+    let role: k8s_openapi::api::rbac::v1::ClusterRole =
+        serde_yaml_ng::from_str(&String::from_utf8_lossy(&output.stdout)).expect("a ClusterRole");
+    Ok(role
+        .rules
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            format!(
+                "{}/{}: {}",
+                r.api_groups.as_deref().unwrap_or_default().join(","),
+                r.resources.as_deref().unwrap_or_default().join(","),
+                r.verbs.join(",")
+            )
+        })
+        .collect())
+}
+
+#[test]
+fn rbac_honours_plugins_toml_a_disabled_plugin_gets_none_and_a_canary_its_primarys_once() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let plugins = fixture_dir();
+    let test_plugins = wasm_operator::cli::test_plugin_dir();
+    std::fs::copy(
+        test_plugins.join("widget-reconciler.wasm"),
+        plugins.path().join("widget.wasm"),
+    )
+    .expect("copy");
+    let fixture_alone = [
+        "/configmaps: create,get,list,patch,watch",
+        "/configmaps/status: update",
+        "/secrets: get,list,watch",
+        "events.k8s.io/events: create,patch",
+    ];
+    // Enabled, the widget adds its kind's rules: the trigger of the disabled case below.
+    let enabled = rbac_rules(&cache, plugins.path()).expect("rbac");
+    assert!(
+        enabled
+            .iter()
+            .any(|r| r.starts_with("tests.wasm-operator.dev/widgets:")),
+        "{enabled:?}"
+    );
+
+    // A canary that is not a plugin: rbac loads canaries, so it refuses the directory.
+    std::fs::write(plugins.path().join("fixture-next.wasm"), b"not wasm").expect("write");
+    let toml = "[plugins.widget]\nenabled = false\n\n[plugins.fixture.canary]\nfile = \"fixture-next.wasm\"\nselector = \"track=canary\"\n";
+    std::fs::write(plugins.path().join("plugins.toml"), toml).expect("plugins.toml");
+    let refused = rbac_rules(&cache, plugins.path()).expect_err("a broken canary");
+    assert!(refused.contains("fixture-next.wasm"), "{refused}");
+
+    // The real canary (the fixture at 0.2.0, the same kinds): the fixture's rules, once,
+    // and nothing of the disabled widget.
+    std::fs::copy(
+        test_plugins.join("fixture-next.wasm"),
+        plugins.path().join("fixture-next.wasm"),
+    )
+    .expect("copy");
+    assert_eq!(
+        rbac_rules(&cache, plugins.path()).expect("rbac"),
+        fixture_alone
+    );
+}
+
 #[test]
 fn run_reconciles_against_the_kubeconfigs_cluster_and_exits_cleanly_on_sigterm() {
     let tokio = tokio::runtime::Runtime::new().expect("tokio");

@@ -100,3 +100,13 @@ fn the_fixture_unit_tests_pass_under_wasmtime() {
 fn the_secretgen_unit_tests_pass_under_wasmtime() {
     run_in_wasm("secretgen", "guests/secretgen");
 }
+
+#[test]
+fn the_shared_types_unit_tests_pass_under_wasmtime() {
+    run_in_wasm("wasm-operator-types", "crates/types");
+}
+
+#[test]
+fn the_planner_records_unit_tests_pass_under_wasmtime() {
+    run_in_wasm("wasm-operator-planner", "crates/planner");
+}

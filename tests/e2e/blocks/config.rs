@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wasm_operator::cluster::ClusterBackend;
+use wasm_operator_runtime::backend::ClusterBackend;
 use wasm_operator_sdk::{KindRef, ListOptions, Patch};
 
 use crate::{Harness, in_ns, setup};

@@ -15,11 +15,11 @@ mod workloads;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wasm_operator::cluster::{Caller, ClusterBackend};
 use wasm_operator::controller::{Backoff, ControllerConfig};
 use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
 use wasm_operator_apiserver::Counts;
 use wasm_operator_e2e::{Cluster, cluster_with, eventually, runtime_with_cache, yaml_objects};
+use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 use wasm_operator_sdk::{ObjectRef, Patch};
 
 pub const WAIT: Duration = Duration::from_secs(30);

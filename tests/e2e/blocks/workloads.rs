@@ -1,7 +1,7 @@
 //! EnsureDeployment, EnsureService, RunJob and EnsureCronJob in the real host.
 
 use serde_json::{Value, json};
-use wasm_operator::cluster::ClusterBackend;
+use wasm_operator_runtime::backend::ClusterBackend;
 
 use crate::{Harness, in_ns, true_condition};
 

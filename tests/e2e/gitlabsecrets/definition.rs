@@ -38,7 +38,7 @@ const COLLECTION: &str = "/apis/apps.gitlab.com/v2alpha1/namespaces/gitlab/gitla
 async fn served() -> wasm_operator_e2e::Cluster {
     let cluster = cluster_with(&[]).await;
     let setup = super::setup();
-    use wasm_operator::cluster::ClusterBackend as _;
+    use wasm_operator_runtime::backend::ClusterBackend as _;
     cluster
         .backend
         .create(&setup, gitlabsecrets_crd())

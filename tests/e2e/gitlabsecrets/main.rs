@@ -9,13 +9,13 @@ mod safety;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wasm_operator::cluster::ClusterBackend;
 use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
 use wasm_operator_apiserver::Fault;
 use wasm_operator_e2e::{
     Cluster, cluster_with, eventually, gitlabsecrets_crd, runtime_with_cache, setup,
     shipped_plugin_dir,
 };
+use wasm_operator_runtime::backend::ClusterBackend;
 use wasm_operator_sdk::{ObjectRef, Patch, ReadFrom};
 
 /// Long enough for RSA-4096 keys in a debug test binary on a busy machine.

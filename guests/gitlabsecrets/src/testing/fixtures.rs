@@ -1,14 +1,30 @@
-//! Object builders for tests.
+//! The tests' cluster and object builders.
 
 use serde_json::{Value, json};
+use wasm_operator_sdk::testing::{FakeCluster, Op, Refusal};
 use wasm_operator_sdk::{Outcome, ReconcileError, Request};
 
-use super::FakeCluster;
 use crate::SecretgenPlanner;
-use crate::types::GitLabSecretsStatus;
+use crate::types::{GitLabSecretsStatus, KIND};
 
 /// The namespace of every test object.
 pub const NS: &str = "gitlab";
+
+/// An empty in-memory API server as a pass sees it: GitLabSecrets carry a generation, the
+/// field index is [`describe::index`](crate::describe::index), and it panics, failing the
+/// test, at what the reconciler must never do: any server-side apply or delete, a status
+/// update of a Secret, an owner reference on anything it writes, or a patch other than a
+/// JSON merge patch.
+pub fn fake_cluster() -> FakeCluster {
+    FakeCluster::new()
+        .tracking_generation(KIND)
+        .with_indexer(crate::describe::index)
+        .refusing(Refusal::op(Op::Apply))
+        .refusing(Refusal::op(Op::Delete))
+        .refusing(Refusal::op_on(Op::UpdateStatus, "Secret"))
+        .refusing(Refusal::owner_reference())
+        .refusing(Refusal::json_patch())
+}
 
 /// A GitLabSecrets named `name` with the chart's labels and no Secrets yet.
 pub fn gls(name: &str) -> Value {

@@ -8,13 +8,13 @@ use crate::testing::*;
 
 #[test]
 fn a_missing_set_is_issued_and_written_in_the_order_ca_tls_chain() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_certificate(gls("demo"), "demo-wildcard"));
 
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
 
     assert_eq!(
-        cluster.writes(),
+        cluster.write_log(),
         [
             "create Secret gitlab/demo-wildcard-ca",
             "create Secret gitlab/demo-wildcard-tls",
@@ -40,7 +40,7 @@ fn a_missing_set_is_issued_and_written_in_the_order_ca_tls_chain() {
 
 #[test]
 fn a_set_stops_at_the_first_failed_write_and_the_rest_report_the_earlier_failure() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_certificate(gls("demo"), "demo-wildcard"));
     cluster.fail(
         Op::Create,
@@ -76,7 +76,7 @@ fn a_set_stops_at_the_first_failed_write_and_the_rest_report_the_earlier_failure
 
 #[test]
 fn a_set_not_written_whole_is_not_ready_and_its_tls_secret_keeps_its_ready_units() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_certificate(gls("demo"), "demo-wildcard"));
     pass(&cluster, "demo").expect("the set is issued");
     // The chain is lost; deriving it again is refused.
@@ -109,13 +109,13 @@ fn a_set_not_written_whole_is_not_ready_and_its_tls_secret_keeps_its_ready_units
 
 #[test]
 fn an_existing_set_is_never_reissued() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_certificate(gls("demo"), "demo-wildcard"));
     pass(&cluster, "demo").expect("the set is issued");
     let before = cluster.secret_data("demo-wildcard-tls");
-    cluster.clear_writes();
+    cluster.clear_calls();
 
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
-    assert!(cluster.writes().is_empty(), "{:?}", cluster.writes());
+    assert!(cluster.write_log().is_empty(), "{:?}", cluster.write_log());
     assert_eq!(cluster.secret_data("demo-wildcard-tls"), before);
 }

@@ -13,7 +13,7 @@ const A_SECOND: Outcome = Outcome {
 
 #[test]
 fn a_concurrent_secret_change_between_read_and_patch_loses_nothing() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(
         gls("demo"),
         "demo-a",
@@ -46,7 +46,7 @@ fn a_concurrent_secret_change_between_read_and_patch_loses_nothing() {
 
 #[test]
 fn a_secret_that_changed_past_the_cache_is_planned_again_before_it_is_written() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     cluster.put(secret("demo-a", "Opaque", &[]));
     // The user filled the key; the cache has not seen it yet.
@@ -60,17 +60,17 @@ fn a_secret_that_changed_past_the_cache_is_planned_again_before_it_is_written() 
     assert_eq!(cluster.secret_data("demo-a")["token"], b"user");
     assert!(
         !cluster
-            .writes()
+            .write_log()
             .iter()
             .any(|w| w.starts_with("patch Secret")),
         "{:?}",
-        cluster.writes()
+        cluster.write_log()
     );
 }
 
 #[test]
 fn a_stale_cached_gitlabsecrets_requeues_after_a_second_before_the_first_write() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     cluster.freeze_cache();
     cluster.change("GitLabSecrets", "demo", |g| {
@@ -78,7 +78,7 @@ fn a_stale_cached_gitlabsecrets_requeues_after_a_second_before_the_first_write()
     });
 
     assert_eq!(pass(&cluster, "demo"), Ok(A_SECOND));
-    assert!(cluster.writes().is_empty(), "{:?}", cluster.writes());
+    assert!(cluster.write_log().is_empty(), "{:?}", cluster.write_log());
 
     cluster.sync_cache();
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
@@ -88,17 +88,17 @@ fn a_stale_cached_gitlabsecrets_requeues_after_a_second_before_the_first_write()
 
 #[test]
 fn a_status_update_that_would_change_nothing_is_skipped_only_on_a_current_gitlabsecrets() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
-    cluster.clear_writes();
+    cluster.clear_calls();
 
     cluster.freeze_cache();
     cluster.change("GitLabSecrets", "demo", |g| {
         g["spec"]["secrets"][0]["generators"][0]["length"] = json!(20);
     });
     assert_eq!(pass(&cluster, "demo"), Ok(A_SECOND));
-    assert!(cluster.writes().is_empty(), "{:?}", cluster.writes());
+    assert!(cluster.write_log().is_empty(), "{:?}", cluster.write_log());
 
     cluster.sync_cache();
     assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
@@ -106,7 +106,7 @@ fn a_status_update_that_would_change_nothing_is_skipped_only_on_a_current_gitlab
 
 #[test]
 fn a_status_update_that_conflicts_requeues_after_a_second() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     cluster.fail(
         Op::UpdateStatus,
@@ -122,7 +122,7 @@ fn a_status_update_that_conflicts_requeues_after_a_second() {
 
 #[test]
 fn a_new_certificate_set_is_issued_only_after_both_checks() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_certificate(gls("demo"), "demo-wildcard"));
     cluster.freeze_cache();
     cluster.change("GitLabSecrets", "demo", |g| {
@@ -130,7 +130,7 @@ fn a_new_certificate_set_is_issued_only_after_both_checks() {
     });
 
     assert_eq!(pass(&cluster, "demo"), Ok(A_SECOND));
-    assert!(cluster.writes().is_empty(), "{:?}", cluster.writes());
+    assert!(cluster.write_log().is_empty(), "{:?}", cluster.write_log());
     assert!(cluster.server("Secret", "demo-wildcard-ca").is_none());
 
     cluster.sync_cache();

@@ -7,7 +7,7 @@ use crate::testing::*;
 
 #[test]
 fn a_label_the_secret_lacks_or_holds_otherwise_is_set_and_none_is_removed() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     let mut existing = secret("demo-a", "Opaque", &[("token", "kept")]);
     existing["metadata"]["labels"] = json!({"app": "old", "mine": "x"});
@@ -25,7 +25,7 @@ fn a_label_the_secret_lacks_or_holds_otherwise_is_set_and_none_is_removed() {
 
 #[test]
 fn release_labels_of_the_gitlabsecrets_are_not_copied() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     pass(&cluster, "demo").expect("the pass succeeds");
     let labels = &cluster.server("Secret", "demo-a").expect("created")["metadata"]["labels"];
@@ -37,7 +37,7 @@ fn release_labels_of_the_gitlabsecrets_are_not_copied() {
 
 #[test]
 fn a_secret_two_gitlabsecrets_declare_is_labelled_by_neither_with_a_warning_each_pass() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("one"), "shared", json!([random("a")])));
     cluster.put(with_secret(gls("two"), "shared", json!([random("b")])));
 
@@ -60,7 +60,7 @@ fn a_secret_two_gitlabsecrets_declare_is_labelled_by_neither_with_a_warning_each
 
 #[test]
 fn a_secret_labelled_while_only_one_declared_it_keeps_its_labels() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("one"), "shared", json!([random("a")])));
     pass(&cluster, "one").expect("the pass succeeds");
 
@@ -76,7 +76,7 @@ fn a_secret_labelled_while_only_one_declared_it_keeps_its_labels() {
 
 #[test]
 fn an_existing_secret_of_another_type_keeps_it_stays_ready_and_is_noted_every_pass() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     let mut existing = secret("demo-a", "example.com/mine", &[("token", "kept")]);
     existing["metadata"]["labels"] = json!({"app": "gitlab", "release": "demo"});

@@ -6,7 +6,7 @@ use crate::testing::*;
 
 #[test]
 fn a_missing_secret_is_created_with_its_declared_type_the_labels_and_the_generated_keys() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     let mut gls = with_secret(
         gls("demo"),
         "demo-a",
@@ -34,7 +34,7 @@ fn a_missing_secret_is_created_with_its_declared_type_the_labels_and_the_generat
 
 #[test]
 fn an_existing_value_is_never_changed() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(
         gls("demo"),
         "demo-a",
@@ -51,7 +51,7 @@ fn an_existing_value_is_never_changed() {
 
 #[test]
 fn a_user_created_secret_only_gains_missing_keys_with_a_merge_patch() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     cluster.put(secret("demo-a", "Opaque", &[("extra", "kept")]));
 
@@ -61,7 +61,7 @@ fn a_user_created_secret_only_gains_missing_keys_with_a_merge_patch() {
     assert_eq!(data.len(), 2);
     assert_eq!(data["extra"], b"kept");
     assert_eq!(
-        cluster.writes(),
+        cluster.write_log(),
         [
             "patch Secret gitlab/demo-a",
             "update-status GitLabSecrets gitlab/demo"
@@ -71,7 +71,7 @@ fn a_user_created_secret_only_gains_missing_keys_with_a_merge_patch() {
 
 #[test]
 fn a_missing_secret_with_a_report_is_not_created() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     // More data-bearing units than a status entry holds: reported.
     let generators: Vec<_> = (0..65).map(|i| random(&format!("k{i}"))).collect();
     cluster.put(with_secret(gls("demo"), "demo-a", json!(generators)));
@@ -92,7 +92,7 @@ fn a_missing_secret_with_a_report_is_not_created() {
 
 #[test]
 fn a_gitlabsecrets_that_is_being_deleted_gets_no_writes() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     let mut gls = with_secret(gls("demo"), "demo-a", json!([random("token")]));
     gls["metadata"]["deletionTimestamp"] = json!("2026-11-29T00:00:00Z");
     gls["metadata"]["finalizers"] = json!(["someone.else/finalizer"]);
@@ -102,12 +102,12 @@ fn a_gitlabsecrets_that_is_being_deleted_gets_no_writes() {
         pass(&cluster, "demo"),
         Ok(wasm_operator_sdk::Outcome::done())
     );
-    assert!(cluster.writes().is_empty());
+    assert!(cluster.write_log().is_empty());
 }
 
 #[test]
 fn a_gitlabsecrets_gets_no_finalizer_and_its_secrets_no_owner_reference() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_certificate(
         with_secret(gls("demo"), "demo-a", json!([random("token")])),
         "demo-wildcard",
@@ -131,7 +131,7 @@ fn a_gitlabsecrets_gets_no_finalizer_and_its_secrets_no_owner_reference() {
 
 #[test]
 fn the_chart_defaults_converge_in_one_pass_and_the_next_pass_writes_nothing() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     let yaml = include_str!("../../testdata/chart-defaults.yaml");
     let mut object: serde_json::Value = serde_yaml_ng::from_str(yaml).expect("the render");
     object["metadata"]["namespace"] = json!(NS);
@@ -146,12 +146,12 @@ fn the_chart_defaults_converge_in_one_pass_and_the_next_pass_writes_nothing() {
     assert_eq!(status_of_all(&cluster).len(), 13 + 3);
     assert!(cluster.secret_data("demo-rails-secret")["secrets.yml"].starts_with(b"production:"));
 
-    cluster.clear_writes();
+    cluster.clear_calls();
     assert_eq!(
         pass(&cluster, "demo"),
         Ok(wasm_operator_sdk::Outcome::done())
     );
-    assert!(cluster.writes().is_empty(), "{:?}", cluster.writes());
+    assert!(cluster.write_log().is_empty(), "{:?}", cluster.write_log());
 }
 
 fn status_of_all(cluster: &FakeCluster) -> Vec<String> {
@@ -166,7 +166,7 @@ fn status_of_all(cluster: &FakeCluster) -> Vec<String> {
 #[test]
 fn the_exported_reconciler_plans_with_secretgen_natively() {
     use wasm_operator_sdk::Reconciler;
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     let request = wasm_operator_sdk::Request {
         namespace: Some(NS.into()),

@@ -8,7 +8,7 @@ use crate::types::SecretStatus;
 
 #[test]
 fn status_lists_spec_secrets_grouped_by_name_then_ca_tls_and_chain_of_each_set() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     let gls = with_secret(gls("demo"), "demo-b", json!([random("one")]));
     let gls = with_secret(gls, "demo-a", json!([random("two")]));
     let gls = with_secret(gls, "demo-b", json!([random("three")]));
@@ -36,7 +36,7 @@ fn status_lists_spec_secrets_grouped_by_name_then_ca_tls_and_chain_of_each_set()
 
 #[test]
 fn every_secret_ready_is_reason_secrets_ready_with_the_generation_of_the_pass() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     let mut gls = with_secret(gls("demo"), "demo-a", json!([random("token")]));
     gls["metadata"]["generation"] = json!(7);
     cluster.put(gls);
@@ -59,7 +59,7 @@ fn every_secret_ready_is_reason_secrets_ready_with_the_generation_of_the_pass() 
 
 #[test]
 fn a_reported_unit_is_not_ready_and_reason_secrets_reported_names_it() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     let x509 = json!({"type": "x509", "commonName": "gitlab-issuer", "bits": 2048, "days": 1,
         "certKey": "c.crt", "keyKey": "c.key"});
     cluster.put(with_secret(
@@ -96,7 +96,7 @@ fn a_write_refused_as_invalid_or_too_large_is_not_retried() {
         ),
     ];
     for (case, error) in cases {
-        let cluster = FakeCluster::new();
+        let cluster = fake_cluster();
         let gls = with_secret(gls("demo"), "demo-a", json!([random("token")]));
         cluster.put(with_secret(gls, "demo-b", json!([random("token")])));
         cluster.fail(Op::Create, "demo-a", error.clone(), 1);
@@ -124,7 +124,7 @@ fn a_write_refused_as_invalid_or_too_large_is_not_retried() {
 
 #[test]
 fn any_other_failure_is_retried_with_the_controllers_backoff() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     cluster.fail(
         Op::Create,
@@ -142,7 +142,7 @@ fn any_other_failure_is_retried_with_the_controllers_backoff() {
 
 #[test]
 fn a_secret_whose_write_failed_keeps_its_ready_units_minus_those_no_longer_declared() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(
         gls("demo"),
         "demo-a",
@@ -164,7 +164,7 @@ fn a_secret_whose_write_failed_keeps_its_ready_units_minus_those_no_longer_decla
 
 #[test]
 fn the_ready_message_is_capped_at_4096_bytes() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     let mut gls = gls("demo");
     for i in 0..60 {
         let name = format!("demo-a-rather-long-secret-name-to-fill-the-message-{i:02}");
@@ -192,7 +192,7 @@ fn the_ready_message_is_capped_at_4096_bytes() {
 
 #[test]
 fn a_secret_whose_read_failed_is_not_ready_and_named_with_the_error() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     cluster.put(with_secret(gls("demo"), "demo-a", json!([random("token")])));
     cluster.fail(
         Op::GetServer,
@@ -217,7 +217,7 @@ fn a_secret_whose_read_failed_is_not_ready_and_named_with_the_error() {
 
 #[test]
 fn a_secret_whose_plan_failed_is_not_ready_and_named_with_the_error() {
-    let cluster = FakeCluster::new();
+    let cluster = fake_cluster();
     // A random generator without its key: no state of the Secret can satisfy it.
     let keyless = json!([{"type": "random", "charset": "hex", "length": 8}]);
     let gls = with_secret(gls("demo"), "demo-a", keyless);

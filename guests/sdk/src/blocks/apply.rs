@@ -110,7 +110,7 @@ pub fn is_controlled_by(meta: &ObjectMeta, owner_uid: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::fake::{FakeCluster, owner};
+    use crate::testing::{FakeCluster, owner};
     use k8s_openapi::api::core::v1::ConfigMap;
     use serde_json::json;
     use std::collections::BTreeMap;

@@ -78,9 +78,9 @@ pub fn ensure_database_user<C: Cluster + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::fake::{Call, FakeCluster, Op, owner};
     use crate::error::ApiError;
     use crate::external::mariadb::{DatabaseSpec, GrantSpec, MariaDbRef, UserSpec};
+    use crate::testing::{Call, FakeCluster, Op, owner};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
     use serde_json::{Value, json};
 

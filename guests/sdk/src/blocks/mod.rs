@@ -30,6 +30,3 @@ pub mod policy;
 pub mod satellite;
 pub mod secrets;
 pub mod tls;
-
-#[cfg(test)]
-pub(crate) mod fake;

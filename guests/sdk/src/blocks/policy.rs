@@ -122,8 +122,8 @@ pub fn render_policy_yaml(rules: &Rules) -> Result<String, serde_yaml_ng::Error>
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::fake::{FakeCluster, Op};
     use crate::error::ApiError;
+    use crate::testing::{FakeCluster, Op};
     use serde_json::json;
 
     fn rules(entries: &[(&str, &str)]) -> Rules {

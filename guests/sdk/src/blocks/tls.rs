@@ -46,9 +46,9 @@ pub fn ensure_certificate<C: Cluster + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::fake::{FakeCluster, owner};
     use crate::external::certmanager::{CertificateSpec, IssuerRef};
     use crate::object::ObjectRef;
+    use crate::testing::{FakeCluster, owner};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
     use serde_json::json;
 

@@ -97,9 +97,12 @@ pub(crate) fn issue(
     let authority = &entry.authority;
     let ca_name = cert::name(
         &[
-            (cert::ORGANIZATION, &authority.organization),
-            (cert::ORGANIZATIONAL_UNIT, &authority.organizational_unit),
-            (cert::COMMON_NAME, &authority.common_name),
+            (cert::ORGANIZATION, name_of(&authority.organization)),
+            (
+                cert::ORGANIZATIONAL_UNIT,
+                name_of(&authority.organizational_unit),
+            ),
+            (cert::COMMON_NAME, name_of(&authority.common_name)),
         ],
         NameStrings::PrintableWhenPossible,
     )?;
@@ -185,6 +188,11 @@ pub(crate) fn issue(
         tls_certificate: cert::certificate_pem(&tls)?,
         tls_key: traditional_pem(&tls_key)?,
     })
+}
+
+/// A name attribute of the authority; an absent one is empty, and so left out.
+fn name_of(value: &Option<String>) -> &str {
+    value.as_deref().unwrap_or_default()
 }
 
 /// A key as cfssl writes it: PKCS#1 for RSA, SEC 1 for ECDSA.

@@ -36,7 +36,9 @@ use crate::api::{
     CertificateAction, CertificatesPlan, CertificatesRequest, Entry, PlanError, SecretPlan,
 };
 use crate::cert::CertError;
-use crate::entries::{Authority, CertificateEntry, EntryError, check_key};
+use crate::entries::{
+    Authority, CertificateEntry, EntryError, check_key, decode_certificate_entry,
+};
 use crate::keys::{Curve, KeyAlgorithm, KeyError, KeySource};
 use crate::secret::{self, ExistingSecret, MAX_SECRET_BYTES, OPAQUE};
 
@@ -82,8 +84,8 @@ pub(crate) fn plan_certificates_at(
     keys: &dyn KeySource,
     now: SystemTime,
 ) -> Result<CertificatesPlan, PlanError> {
-    let entry: CertificateEntry = serde_json::from_str(&request.certificate)
-        .map_err(|e| PlanError::new("spec.certificates entry", EntryError::from(e)))?;
+    let entry = decode_certificate_entry(&request.certificate)
+        .map_err(|e| PlanError::new("spec.certificates entry", e))?;
     let subject = entry.tls_secret.clone();
     let fail = |cause: crate::api::PlanFailure| PlanError {
         subject: subject.clone(),

@@ -13,17 +13,6 @@ use rand::distr::Uniform;
 
 use crate::entries::{Charset, Random, RandomEncoding, Wrap};
 
-impl Charset {
-    /// The characters of the charset.
-    pub(crate) fn characters(self) -> &'static [u8] {
-        match self {
-            Self::Alphanumeric => b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789",
-            Self::Hex => b"abcdef0123456789",
-            Self::LowerAlphanumeric => b"abcdefghijklmnopqrstuvwxyz0123456789",
-        }
-    }
-}
-
 /// `length` characters of `charset`, uniformly at random.
 pub(crate) fn random_string(charset: Charset, length: usize) -> String {
     let characters = charset.characters();

@@ -9,7 +9,7 @@ use super::managed::Operation;
 
 /// Why an apply (or a managedFields decode) failed.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub enum ApplyError {
+pub(crate) enum ApplyError {
     /// Fields of the applied configuration are owned by other managers with
     /// other values; the server answers 409 Conflict with
     /// [`Conflicts::causes`] as `details.causes`.
@@ -26,7 +26,7 @@ pub enum ApplyError {
 
 /// The manager side of a conflict: which managedFields entry owns the field.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Conflict {
+pub(crate) struct Conflict {
     /// `manager` of the owning entry.
     pub manager: String,
     /// `operation` of the owning entry.
@@ -43,7 +43,7 @@ impl Conflict {
     /// The manager as kube-apiserver prints it: `"name"`, then
     /// ` with subresource "x"` if any, then ` using <apiVersion>` for Update
     /// entries (appliers are identified without their version).
-    pub fn manager_display(&self) -> String {
+    pub(crate) fn manager_display(&self) -> String {
         let mut s = quote(&self.manager);
         if let Some(sub) = &self.subresource {
             s.push_str(&format!(" with subresource {}", quote(sub)));
@@ -82,7 +82,7 @@ fn quote(s: &str) -> String {
 
 /// One `details.causes` entry of the 409 an apply conflict answers.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ConflictCause {
+pub(crate) struct ConflictCause {
     /// Always `FieldManagerConflict`.
     pub reason: String,
     /// `conflict with "mgr" using v1`.
@@ -94,11 +94,11 @@ pub struct ConflictCause {
 /// All conflicts of one apply, sorted by manager identifier, then in field
 /// set order within a manager.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Conflicts(pub Vec<Conflict>);
+pub(crate) struct Conflicts(pub Vec<Conflict>);
 
 impl Conflicts {
     /// The structured causes of the 409 Status, one per conflict.
-    pub fn causes(&self) -> Vec<ConflictCause> {
+    pub(crate) fn causes(&self) -> Vec<ConflictCause> {
         self.0
             .iter()
             .map(|c| ConflictCause {

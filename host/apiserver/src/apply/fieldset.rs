@@ -16,7 +16,7 @@ use super::error::ApplyError;
 
 /// One step of a field path.
 #[derive(Debug, Clone)]
-pub enum PathElement {
+pub(crate) enum PathElement {
     /// A field of an object: `f:<name>`, printed `.name`.
     Field(String),
     /// An item of a list-map, identified by its key fields, sorted by name:
@@ -30,17 +30,17 @@ pub enum PathElement {
 }
 
 /// A path from the root of an object; the root itself is the empty path.
-pub type Path = Vec<PathElement>;
+pub(crate) type Path = Vec<PathElement>;
 
 impl PathElement {
     /// A [`PathElement::Key`] with its fields sorted by name.
-    pub fn key(mut fields: Vec<(String, Value)>) -> Self {
+    pub(crate) fn key(mut fields: Vec<(String, Value)>) -> Self {
         fields.sort_by(|a, b| a.0.cmp(&b.0));
         PathElement::Key(fields)
     }
 
     /// The `FieldsV1` spelling: `f:name`, `k:{..}`, `v:..`, `i:n`.
-    pub fn to_fields_v1_key(&self) -> String {
+    pub(crate) fn to_fields_v1_key(&self) -> String {
         match self {
             PathElement::Field(name) => format!("f:{name}"),
             PathElement::Key(fields) => {
@@ -56,7 +56,7 @@ impl PathElement {
     }
 
     /// Parses one `FieldsV1` key (not `.`).
-    pub fn from_fields_v1_key(key: &str) -> Result<Self, ApplyError> {
+    pub(crate) fn from_fields_v1_key(key: &str) -> Result<Self, ApplyError> {
         let bad = |why: &str| ApplyError::InvalidFieldsV1(format!("{why}: {key:?}"));
         if let Some(name) = key.strip_prefix("f:") {
             return Ok(PathElement::Field(name.to_string()));
@@ -142,7 +142,7 @@ impl fmt::Display for PathElement {
 
 /// Renders a path as kube-apiserver does in conflict messages and causes,
 /// e.g. `.spec.containers[name="nginx"].image`.
-pub fn path_to_string(path: &[PathElement]) -> String {
+pub(crate) fn path_to_string(path: &[PathElement]) -> String {
     path.iter().map(ToString::to_string).collect()
 }
 
@@ -229,24 +229,24 @@ impl Eq for PathElement {}
 ///
 /// Invariant: children are never empty sets.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct FieldSet {
+pub(crate) struct FieldSet {
     members: BTreeSet<PathElement>,
     children: BTreeMap<PathElement, FieldSet>,
 }
 
 impl FieldSet {
     /// The empty set.
-    pub fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Self::default()
     }
 
     /// True when no path is in the set.
-    pub fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.members.is_empty() && self.children.is_empty()
     }
 
     /// Adds `path`. The empty path (the root) is never a member: ignored.
-    pub fn insert(&mut self, path: &[PathElement]) {
+    pub(crate) fn insert(&mut self, path: &[PathElement]) {
         match path {
             [] => {}
             [last] => {
@@ -257,7 +257,8 @@ impl FieldSet {
     }
 
     /// True when exactly `path` is in the set.
-    pub fn contains(&self, path: &[PathElement]) -> bool {
+    #[cfg(test)]
+    pub(crate) fn contains(&self, path: &[PathElement]) -> bool {
         match path {
             [] => false,
             [last] => self.members.contains(last),
@@ -266,7 +267,7 @@ impl FieldSet {
     }
 
     /// True when `path` or any path below it is in the set.
-    pub fn contains_prefix(&self, path: &[PathElement]) -> bool {
+    pub(crate) fn contains_prefix(&self, path: &[PathElement]) -> bool {
         match path {
             [] => !self.is_empty(),
             [first, rest @ ..] => {
@@ -280,7 +281,7 @@ impl FieldSet {
     }
 
     /// Every path in `self` or `other`.
-    pub fn union(&self, other: &FieldSet) -> FieldSet {
+    pub(crate) fn union(&self, other: &FieldSet) -> FieldSet {
         let mut out = self.clone();
         out.members.extend(other.members.iter().cloned());
         for (pe, child) in &other.children {
@@ -295,7 +296,7 @@ impl FieldSet {
 
     /// Every path in `self` that is not in `other` (exact paths: removing a
     /// path does not remove the paths below it).
-    pub fn difference(&self, other: &FieldSet) -> FieldSet {
+    pub(crate) fn difference(&self, other: &FieldSet) -> FieldSet {
         let mut out = FieldSet {
             members: self.members.difference(&other.members).cloned().collect(),
             children: BTreeMap::new(),
@@ -313,7 +314,7 @@ impl FieldSet {
     }
 
     /// Every path in both `self` and `other`.
-    pub fn intersection(&self, other: &FieldSet) -> FieldSet {
+    pub(crate) fn intersection(&self, other: &FieldSet) -> FieldSet {
         let mut out = FieldSet {
             members: self.members.intersection(&other.members).cloned().collect(),
             children: BTreeMap::new(),
@@ -330,7 +331,7 @@ impl FieldSet {
     }
 
     /// Removes `path` and every path below it.
-    pub fn remove_subtree(&mut self, path: &[PathElement]) {
+    pub(crate) fn remove_subtree(&mut self, path: &[PathElement]) {
         match path {
             [] => *self = FieldSet::new(),
             [last] => {
@@ -349,7 +350,7 @@ impl FieldSet {
     }
 
     /// Only `path` and the paths below it.
-    pub fn subtree(&self, path: &[PathElement]) -> FieldSet {
+    pub(crate) fn subtree(&self, path: &[PathElement]) -> FieldSet {
         match path {
             [] => self.clone(),
             [first, rest @ ..] => {
@@ -370,7 +371,7 @@ impl FieldSet {
 
     /// All paths, in structured-merge-diff's iteration order: the members
     /// of a node (sorted) before the paths below its children (sorted).
-    pub fn paths(&self) -> Vec<Path> {
+    pub(crate) fn paths(&self) -> Vec<Path> {
         let mut out = Vec::new();
         self.collect_paths(&mut Vec::new(), &mut out);
         out
@@ -391,7 +392,7 @@ impl FieldSet {
 
     /// The `fieldsV1` JSON object, keys sorted like the server writes them
     /// (`.` first, then elements in path-element order).
-    pub fn to_fields_v1(&self) -> Value {
+    pub(crate) fn to_fields_v1(&self) -> Value {
         let mut all: BTreeSet<&PathElement> = self.members.iter().collect();
         all.extend(self.children.keys());
         let mut out = Map::new();
@@ -411,7 +412,7 @@ impl FieldSet {
     }
 
     /// Parses a `fieldsV1` JSON object.
-    pub fn from_fields_v1(v: &Value) -> Result<FieldSet, ApplyError> {
+    pub(crate) fn from_fields_v1(v: &Value) -> Result<FieldSet, ApplyError> {
         let (set, dot) = Self::parse_node(v)?;
         if dot {
             return Err(ApplyError::InvalidFieldsV1(

@@ -10,7 +10,7 @@ use super::schema::MergeSchema;
 
 /// The `operation` of a managedFields entry.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub enum Operation {
+pub(crate) enum Operation {
     /// Written by server-side apply.
     Apply,
     /// Written by create, update or a non-apply patch.
@@ -19,7 +19,7 @@ pub enum Operation {
 
 impl Operation {
     /// `"Apply"` or `"Update"`.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Operation::Apply => "Apply",
             Operation::Update => "Update",
@@ -29,7 +29,7 @@ impl Operation {
 
 /// One decoded `metadata.managedFields[]` entry.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ManagedFieldsEntry {
+pub(crate) struct ManagedFieldsEntry {
     /// `manager`.
     pub manager: String,
     /// `operation`.
@@ -48,7 +48,7 @@ impl ManagedFieldsEntry {
     /// True when this entry is the one `manager` writes with `operation`
     /// (appliers are one entry whatever their apiVersion, updaters one entry
     /// per apiVersion), as kube-apiserver's manager identifier decides.
-    pub fn is(
+    pub(crate) fn is(
         &self,
         manager: &str,
         operation: Operation,
@@ -62,7 +62,7 @@ impl ManagedFieldsEntry {
     }
 
     /// The entry as the server writes it.
-    pub fn to_json(&self) -> Value {
+    pub(crate) fn to_json(&self) -> Value {
         let mut m = Map::new();
         m.insert("manager".into(), self.manager.clone().into());
         m.insert("operation".into(), self.operation.as_str().into());
@@ -79,7 +79,7 @@ impl ManagedFieldsEntry {
     }
 
     /// Decodes one entry.
-    pub fn from_json(v: &Value) -> Result<Self, ApplyError> {
+    pub(crate) fn from_json(v: &Value) -> Result<Self, ApplyError> {
         let bad = |why: &str| ApplyError::InvalidFieldsV1(format!("managedFields entry: {why}"));
         let Value::Object(m) = v else {
             return Err(bad("not an object"));
@@ -111,7 +111,7 @@ impl ManagedFieldsEntry {
 }
 
 /// Decodes `metadata.managedFields` (absent or null: no entries).
-pub fn decode_managed_fields(object: &Value) -> Result<Vec<ManagedFieldsEntry>, ApplyError> {
+pub(crate) fn decode_managed_fields(object: &Value) -> Result<Vec<ManagedFieldsEntry>, ApplyError> {
     match object.pointer("/metadata/managedFields") {
         None | Some(Value::Null) => Ok(Vec::new()),
         Some(Value::Array(items)) => items.iter().map(ManagedFieldsEntry::from_json).collect(),
@@ -124,7 +124,7 @@ pub fn decode_managed_fields(object: &Value) -> Result<Vec<ManagedFieldsEntry>, 
 /// Encodes entries in kube-apiserver's order: operation (Apply first),
 /// time, manager, apiVersion, subresource. Times are compared as strings,
 /// which orders them for the server's own `YYYY-MM-DDTHH:MM:SSZ` format.
-pub fn encode_managed_fields(entries: &[ManagedFieldsEntry]) -> Value {
+pub(crate) fn encode_managed_fields(entries: &[ManagedFieldsEntry]) -> Value {
     let mut sorted: Vec<&ManagedFieldsEntry> = entries.iter().collect();
     sorted.sort_by(|p, q| {
         (
@@ -280,7 +280,7 @@ fn set_managed_fields(obj: &mut Value, entries: &[ManagedFieldsEntry]) {
 
 /// The outcome of a successful [`apply`].
 #[derive(Debug, Clone, PartialEq)]
-pub struct ApplyResult {
+pub(crate) struct ApplyResult {
     /// The object to store, with its updated `metadata.managedFields`
     /// (or the live object unchanged when `changed` is false).
     pub object: Value,
@@ -297,7 +297,7 @@ pub struct ApplyResult {
 /// `force`, other managers lose the contested fields instead of the call
 /// failing with [`ApplyError::Conflicts`]. `time` is the RFC 3339 time
 /// recorded on the applier's entry when it or the object changes.
-pub fn apply(
+pub(crate) fn apply(
     live: Option<&Value>,
     applied: &Value,
     manager: &str,
@@ -435,7 +435,7 @@ fn requests_reset(new: &Value) -> bool {
 /// neither its fields nor the object changed. Incoming managedFields are
 /// ignored, except that `[{}]` strips them all (kube's documented reset).
 /// Lists that cannot be keyed (duplicates, missing keys) are read as atomic.
-pub fn update(
+pub(crate) fn update(
     old: Option<&Value>,
     new: &Value,
     manager: &str,

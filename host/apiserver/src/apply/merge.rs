@@ -118,7 +118,7 @@ fn classify<'a>(
 /// null, atomic list/map, empty object and empty granular list is a leaf;
 /// list-map and set items are members themselves (`.`), objects are not.
 /// Nothing is stripped (see [`super::managed`] for the untracked fields).
-pub fn field_set(object: &Value, schema: &dyn MergeSchema) -> Result<FieldSet, ApplyError> {
+pub(crate) fn field_set(object: &Value, schema: &dyn MergeSchema) -> Result<FieldSet, ApplyError> {
     let mut set = FieldSet::new();
     collect(object, &mut Vec::new(), schema, Mode::Strict, &mut set)?;
     Ok(set)

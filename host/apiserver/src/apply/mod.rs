@@ -56,11 +56,7 @@ mod schema;
 #[cfg(test)]
 mod tests;
 
-pub use error::{ApplyError, Conflict, ConflictCause, Conflicts};
-pub use fieldset::{FieldSet, Path, PathElement, path_to_string};
-pub use managed::{
-    ApplyResult, ManagedFieldsEntry, Operation, apply, decode_managed_fields,
-    encode_managed_fields, update,
-};
-pub use merge::field_set;
-pub use schema::{BuiltinSchema, DefaultSchema, ListType, MergeSchema, PathPattern};
+pub(crate) use error::ApplyError;
+pub(crate) use fieldset::PathElement;
+pub(crate) use managed::{apply, update};
+pub(crate) use schema::{BuiltinSchema, DefaultSchema, ListType, MergeSchema};

@@ -12,7 +12,7 @@ use super::fieldset::PathElement;
 
 /// How a list merges and is owned.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ListType {
+pub(crate) enum ListType {
     /// Replaced and owned as a whole (`x-kubernetes-list-type: atomic`).
     Atomic,
     /// A set of scalars, items owned as `v:<value>`.
@@ -23,7 +23,7 @@ pub enum ListType {
 }
 
 /// Per-kind merge knowledge the server provides.
-pub trait MergeSchema {
+pub(crate) trait MergeSchema {
     /// The type of the list at `path`.
     fn list_type(&self, path: &[PathElement]) -> ListType;
 
@@ -56,11 +56,11 @@ enum Segment {
 
 /// A path pattern such as `spec.containers[*].ports` (see module docs).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct PathPattern(Vec<Segment>);
+pub(crate) struct PathPattern(Vec<Segment>);
 
 impl PathPattern {
     /// Parses a pattern; an empty string matches the root.
-    pub fn parse(pattern: &str) -> Self {
+    pub(crate) fn parse(pattern: &str) -> Self {
         let mut segments = Vec::new();
         for part in pattern.split('.').filter(|p| !p.is_empty()) {
             let mut name = part;
@@ -76,7 +76,7 @@ impl PathPattern {
     }
 
     /// True when `path` has exactly the pattern's shape.
-    pub fn matches(&self, path: &[PathElement]) -> bool {
+    pub(crate) fn matches(&self, path: &[PathElement]) -> bool {
         self.0.len() == path.len()
             && self.0.iter().zip(path).all(|(seg, pe)| match (seg, pe) {
                 (Segment::Field(name), PathElement::Field(f)) => name == f,
@@ -124,7 +124,7 @@ fn lookup_list(rules: &[(PathPattern, Rule)], path: &[PathElement]) -> ListType 
 /// list atomic (except ObjectMeta's finalizers set and ownerReferences map),
 /// every object granular.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct DefaultSchema {
+pub(crate) struct DefaultSchema {
     /// Whether the CRD enables the status subresource.
     pub status_subresource: bool,
 }
@@ -180,13 +180,13 @@ fn pod_spec_prefix(kind: &str) -> Option<&'static str> {
 /// Everything else: lists atomic, maps granular (so Secret/ConfigMap `data`
 /// is owned key by key).
 #[derive(Debug, Clone)]
-pub struct BuiltinSchema {
+pub(crate) struct BuiltinSchema {
     rules: Vec<(PathPattern, Rule)>,
 }
 
 impl BuiltinSchema {
     /// The schema of built-in `kind` (unknown kinds get the metadata rules).
-    pub fn new(kind: &str) -> Self {
+    pub(crate) fn new(kind: &str) -> Self {
         let mut rules = metadata_rules();
         let mut add =
             |pattern: String, rule: Rule| rules.push((PathPattern::parse(&pattern), rule));

@@ -3,6 +3,11 @@
 use serde_json::{Value, json};
 
 use super::*;
+use error::{Conflict, Conflicts};
+use fieldset::{FieldSet, Path, path_to_string};
+use managed::{ApplyResult, Operation, decode_managed_fields, encode_managed_fields};
+use merge::field_set;
+use schema::PathPattern;
 
 const T0: &str = "2024-01-01T00:00:00Z";
 const T1: &str = "2024-01-02T00:00:00Z";

@@ -18,7 +18,7 @@ use super::node::{self, Additional};
 /// * Defaulting recurses into every value afterwards, so defaults nested in
 ///   a defaulted object, in array items and in map values apply too.
 /// * A `nullable: true` field that is `null` stays `null`.
-pub fn apply_defaults(schema: &Value, object: &mut Value) {
+pub(crate) fn apply_defaults(schema: &Value, object: &mut Value) {
     prune_nulls(Some(schema), object);
     default(Some(schema), object);
 }

@@ -9,9 +9,7 @@ use serde_json::Value;
 
 /// The machine-readable type of a field error (`field.ErrorType`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum FieldErrorKind {
-    /// `FieldValueNotFound`, "Not found".
-    NotFound,
+pub(crate) enum FieldErrorKind {
     /// `FieldValueRequired`, "Required value".
     Required,
     /// `FieldValueDuplicate`, "Duplicate value".
@@ -26,17 +24,14 @@ pub enum FieldErrorKind {
     TooLong,
     /// `FieldValueTooMany`, "Too many".
     TooMany,
-    /// `InternalError`, "Internal error".
-    Internal,
     /// `FieldValueTypeInvalid`, printed as "Invalid value".
     TypeInvalid,
 }
 
 impl FieldErrorKind {
     /// The `reason` of a `details.causes` entry (the Go `ErrorType` string).
-    pub fn reason(self) -> &'static str {
+    pub(crate) fn reason(self) -> &'static str {
         match self {
-            Self::NotFound => "FieldValueNotFound",
             Self::Required => "FieldValueRequired",
             Self::Duplicate => "FieldValueDuplicate",
             Self::Invalid => "FieldValueInvalid",
@@ -44,15 +39,13 @@ impl FieldErrorKind {
             Self::Forbidden => "FieldValueForbidden",
             Self::TooLong => "FieldValueTooLong",
             Self::TooMany => "FieldValueTooMany",
-            Self::Internal => "InternalError",
             Self::TypeInvalid => "FieldValueTypeInvalid",
         }
     }
 
     /// The human label that starts the message body (`ErrorType.String()`).
-    pub fn label(self) -> &'static str {
+    pub(crate) fn label(self) -> &'static str {
         match self {
-            Self::NotFound => "Not found",
             Self::Required => "Required value",
             Self::Duplicate => "Duplicate value",
             Self::Invalid | Self::TypeInvalid => "Invalid value",
@@ -60,23 +53,19 @@ impl FieldErrorKind {
             Self::Forbidden => "Forbidden",
             Self::TooLong => "Too long",
             Self::TooMany => "Too many",
-            Self::Internal => "Internal error",
         }
     }
 
     /// Kinds whose message never shows the bad value.
     fn hides_value(self) -> bool {
-        matches!(
-            self,
-            Self::Required | Self::Forbidden | Self::TooLong | Self::Internal
-        )
+        matches!(self, Self::Required | Self::Forbidden | Self::TooLong)
     }
 }
 
 /// One field-level error. `Display` prints exactly what Go's
 /// `(*field.Error).Error()` prints: `<path>: <body>`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct FieldError {
+pub(crate) struct FieldError {
     /// Field path, e.g. `spec.secrets[0].name` (no leading dot).
     pub path: String,
     /// What went wrong.
@@ -98,32 +87,32 @@ impl FieldError {
     }
 
     /// `field.Required`.
-    pub fn required(path: &str, detail: &str) -> Self {
+    pub(crate) fn required(path: &str, detail: &str) -> Self {
         Self::new(path, FieldErrorKind::Required, None, detail)
     }
 
     /// `field.Forbidden`.
-    pub fn forbidden(path: &str, detail: &str) -> Self {
+    pub(crate) fn forbidden(path: &str, detail: &str) -> Self {
         Self::new(path, FieldErrorKind::Forbidden, None, detail)
     }
 
     /// `field.Invalid`.
-    pub fn invalid(path: &str, value: Value, detail: &str) -> Self {
+    pub(crate) fn invalid(path: &str, value: Value, detail: &str) -> Self {
         Self::new(path, FieldErrorKind::Invalid, Some(value), detail)
     }
 
     /// `field.TypeInvalid`.
-    pub fn type_invalid(path: &str, value: Value, detail: &str) -> Self {
+    pub(crate) fn type_invalid(path: &str, value: Value, detail: &str) -> Self {
         Self::new(path, FieldErrorKind::TypeInvalid, Some(value), detail)
     }
 
     /// `field.Duplicate`.
-    pub fn duplicate(path: &str, value: Value) -> Self {
+    pub(crate) fn duplicate(path: &str, value: Value) -> Self {
         Self::new(path, FieldErrorKind::Duplicate, Some(value), "")
     }
 
     /// `field.NotSupported`: detail lists the quoted supported values.
-    pub fn not_supported(path: &str, value: Value, supported: &[String]) -> Self {
+    pub(crate) fn not_supported(path: &str, value: Value, supported: &[String]) -> Self {
         let detail = if supported.is_empty() {
             String::new()
         } else {
@@ -134,7 +123,7 @@ impl FieldError {
     }
 
     /// `field.TooLong` as of apimachinery 1.32+ (value never shown).
-    pub fn too_long(path: &str, max: i64) -> Self {
+    pub(crate) fn too_long(path: &str, max: i64) -> Self {
         let detail = if max >= 0 {
             format!("may not be more than {max} bytes")
         } else {
@@ -144,7 +133,7 @@ impl FieldError {
     }
 
     /// `field.TooMany`; `actual: None` omits the count from the message.
-    pub fn too_many(path: &str, actual: Option<i64>, max: i64) -> Self {
+    pub(crate) fn too_many(path: &str, actual: Option<i64>, max: i64) -> Self {
         let detail = if max >= 0 {
             format!("must have at most {max} items")
         } else {
@@ -160,7 +149,7 @@ impl FieldError {
 
     /// The message without the field (`ErrorBody()`); this is also the
     /// `message` of a `details.causes` entry.
-    pub fn body(&self) -> String {
+    pub(crate) fn body(&self) -> String {
         let mut s = self.kind.label().to_string();
         if !self.kind.hides_value()
             && let Some(v) = &self.value
@@ -176,7 +165,7 @@ impl FieldError {
     }
 
     /// The `details.causes` entry kube builds for this error.
-    pub fn cause(&self) -> StatusCause {
+    pub(crate) fn cause(&self) -> StatusCause {
         StatusCause {
             reason: self.kind.reason().to_string(),
             message: self.body(),
@@ -195,7 +184,7 @@ impl std::error::Error for FieldError {}
 
 /// One `metav1.StatusCause`, serialized as kube does.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct StatusCause {
+pub(crate) struct StatusCause {
     /// `FieldValueRequired`, `FieldValueInvalid`, ...
     pub reason: String,
     /// The error body (no field prefix).
@@ -205,7 +194,7 @@ pub struct StatusCause {
 }
 
 /// `details.causes` for a 422: one entry per error, in order, not deduplicated.
-pub fn causes(errors: &[FieldError]) -> Vec<StatusCause> {
+pub(crate) fn causes(errors: &[FieldError]) -> Vec<StatusCause> {
     errors.iter().map(FieldError::cause).collect()
 }
 
@@ -213,7 +202,7 @@ pub fn causes(errors: &[FieldError]) -> Vec<StatusCause> {
 /// `<Kind.group> "<name>" is invalid: <aggregate>` where the aggregate is
 /// the single error, or `[e1, e2]` for several (identical messages are
 /// reported once, first occurrence wins).
-pub fn invalid_message(kind_with_group: &str, name: &str, errors: &[FieldError]) -> String {
+pub(crate) fn invalid_message(kind_with_group: &str, name: &str, errors: &[FieldError]) -> String {
     let head = format!("{kind_with_group} {} is invalid", go_quote(name));
     let mut seen: Vec<String> = Vec::new();
     for e in errors {
@@ -230,7 +219,7 @@ pub fn invalid_message(kind_with_group: &str, name: &str, errors: &[FieldError])
 }
 
 /// Go's `strconv.Quote`.
-pub fn go_quote(s: &str) -> String {
+pub(crate) fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {
@@ -262,7 +251,7 @@ pub fn go_quote(s: &str) -> String {
 }
 
 /// Go's `%v` of a float64 (`strconv.FormatFloat(f, 'g', -1, 64)`).
-pub fn go_float(f: f64) -> String {
+pub(crate) fn go_float(f: f64) -> String {
     if f.is_nan() {
         return "NaN".to_string();
     }
@@ -299,7 +288,7 @@ fn go_number(n: &serde_json::Number) -> String {
 
 /// How `ErrorBody()` prints a bad value: strings quoted, numbers and bools
 /// plain, `nil` as `"null"`, maps and slices in Go syntax (`%#v`).
-pub fn go_value(v: &Value) -> String {
+pub(crate) fn go_value(v: &Value) -> String {
     match v {
         Value::Null => go_quote("null"),
         Value::Bool(b) => b.to_string(),
@@ -310,7 +299,7 @@ pub fn go_value(v: &Value) -> String {
 }
 
 /// Go's `%#v` of a decoded JSON value.
-pub fn go_sharp_v(v: &Value) -> String {
+pub(crate) fn go_sharp_v(v: &Value) -> String {
     match v {
         Value::Null => "interface {}(nil)".to_string(),
         Value::Bool(b) => b.to_string(),

@@ -10,7 +10,7 @@ use super::node::{self, Additional};
 
 /// One step of a path into an object, for [`schema_at`] and friends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PathElement<'a> {
+pub(crate) enum PathElement<'a> {
     /// An object member (property or `additionalProperties` key).
     Field(&'a str),
     /// An array element (any index selects `items`).
@@ -19,7 +19,7 @@ pub enum PathElement<'a> {
 
 /// How server-side apply merges a list.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum ListType {
+pub(crate) enum ListType {
     /// Replaced as a whole (the default when `x-kubernetes-list-type` is unset).
     Atomic,
     /// Scalars merged by value.
@@ -30,7 +30,7 @@ pub enum ListType {
 
 /// How server-side apply merges an object (a struct or a map).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum MapType {
+pub(crate) enum MapType {
     /// Merged field by field (the default).
     Granular,
     /// Replaced as a whole.
@@ -40,7 +40,7 @@ pub enum MapType {
 /// The schema node at `path`, following `properties`, then
 /// `additionalProperties`, and `items` for indices. `None` when the path
 /// leaves the schema (e.g. under `x-kubernetes-preserve-unknown-fields`).
-pub fn schema_at<'a>(schema: &'a Value, path: &[PathElement<'_>]) -> Option<&'a Value> {
+pub(crate) fn schema_at<'a>(schema: &'a Value, path: &[PathElement<'_>]) -> Option<&'a Value> {
     path.iter().try_fold(schema, |s, step| match step {
         PathElement::Field(k) => node::member_schema(s, k),
         PathElement::Index(_) => node::items(s),
@@ -49,12 +49,12 @@ pub fn schema_at<'a>(schema: &'a Value, path: &[PathElement<'_>]) -> Option<&'a 
 
 /// The list type of the array node at `path`; `None` when the path does not
 /// resolve to a schema node. An unset or unknown list type is atomic.
-pub fn list_type_at(schema: &Value, path: &[PathElement<'_>]) -> Option<ListType> {
+pub(crate) fn list_type_at(schema: &Value, path: &[PathElement<'_>]) -> Option<ListType> {
     schema_at(schema, path).map(list_type_of)
 }
 
 /// The list type declared on one schema node.
-pub fn list_type_of(s: &Value) -> ListType {
+pub(crate) fn list_type_of(s: &Value) -> ListType {
     match s.get("x-kubernetes-list-type").and_then(Value::as_str) {
         Some("set") => ListType::Set,
         Some("map") => ListType::Map(map_keys(s)),
@@ -63,7 +63,7 @@ pub fn list_type_of(s: &Value) -> ListType {
 }
 
 /// The map type of the object node at `path`; `None` when unresolved.
-pub fn map_type_at(schema: &Value, path: &[PathElement<'_>]) -> Option<MapType> {
+pub(crate) fn map_type_at(schema: &Value, path: &[PathElement<'_>]) -> Option<MapType> {
     schema_at(schema, path).map(
         |s| match s.get("x-kubernetes-map-type").and_then(Value::as_str) {
             Some("atomic") => MapType::Atomic,
@@ -73,7 +73,7 @@ pub fn map_type_at(schema: &Value, path: &[PathElement<'_>]) -> Option<MapType> 
 }
 
 /// Whether the object at `path` is replaced as a whole by apply.
-pub fn map_is_atomic(schema: &Value, path: &[PathElement<'_>]) -> bool {
+pub(crate) fn map_is_atomic(schema: &Value, path: &[PathElement<'_>]) -> bool {
     map_type_at(schema, path) == Some(MapType::Atomic)
 }
 

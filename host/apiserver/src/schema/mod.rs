@@ -60,17 +60,12 @@ mod prune;
 mod structural;
 mod validate;
 
-pub use defaults::apply_defaults;
-pub use errors::{
-    FieldError, FieldErrorKind, StatusCause, causes, go_quote, go_value, invalid_message,
-};
-pub use listtypes::{
-    ListType, MapType, PathElement, list_type_at, list_type_of, map_is_atomic, map_type_at,
-    schema_at,
-};
-pub use prune::{prune, strict_error, warnings};
-pub use structural::check_structural;
-pub use validate::validate;
+pub(crate) use defaults::apply_defaults;
+pub(crate) use errors::{FieldError, causes, invalid_message};
+pub(crate) use listtypes::{ListType, PathElement, list_type_at, map_is_atomic};
+pub(crate) use prune::{prune, strict_error, warnings};
+pub(crate) use structural::check_structural;
+pub(crate) use validate::validate;
 
 #[cfg(test)]
 mod gitlab_tests;

@@ -23,7 +23,7 @@ const META_FIELDS: [&str; 3] = ["apiVersion", "kind", "metadata"];
 ///   schema; `additionalProperties: true` keeps members but prunes inside
 ///   object values as kube does (an object value without a schema loses all
 ///   its fields).
-pub fn prune(schema: &Value, object: &mut Value) -> Vec<String> {
+pub(crate) fn prune(schema: &Value, object: &mut Value) -> Vec<String> {
     let mut pruned = Vec::new();
     if let Value::Object(m) = object {
         prune_members(Some(schema), true, false, m, "", &mut pruned);
@@ -123,7 +123,7 @@ fn unknown_field(path: &str) -> String {
 /// `fieldValidation=Strict`:
 /// `strict decoding error: unknown field "spec.policy", unknown field "…"`.
 /// `unknown` should be the (sorted) output of [`prune`].
-pub fn strict_error(unknown: &[String]) -> String {
+pub(crate) fn strict_error(unknown: &[String]) -> String {
     let parts: Vec<String> = unknown.iter().map(|p| unknown_field(p)).collect();
     format!("strict decoding error: {}", parts.join(", "))
 }
@@ -131,7 +131,7 @@ pub fn strict_error(unknown: &[String]) -> String {
 /// The `Warning` header values kube sends for `fieldValidation=Warn`, one
 /// per pruned path: `299 - "unknown field \"spec.policy\""` (the text is
 /// quoted with `"` and `\` escaped, as `net.NewWarningHeader` does).
-pub fn warnings(unknown: &[String]) -> Vec<String> {
+pub(crate) fn warnings(unknown: &[String]) -> Vec<String> {
     unknown
         .iter()
         .map(|p| {

@@ -23,7 +23,7 @@ enum Level {
 ///
 /// Order as kube: `nullable` at the root, then the structural errors sorted
 /// by message, then the OpenAPI errors in schema order.
-pub fn check_structural(schema: &Value, path: &str) -> Vec<FieldError> {
+pub(crate) fn check_structural(schema: &Value, path: &str) -> Vec<FieldError> {
     let mut out = Vec::new();
     if node::flag(schema, "nullable") {
         out.push(FieldError::forbidden(

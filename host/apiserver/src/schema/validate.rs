@@ -16,7 +16,7 @@ use super::node::{self, Additional};
 /// error found, schema errors first (in a deterministic order: members of an
 /// object by key, then its missing required fields), then list-type
 /// duplicates. An empty vector means valid.
-pub fn validate(schema: &Value, object: &Value) -> Vec<FieldError> {
+pub(crate) fn validate(schema: &Value, object: &Value) -> Vec<FieldError> {
     let mut out = Vec::new();
     validate_node(schema, object, "", &mut out);
     listtypes::validate_lists(schema, object, "", &mut out);

@@ -8,30 +8,22 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use crate::cli::inspect;
-use crate::operator::plugin_config::PluginsToml;
-use crate::runtime::Runtime;
+use crate::operator::loader;
+use wasm_operator_runtime::Runtime;
 
 /// The report of a check, and whether every check passed.
 pub async fn run(runtime: &Runtime, file: &Path) -> (String, bool) {
     let mut out = String::new();
-    let dir = file.parent().unwrap_or_else(|| Path::new("."));
-    let config = match PluginsToml::read(dir) {
-        Ok(config) => config,
+    let file = match loader::plugin_file(file) {
+        Ok(file) => file,
         Err(error) => {
             let _ = writeln!(out, "refused: {error}");
             return (out, false);
         }
     };
-    let stem = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let settings = config.settings(&stem);
+    let settings = &file.settings;
     let limits = settings.limits(runtime.config().default_limits);
-    match runtime
-        .check(file, Some(limits), settings.sha256.as_deref())
-        .await
-    {
+    match loader::check(runtime, &file).await {
         Ok(plugin) => {
             out.push_str(&inspect::render(&plugin));
             let _ = writeln!(

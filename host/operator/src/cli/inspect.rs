@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
-use wasm_operator_sdk::Mapping;
+use wasm_operator_types::Mapping;
 
-use crate::runtime::{Plugin, PluginKind};
+use wasm_operator_runtime::{Plugin, PluginKind};
 
 /// The human-readable description of a loaded plugin.
 pub fn render(plugin: &Plugin) -> String {
@@ -16,7 +16,7 @@ pub fn render(plugin: &Plugin) -> String {
     let _ = writeln!(
         out,
         "contract:  {}@{}",
-        crate::CONTRACT_PACKAGE,
+        wasm_operator_runtime::CONTRACT_PACKAGE,
         plugin.contract()
     );
     let Some(d) = plugin.description() else {

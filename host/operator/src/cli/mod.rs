@@ -2,11 +2,16 @@
 //! same code the binary runs).
 
 pub mod check;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod inspect;
 pub mod run;
 
 use std::path::PathBuf;
+
+/// The CRD of the shipped GitLabSecrets reconciler (`wasm-operator crds`).
+pub const GITLABSECRETS_CRD: &str =
+    include_str!("../../../../crds/apps.gitlab.com_gitlabsecrets.yaml");
 
 /// Where the plugins shipped with this build were compiled to (by the build script).
 pub fn shipped_plugin_dir() -> PathBuf {
@@ -19,7 +24,7 @@ pub fn test_plugin_dir() -> PathBuf {
 }
 
 /// The `.wasm` files of `dir`, sorted by name.
-pub fn plugin_files(dir: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
+pub(crate) fn plugin_files(dir: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|e| e == "wasm"))

@@ -10,10 +10,9 @@ use kube::config::{KubeConfigOptions, Kubeconfig};
 
 use crate::cluster::kube::RateLimit;
 use crate::controller::{Backoff, ControllerConfig};
-use crate::metrics::Metrics;
-use crate::operator::{LeaderElection, Operator, OperatorConfig, load_plugins, rbac};
-use crate::runtime::Runtime;
-use wasm_operator_sdk::ObjectRef;
+use crate::operator::{LeaderElection, Operator, OperatorConfig, loader, rbac};
+use wasm_operator_runtime::Runtime;
+use wasm_operator_types::ObjectRef;
 
 /// The options of `run`.
 #[derive(Debug, Clone, clap::Args)]
@@ -104,7 +103,7 @@ impl RunArgs {
     }
 
     /// The client of the chosen cluster.
-    pub async fn client(&self) -> anyhow::Result<kube::Client> {
+    pub(crate) async fn client(&self) -> anyhow::Result<kube::Client> {
         let config = if let Some(path) = &self.kubeconfig {
             let kubeconfig = Kubeconfig::read_from(path)
                 .with_context(|| format!("cannot read kubeconfig {}", path.display()))?;
@@ -161,20 +160,25 @@ async fn wait_for_termination() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The RBAC the reconcilers of `plugins` need, as YAML.
+/// The RBAC the reconcilers of `plugins` need, as YAML: the plugins and canaries
+/// `plugins.toml` enables (a disabled file gets none).
 pub async fn rbac_yaml(
     runtime: &Runtime,
     plugins: &std::path::Path,
     namespace: Option<&str>,
     leader_election: bool,
 ) -> anyhow::Result<String> {
-    let (loaded, refused) = load_plugins(runtime, plugins, &Metrics::new()).await?;
-    if let Some((file, reason)) = refused.first() {
-        anyhow::bail!("plugin {} refused: {reason}", file.display());
+    let loaded = loader::load_directory(runtime, plugins).await?;
+    if let Some(refusal) = loaded.refused.first() {
+        anyhow::bail!(
+            "plugin {} refused: {}",
+            refusal.file.display(),
+            refusal.reason
+        );
     }
-    let descriptions: Vec<_> = loaded
-        .iter()
-        .filter_map(|p| p.description().cloned())
-        .collect();
-    Ok(rbac::render(&descriptions, namespace, leader_election)?)
+    Ok(rbac::render(
+        &loaded.descriptions(),
+        namespace,
+        leader_election,
+    )?)
 }

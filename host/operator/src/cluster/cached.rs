@@ -10,15 +10,15 @@ use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::Value;
-use wasm_operator_apiserver::selector::LabelSelector;
-use wasm_operator_sdk::{
+use wasm_operator_types::LabelSelector;
+use wasm_operator_types::{
     ApiError, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation, ReadFrom,
     object::object_key,
 };
 
-use super::{Caller, ClusterBackend};
 use crate::controller::index::FieldIndexes;
 use crate::informer::Informers;
+use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 
 /// The cluster as one plugin's controller serves it.
 pub struct CachedCluster {
@@ -103,7 +103,7 @@ impl ClusterBackend for CachedCluster {
             .as_deref()
             .map(LabelSelector::parse)
             .transpose()
-            .map_err(|e| ApiError::Invalid(format!("label selector: {}", e.message)))?;
+            .map_err(|e| ApiError::Invalid(format!("label selector: {e}")))?;
         let in_scope = |o: &Value| {
             namespace.is_none_or(|ns| namespace_of(o) == Some(ns))
                 && selector.as_ref().is_none_or(|s| s.matches(o))

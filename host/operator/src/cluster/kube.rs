@@ -21,16 +21,16 @@ use kube::api::{
 };
 use kube::runtime::events::{Event as KubeEvent, EventType as KubeEventType, Recorder, Reporter};
 use serde_json::{Value, json};
-use wasm_operator_sdk::{
+use wasm_operator_types::{
     ApiError, Event, EventType, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation,
     ReadFrom,
 };
 
-use super::{Caller, ClusterBackend};
 use crate::metrics::Metrics;
+use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 
 /// How many times an apply is retried on a conflict.
-pub const APPLY_RETRIES: usize = 3;
+pub(crate) const APPLY_RETRIES: usize = 3;
 
 /// A client-side limit on API requests: a token bucket of `burst` refilled at `qps` per
 /// second (client-go's QPS and Burst).
@@ -84,14 +84,9 @@ impl KubeCluster {
     }
 
     /// Counts every request in `metrics`.
-    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> Self {
+    pub(crate) fn with_metrics(mut self, metrics: Arc<Metrics>) -> Self {
         self.metrics = Some(metrics);
         self
-    }
-
-    /// The client it serves from.
-    pub fn client(&self) -> &kube::Client {
-        &self.client
     }
 
     /// Runs one API request: waits for the rate limit, then counts it by verb, kind and
@@ -156,7 +151,7 @@ impl KubeCluster {
 }
 
 /// The WIT error case of a kube-rs error, with the server's message.
-pub fn to_api_error(error: kube::Error) -> ApiError {
+pub(crate) fn to_api_error(error: kube::Error) -> ApiError {
     match error {
         kube::Error::Api(status) => ApiError::from_status(status.code, status.message),
         other => ApiError::Unavailable(other.to_string()),
@@ -377,7 +372,10 @@ impl ClusterBackend for KubeCluster {
                 EventType::Warning => KubeEventType::Warning,
             },
             reason: event.reason.clone(),
-            note: Some(crate::capabilities::logging::truncate(&event.note, 1024).into_owned()),
+            note: Some(
+                wasm_operator_runtime::capabilities::logging::truncate(&event.note, 1024)
+                    .into_owned(),
+            ),
             action: event.action.clone(),
             secondary: None,
         };

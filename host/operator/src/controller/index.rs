@@ -8,7 +8,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::sync::Mutex;
 
-use wasm_operator_sdk::Request;
+use wasm_operator_types::Request;
 
 #[derive(Default)]
 struct Index {
@@ -61,7 +61,7 @@ impl FieldIndexes {
     }
 
     /// Forgets `primary` in every index (it was deleted).
-    pub fn remove(&self, primary: &Request) {
+    pub(crate) fn remove(&self, primary: &Request) {
         let names: Vec<String> = self.lock().keys().cloned().collect();
         for name in names {
             self.set(&name, primary, Vec::new());
@@ -69,7 +69,7 @@ impl FieldIndexes {
     }
 
     /// The primaries whose keys of index `name` include `key`, sorted.
-    pub fn lookup(&self, name: &str, key: &str) -> Vec<Request> {
+    pub(crate) fn lookup(&self, name: &str, key: &str) -> Vec<Request> {
         self.lock()
             .get(name)
             .and_then(|index| index.primaries_by_key.get(key))

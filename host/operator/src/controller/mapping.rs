@@ -3,13 +3,13 @@
 //! through [`super::index::FieldIndexes`].
 
 use serde_json::Value;
-use wasm_operator_sdk::{KindRef, Predicate, Request};
+use wasm_operator_types::{KindRef, Predicate, Request};
 
 use crate::informer::Change;
 
 /// Whether a change of the primary starts a pass: additions and deletions always do; an
 /// update does when any declared predicate holds, or always when none is declared.
-pub fn passes(predicates: &[Predicate], change: &Change) -> bool {
+pub(crate) fn passes(predicates: &[Predicate], change: &Change) -> bool {
     let (Some(old), Some(new)) = (&change.old, &change.new) else {
         return true;
     };
@@ -29,7 +29,7 @@ fn meta<'a>(object: &'a Value, field: &str) -> Option<&'a Value> {
 }
 
 /// The request for a primary object itself.
-pub fn request_of(object: &Value) -> Option<Request> {
+pub(crate) fn request_of(object: &Value) -> Option<Request> {
     let metadata = object.get("metadata")?;
     Some(Request {
         namespace: metadata
@@ -43,7 +43,7 @@ pub fn request_of(object: &Value) -> Option<Request> {
 
 /// The primary named by `object`'s controller owner reference, when that owner is of the
 /// primary kind. An owner lives in its dependent's namespace (or is cluster-scoped).
-pub fn by_owner(primary: &KindRef, object: &Value) -> Option<Request> {
+pub(crate) fn by_owner(primary: &KindRef, object: &Value) -> Option<Request> {
     let owners = object.get("metadata")?.get("ownerReferences")?.as_array()?;
     let owner = owners
         .iter()
@@ -63,7 +63,7 @@ pub fn by_owner(primary: &KindRef, object: &Value) -> Option<Request> {
 }
 
 /// The primary, in the object's namespace, named by the value of `label` on `object`.
-pub fn by_label(primary: &KindRef, label: &str, object: &Value) -> Option<Request> {
+pub(crate) fn by_label(primary: &KindRef, label: &str, object: &Value) -> Option<Request> {
     let name = object
         .get("metadata")?
         .get("labels")?
@@ -81,7 +81,7 @@ pub fn by_label(primary: &KindRef, label: &str, object: &Value) -> Option<Reques
 
 /// The requests of both sides of a change (an update may move an object between
 /// primaries: both the old and the new one are reconciled).
-pub fn both_sides(change: &Change, map: impl Fn(&Value) -> Option<Request>) -> Vec<Request> {
+pub(crate) fn both_sides(change: &Change, map: impl Fn(&Value) -> Option<Request>) -> Vec<Request> {
     let mut requests: Vec<Request> = [change.old.as_deref(), change.new.as_deref()]
         .into_iter()
         .flatten()

@@ -9,10 +9,11 @@
 //! - [`report`]: a failed pass reported on the primary (event and condition).
 
 pub mod index;
-pub mod mapping;
-pub mod plugin_controller;
-pub mod queue;
-pub mod report;
+pub(crate) mod mapping;
+pub(crate) mod plugin_controller;
+pub(crate) mod queue;
+pub(crate) mod report;
 
 pub use plugin_controller::{Controller, ControllerConfig, ControllerError, Running};
-pub use queue::{Backoff, Done, WorkQueue};
+pub use queue::Backoff;
+pub use queue::WorkQueue;

@@ -18,18 +18,18 @@ use serde_json::Value;
 use tokio::sync::{mpsc, watch};
 use tokio::task::{JoinHandle, JoinSet};
 use tokio::time::Instant;
-use wasm_operator_apiserver::selector::LabelSelector;
-use wasm_operator_sdk::{Description, Mapping, Request};
+use wasm_operator_types::LabelSelector;
+use wasm_operator_types::{Description, Mapping, Request};
 
 use super::index::FieldIndexes;
 use super::mapping;
 use super::queue::{Backoff, Done, WorkQueue};
 use super::report;
 use crate::cluster::cached::CachedCluster;
-use crate::cluster::{Caller, ClusterBackend};
 use crate::informer::{Change, Informers, key_of};
 use crate::metrics::Metrics;
-use crate::runtime::{PassError, Plugin, Runtime};
+use wasm_operator_runtime::backend::{Caller, ClusterBackend};
+use wasm_operator_runtime::{PassError, Plugin, Runtime};
 
 /// How a controller runs its passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -94,7 +94,7 @@ pub struct Running {
 impl Controller {
     /// The controller of `plugin` (a reconciler), reading through `informers` and writing
     /// to `server`.
-    pub fn new(
+    pub(crate) fn new(
         plugin: Arc<Plugin>,
         runtime: Runtime,
         server: Arc<dyn ClusterBackend>,
@@ -133,17 +133,17 @@ impl Controller {
     }
 
     /// The plugin's name.
-    pub fn name(&self) -> &str {
+    pub(crate) fn name(&self) -> &str {
         &self.description.name
     }
 
     /// What the plugin described.
-    pub fn description(&self) -> &Description {
+    pub(crate) fn description(&self) -> &Description {
         &self.description
     }
 
     /// The plugin version new passes run.
-    pub fn plugin(&self) -> Arc<Plugin> {
+    pub(crate) fn plugin(&self) -> Arc<Plugin> {
         self.plugin
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
@@ -152,7 +152,7 @@ impl Controller {
 
     /// Makes `plugin` the version new passes run; passes in flight finish on the version
     /// they started with. `plugin` must describe the same controller ([`same_shape`]).
-    pub fn swap(&self, plugin: Arc<Plugin>) -> Arc<Plugin> {
+    pub(crate) fn swap(&self, plugin: Arc<Plugin>) -> Arc<Plugin> {
         let mut slot = self
             .plugin
             .write()
@@ -162,7 +162,7 @@ impl Controller {
 
     /// Routes the primaries `canary`'s selector matches to its plugin (`None`: all to the
     /// main version).
-    pub fn set_canary(&self, canary: Option<Canary>) {
+    pub(crate) fn set_canary(&self, canary: Option<Canary>) {
         *self
             .canary
             .write()
@@ -188,7 +188,7 @@ impl Controller {
                     &self.description.primary.kind,
                 )
                 .and_then(|i| {
-                    i.get(&wasm_operator_sdk::object::object_key(
+                    i.get(&wasm_operator_types::object_key(
                         request.namespace.as_deref(),
                         &request.name,
                     ))
@@ -207,7 +207,7 @@ impl Controller {
 
     /// Starts the informers, the feeds into the queue and the dispatcher. Passes run only
     /// while `leading` holds `true`.
-    pub fn start(self: &Arc<Self>, leading: watch::Receiver<bool>) -> Running {
+    pub(crate) fn start(self: &Arc<Self>, leading: watch::Receiver<bool>) -> Running {
         let primary = self.informers.ensure(&self.description.primary);
         let mut feeds = vec![tokio::spawn(self.clone().feed_primary(primary.subscribe()))];
         for watch in &self.description.watches {
@@ -422,7 +422,7 @@ impl Controller {
         let primary = &self.description.primary;
         self.informers
             .get(&primary.api_version, &primary.kind)?
-            .get(&wasm_operator_sdk::object::object_key(
+            .get(&wasm_operator_types::object_key(
                 request.namespace.as_deref(),
                 &request.name,
             ))
@@ -431,7 +431,7 @@ impl Controller {
 
 /// Whether two descriptions drive the same controller (primary, predicates, watches,
 /// indexes, field manager), so one version can replace the other without restarting it.
-pub fn same_shape(a: &Description, b: &Description) -> bool {
+pub(crate) fn same_shape(a: &Description, b: &Description) -> bool {
     a.name == b.name
         && a.field_manager == b.field_manager
         && a.primary == b.primary
@@ -442,22 +442,17 @@ pub fn same_shape(a: &Description, b: &Description) -> bool {
 
 impl Running {
     /// The controller.
-    pub fn controller(&self) -> &Arc<Controller> {
+    pub(crate) fn controller(&self) -> &Arc<Controller> {
         &self.controller
     }
 
     /// Stops taking keys, waits for the passes in flight (up to the drain deadline), and
     /// stops the feeds.
-    pub async fn stop(mut self) {
+    pub(crate) async fn stop(mut self) {
         self.stop.send_replace(true);
         if let Some(dispatcher) = self.dispatcher.take() {
             let _ = dispatcher.await;
         }
-    }
-
-    /// Stops at once, abandoning passes in flight (a crash, for tests).
-    pub fn abort(self) {
-        drop(self);
     }
 }
 

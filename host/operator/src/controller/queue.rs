@@ -36,7 +36,7 @@ impl Default for Backoff {
 
 impl Backoff {
     /// The delay after `failures` consecutive failures (the first failure waits `base`).
-    pub fn delay(&self, failures: u32) -> Duration {
+    pub(crate) fn delay(&self, failures: u32) -> Duration {
         let factor = 2u32
             .checked_pow(failures.saturating_sub(1))
             .unwrap_or(u32::MAX);
@@ -49,7 +49,7 @@ impl Backoff {
 
 /// How a pass ended, for the queue.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Done {
+pub(crate) enum Done {
     /// Succeeded: forget the key's failures.
     Success,
     /// Succeeded and asked to run again after this long.
@@ -81,7 +81,7 @@ pub struct WorkQueue<K> {
 
 impl<K: Clone + Eq + Hash> WorkQueue<K> {
     /// An empty queue handing out at most `concurrency` keys at once.
-    pub fn new(backoff: Backoff, concurrency: usize) -> Self {
+    pub(crate) fn new(backoff: Backoff, concurrency: usize) -> Self {
         Self {
             inner: Mutex::new(Inner {
                 ready: VecDeque::new(),
@@ -106,7 +106,7 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
     }
 
     /// Queues `key` now.
-    pub fn add(&self, key: K) {
+    pub(crate) fn add(&self, key: K) {
         let mut inner = self.lock();
         if let Some(at) = inner.delayed_at.remove(&key) {
             inner.delayed.remove(&at);
@@ -121,7 +121,7 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
     }
 
     /// Queues `key` after `delay` (unless it is queued sooner).
-    pub fn add_after(&self, key: K, delay: Duration) {
+    pub(crate) fn add_after(&self, key: K, delay: Duration) {
         if delay.is_zero() {
             return self.add(key);
         }
@@ -145,7 +145,7 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
     }
 
     /// Waits for the next key to reconcile and marks it active.
-    pub async fn next(&self) -> K {
+    pub(crate) async fn next(&self) -> K {
         loop {
             let notified = self.changed.notified();
             tokio::pin!(notified);
@@ -185,7 +185,7 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
     }
 
     /// Ends the pass of `key`, scheduling what comes next.
-    pub fn done(&self, key: K, done: Done) {
+    pub(crate) fn done(&self, key: K, done: Done) {
         let retry = {
             let mut inner = self.lock();
             inner.active.remove(&key);
@@ -220,7 +220,7 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
 
     /// Hands back a key taken with [`next`](Self::next) without running it (this replica
     /// stopped leading): it goes first in line again, its failures untouched.
-    pub fn give_back(&self, key: K) {
+    pub(crate) fn give_back(&self, key: K) {
         {
             let mut inner = self.lock();
             inner.active.remove(&key);
@@ -243,7 +243,7 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
     }
 
     /// Keys waiting (ready or delayed), for the queue-depth metric.
-    pub fn depth(&self) -> usize {
+    pub(crate) fn depth(&self) -> usize {
         let inner = self.lock();
         inner.ready.len() + inner.delayed.len()
     }

@@ -11,26 +11,13 @@
 //! condition (the event still tells).
 
 use serde_json::{Value, json};
-use wasm_operator_sdk::{ApiError, Event, EventType, KindRef, ObjectRef, ReadFrom, Request};
+use wasm_operator_types::{ApiError, Event, EventType, KindRef, ObjectRef, ReadFrom, Request};
 
-use crate::cluster::{Caller, ClusterBackend};
-use crate::runtime::PassError;
+use wasm_operator_runtime::PassError;
+use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 
 /// The condition type the host sets.
-pub const CONDITION: &str = "Reconciled";
-
-/// The condition reason of a failed pass.
-pub fn reason(error: &PassError) -> &'static str {
-    match error {
-        PassError::Deadline { .. } => "DeadlineExceeded",
-        PassError::MemoryCap { .. } => "MemoryCapExceeded",
-        PassError::Fuel { .. } => "FuelExhausted",
-        PassError::GuestPanic { .. } => "GuestPanicked",
-        PassError::Trap { .. } => "GuestTrapped",
-        PassError::Instantiate { .. } => "InstantiateFailed",
-        PassError::Reconcile { .. } => "ReconcileFailed",
-    }
-}
+pub(crate) const CONDITION: &str = "Reconciled";
 
 fn host() -> Caller {
     Caller {
@@ -49,7 +36,7 @@ fn object_ref(kind: &KindRef, request: &Request) -> ObjectRef {
 }
 
 /// Records the event and the condition of a failed pass of `plugin` on the primary.
-pub async fn failure(
+pub(crate) async fn failure(
     server: &dyn ClusterBackend,
     plugin: &Caller,
     kind: &KindRef,
@@ -70,7 +57,7 @@ pub async fn failure(
         server,
         &regarding,
         "False",
-        reason(error),
+        error.reason(),
         &error.to_string(),
     )
     .await;
@@ -79,7 +66,7 @@ pub async fn failure(
 /// Sets `Reconciled=True` after a successful pass when this host reported the previous
 /// pass as failed (`reported`), or the primary as cached in `cached` carries
 /// `Reconciled=False` (a failure reported before a restart).
-pub async fn success(
+pub(crate) async fn success(
     server: &dyn ClusterBackend,
     reported: bool,
     cached: Option<&Value>,
@@ -123,7 +110,7 @@ async fn set_condition(
             "type": CONDITION,
             "status": status,
             "reason": reason,
-            "message": crate::capabilities::logging::truncate(message, 32 * 1024),
+            "message": wasm_operator_runtime::capabilities::logging::truncate(message, 32 * 1024),
             "observedGeneration": object.pointer("/metadata/generation").cloned().unwrap_or(json!(0)),
             "lastTransitionTime": now(),
         });

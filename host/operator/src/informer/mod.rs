@@ -24,25 +24,25 @@ use kube::api::{Api, ApiResource, DynamicObject};
 use kube::runtime::watcher::{self, Event};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
-use wasm_operator_sdk::KindRef;
+use wasm_operator_types::KindRef;
 
 /// One change of one object: `old` is `None` for an addition, `new` is `None` for a
 /// deletion.
 #[derive(Debug, Clone)]
-pub struct Change {
+pub(crate) struct Change {
     pub old: Option<Arc<Value>>,
     pub new: Option<Arc<Value>>,
 }
 
 impl Change {
     /// The object as it is now, or as it was last seen when deleted.
-    pub fn object(&self) -> Option<&Value> {
+    pub(crate) fn object(&self) -> Option<&Value> {
         self.new.as_deref().or(self.old.as_deref())
     }
 }
 
 /// The key of an object in a cache: `namespace/name`, or `name` for a cluster-scoped one.
-pub fn key_of(object: &Value) -> Option<String> {
+pub(crate) fn key_of(object: &Value) -> Option<String> {
     let meta = object.get("metadata")?;
     let name = meta.get("name")?.as_str()?;
     Some(match meta.get("namespace").and_then(Value::as_str) {
@@ -69,13 +69,8 @@ impl Informer {
         }
     }
 
-    /// The kind this informer caches.
-    pub fn kind(&self) -> &KindRef {
-        &self.kind
-    }
-
     /// Whether the first list has completed.
-    pub fn is_synced(&self) -> bool {
+    pub(crate) fn is_synced(&self) -> bool {
         *self.synced.borrow()
     }
 
@@ -104,13 +99,8 @@ impl Informer {
         self.read().len()
     }
 
-    /// Whether nothing is cached.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
     /// Every later change; first every cached object as an addition.
-    pub fn subscribe(&self) -> mpsc::UnboundedReceiver<Change> {
+    pub(crate) fn subscribe(&self) -> mpsc::UnboundedReceiver<Change> {
         let (tx, rx) = mpsc::unbounded_channel();
         // The objects lock is held while replaying so no change slips between the replay
         // and the registration.

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex};
 
 use kube::api::{Api, DynamicObject};
 use tokio::task::AbortHandle;
-use wasm_operator_sdk::KindRef;
+use wasm_operator_types::KindRef;
 
 use super::{Informer, api_resource};
 
@@ -54,26 +54,14 @@ impl Informers {
     }
 
     /// The running informer of `apiVersion`/`kind`, if any.
-    pub fn get(&self, api_version: &str, kind: &str) -> Option<Arc<Informer>> {
+    pub(crate) fn get(&self, api_version: &str, kind: &str) -> Option<Arc<Informer>> {
         self.lock()
             .get(&(api_version.to_owned(), kind.to_owned()))
             .map(|(informer, _)| informer.clone())
     }
 
-    /// The namespace the informers are limited to.
-    pub fn namespace(&self) -> Option<&str> {
-        self.namespace.as_deref()
-    }
-
-    /// Whether every running informer has completed its first list.
-    pub fn all_synced(&self) -> bool {
-        self.lock()
-            .values()
-            .all(|(informer, _)| informer.is_synced())
-    }
-
     /// The `apiVersion/kind` of every running informer that has not synced yet, sorted.
-    pub fn unsynced(&self) -> Vec<String> {
+    pub(crate) fn unsynced(&self) -> Vec<String> {
         let mut kinds: Vec<String> = self
             .lock()
             .iter()
@@ -82,17 +70,6 @@ impl Informers {
             .collect();
         kinds.sort();
         kinds
-    }
-
-    /// `(apiVersion/kind, cached objects)` of every running informer, sorted.
-    pub fn sizes(&self) -> Vec<(String, usize)> {
-        let mut sizes: Vec<_> = self
-            .lock()
-            .iter()
-            .map(|((v, k), (informer, _))| (format!("{v}/{k}"), informer.len()))
-            .collect();
-        sizes.sort();
-        sizes
     }
 }
 

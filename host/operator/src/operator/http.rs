@@ -16,7 +16,7 @@ use crate::metrics::Metrics;
 
 /// What the endpoint reports from.
 #[derive(Clone)]
-pub struct Health {
+pub(crate) struct Health {
     pub metrics: Arc<Metrics>,
     pub informers: Arc<Informers>,
     /// Set once every plugin's controller has started.
@@ -56,7 +56,7 @@ async fn readyz(State(health): State<Health>) -> (StatusCode, String) {
 }
 
 /// Binds `addr` and serves until `stop` turns true; returns the bound address.
-pub async fn serve(
+pub(crate) async fn serve(
     addr: SocketAddr,
     health: Health,
     mut stop: watch::Receiver<bool>,

@@ -50,14 +50,17 @@ pub struct LeaderError {
 }
 
 /// A running election: `leading()` says whether this replica holds the Lease.
-pub struct Election {
+pub(crate) struct Election {
     leading: watch::Receiver<bool>,
     task: JoinHandle<kube_lease_manager::Result<LeaseManager>>,
 }
 
 impl Election {
     /// Starts competing for the Lease.
-    pub async fn start(client: kube::Client, config: &LeaderElection) -> Result<Self, LeaderError> {
+    pub(crate) async fn start(
+        client: kube::Client,
+        config: &LeaderElection,
+    ) -> Result<Self, LeaderError> {
         let error = |source| LeaderError {
             name: config.lease_name.clone(),
             namespace: config.lease_namespace.clone(),
@@ -76,13 +79,13 @@ impl Election {
     }
 
     /// Whether this replica leads, as a channel.
-    pub fn leading(&self) -> watch::Receiver<bool> {
+    pub(crate) fn leading(&self) -> watch::Receiver<bool> {
         self.leading.clone()
     }
 
     /// Releases the Lease (once every receiver from [`leading`](Self::leading) is dropped)
     /// and waits up to `timeout` for that.
-    pub async fn release(self, timeout: Duration) {
+    pub(crate) async fn release(self, timeout: Duration) {
         drop(self.leading);
         match tokio::time::timeout(timeout, self.task).await {
             Ok(Ok(Ok(_))) => tracing::info!("released the leader Lease"),
@@ -92,7 +95,7 @@ impl Election {
     }
 
     /// Stops competing without releasing the Lease (a crash, for tests).
-    pub fn abandon(self) {
+    pub(crate) fn abandon(self) {
         self.task.abort();
     }
 }

@@ -1,8 +1,8 @@
 //! The operator: the plugins of a directory run as controllers against one cluster.
 //!
 //! [`Operator::start`]:
-//! 1. loads every `.wasm` of the plugin directory (a file that fails is refused, logged and
-//!    counted; the others run);
+//! 1. loads the plugins of the plugin directory as [`loader`] lists them (a file that fails
+//!    is refused, logged and counted; the others run);
 //! 2. starts leader election when configured (otherwise this replica always leads);
 //! 3. starts one [`Controller`] per reconciler over shared informers and one kube-rs
 //!    backend (rate-limited, counted in the metrics);
@@ -11,11 +11,12 @@
 //! [`RunningOperator::shutdown`] is the SIGTERM path: no new pass starts, the passes in
 //! flight finish (up to the drain deadline), the Lease is released.
 
-pub mod http;
-pub mod leader;
+pub(crate) mod http;
+pub(crate) mod leader;
+pub mod loader;
 pub mod plugin_config;
-pub mod plugin_dir;
-pub mod rbac;
+pub(crate) mod plugin_dir;
+pub(crate) mod rbac;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -25,16 +26,15 @@ use std::time::Duration;
 use tokio::sync::watch;
 use tokio::task::JoinHandle;
 
-use crate::cli::plugin_files;
-use crate::cluster::ClusterBackend;
 use crate::cluster::kube::{KubeCluster, RateLimit};
 use crate::controller::{Controller, ControllerConfig};
 use crate::informer::Informers;
 use crate::metrics::Metrics;
-use crate::runtime::{LoadError, Plugin, PluginKind, Runtime};
 pub use leader::LeaderElection;
 use plugin_dir::PluginDirectory;
-use wasm_operator_sdk::ObjectRef;
+use wasm_operator_runtime::Runtime;
+use wasm_operator_runtime::backend::ClusterBackend;
+use wasm_operator_types::ObjectRef;
 
 /// How the operator runs.
 #[derive(Debug, Clone)]
@@ -109,76 +109,9 @@ pub struct RunningOperator {
     election: Option<leader::Election>,
     leading: watch::Receiver<bool>,
     metrics: Arc<Metrics>,
-    informers: Arc<Informers>,
     http: Option<(SocketAddr, JoinHandle<()>)>,
     stop: watch::Sender<bool>,
     leader_gauge: JoinHandle<()>,
-}
-
-/// Loads every plugin file of `dir`; the failures are logged, counted and returned as
-/// `(file, reason)`. A planner is linked into the runtime as it loads, and reconcilers that
-/// import the planner are loaded after every other file, so they find it.
-pub async fn load_plugins(
-    runtime: &Runtime,
-    dir: &std::path::Path,
-    metrics: &Metrics,
-) -> Result<(Vec<Arc<Plugin>>, Vec<(PathBuf, String)>), OperatorError> {
-    let files = plugin_files(dir).map_err(|source| OperatorError::PluginDir {
-        dir: dir.to_owned(),
-        source,
-    })?;
-    let mut loaded = Vec::new();
-    let mut refused = Vec::new();
-    let mut needs_planner = Vec::new();
-    for file in files {
-        match runtime.load(&file, None).await {
-            Ok(plugin) => loaded.push(accept(runtime, plugin, &file, metrics)),
-            Err(LoadError::NoPlanner { .. }) => needs_planner.push(file),
-            Err(error) => refused.push(refuse(file, &error, metrics)),
-        }
-    }
-    for file in needs_planner {
-        match runtime.load(&file, None).await {
-            Ok(plugin) => loaded.push(accept(runtime, plugin, &file, metrics)),
-            Err(error) => refused.push(refuse(file, &error, metrics)),
-        }
-    }
-    Ok((loaded, refused))
-}
-
-fn accept(
-    runtime: &Runtime,
-    plugin: Plugin,
-    file: &std::path::Path,
-    metrics: &Metrics,
-) -> Arc<Plugin> {
-    let version = plugin
-        .description()
-        .map(|d| d.version.clone())
-        .unwrap_or_default();
-    metrics.plugin(plugin.name(), &version, plugin.sha256(), Some("serving"));
-    tracing::info!(plugin = plugin.name(), version, file = %file.display(), "loaded");
-    let plugin = Arc::new(plugin);
-    if plugin.kind() == PluginKind::Planner
-        && let Ok(Some(previous)) = runtime.link_planner(plugin.clone())
-    {
-        tracing::warn!(
-            planner = plugin.name(),
-            replaced = previous.name(),
-            "a second planner plugin replaces the first"
-        );
-    }
-    plugin
-}
-
-fn refuse(file: PathBuf, error: &LoadError, metrics: &Metrics) -> (PathBuf, String) {
-    let stem = file
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    metrics.plugin(&stem, "", "", Some("refused"));
-    tracing::error!(file = %file.display(), %error, "plugin refused");
-    (file, error.to_string())
 }
 
 impl Operator {
@@ -235,7 +168,7 @@ impl Operator {
             plugin_dir::Context {
                 runtime,
                 server,
-                informers: informers.clone(),
+                informers,
                 metrics: metrics.clone(),
                 controller: config.controller,
                 leading: leading.clone(),
@@ -256,7 +189,6 @@ impl Operator {
             election,
             leading,
             metrics,
-            informers,
             http,
             stop,
             leader_gauge,
@@ -316,7 +248,7 @@ impl RunningOperator {
     }
 
     /// The files refused when the operator started, with the reasons.
-    pub fn refusals(&self) -> &[(PathBuf, String)] {
+    pub(crate) fn refusals(&self) -> &[(PathBuf, String)] {
         &self.refusals
     }
 
@@ -328,13 +260,6 @@ impl RunningOperator {
     /// The controller of the plugin named `name`.
     pub fn controller(&self, name: &str) -> Option<Arc<Controller>> {
         self.controllers().into_iter().find(|c| c.name() == name)
-    }
-
-    /// Waits until every cache has synced.
-    pub async fn wait_synced(&self) {
-        while !self.informers.all_synced() {
-            tokio::time::sleep(Duration::from_millis(10)).await;
-        }
     }
 
     /// Stops gracefully: no new pass, the passes in flight finish (each controller up to

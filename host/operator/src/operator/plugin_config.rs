@@ -20,12 +20,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use serde::Deserialize;
-use wasm_operator_apiserver::selector::LabelSelector;
+use wasm_operator_types::LabelSelector;
 
-use crate::runtime::Limits;
+use wasm_operator_runtime::Limits;
 
 /// The file name looked for in the plugin directory.
-pub const FILE_NAME: &str = "plugins.toml";
+pub(crate) const FILE_NAME: &str = "plugins.toml";
 
 /// Every plugin's settings, by file stem.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -111,7 +111,7 @@ impl PluginsToml {
     }
 
     /// Parses and checks the text of `path`.
-    pub fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
+    pub(crate) fn parse(path: &Path, text: &str) -> Result<Self, ConfigError> {
         let parsed: Self = toml::from_str(text).map_err(|e| ConfigError::Parse {
             path: path.to_owned(),
             message: e.to_string().trim_end().to_owned(),
@@ -136,7 +136,7 @@ impl PluginsToml {
             }
             if let Some(canary) = &settings.canary {
                 LabelSelector::parse(&canary.selector)
-                    .map_err(|e| invalid("canary.selector", e.message))?;
+                    .map_err(|e| invalid("canary.selector", e.to_string()))?;
                 if !canary.file.ends_with(".wasm") || canary.file.contains('/') {
                     return Err(invalid(
                         "canary.file",
@@ -149,12 +149,12 @@ impl PluginsToml {
     }
 
     /// The settings of the plugin in file `stem`.wasm.
-    pub fn settings(&self, stem: &str) -> PluginSettings {
+    pub(crate) fn settings(&self, stem: &str) -> PluginSettings {
         self.plugins.get(stem).cloned().unwrap_or_default()
     }
 
     /// The files that are canaries of another plugin (not plugins of their own).
-    pub fn canary_files(&self) -> BTreeSet<&str> {
+    pub(crate) fn canary_files(&self) -> BTreeSet<&str> {
         self.plugins
             .values()
             .filter_map(|s| s.canary.as_ref().map(|c| c.file.as_str()))
@@ -169,7 +169,7 @@ impl PluginsToml {
 
 impl PluginSettings {
     /// These settings over `defaults`.
-    pub fn limits(&self, defaults: Limits) -> Limits {
+    pub(crate) fn limits(&self, defaults: Limits) -> Limits {
         Limits {
             deadline: self
                 .deadline_ms

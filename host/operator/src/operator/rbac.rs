@@ -11,10 +11,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use wasm_operator_sdk::{Description, KindRef, Verb};
+use wasm_operator_types::{Description, KindRef, Verb};
 
 /// The name of the generated ClusterRole or Role.
-pub const ROLE_NAME: &str = "wasm-operator";
+pub(crate) const ROLE_NAME: &str = "wasm-operator";
 
 /// `(group, resource)` → verbs, with whether the resource is namespaced.
 type Needs = BTreeMap<(String, String), (bool, BTreeSet<&'static str>)>;
@@ -98,7 +98,7 @@ fn rules<'a>(
 
 /// The ClusterRole the plugins need; with `namespace`, a Role in it for the namespaced
 /// kinds, plus a ClusterRole only when a plugin uses a cluster-scoped kind.
-pub fn render(
+pub(crate) fn render(
     descriptions: &[Description],
     namespace: Option<&str>,
     leader_election: bool,
@@ -151,7 +151,7 @@ pub fn render(
 #[cfg(test)]
 mod tests {
     use k8s_openapi::api::core::v1::{ConfigMap, Namespace, Secret};
-    use wasm_operator_sdk::{Mapping, Permission, Watch};
+    use wasm_operator_types::{Mapping, Permission, Watch};
 
     use super::*;
 

@@ -104,8 +104,8 @@ pub fn create_immutable_config_map<C: Cluster + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::fake::{Call, FakeCluster, Op, owner};
     use crate::object::ObjectRef;
+    use crate::testing::{Call, FakeCluster, Op, owner};
 
     fn data(entries: &[(&str, &str)]) -> BTreeMap<String, String> {
         entries

@@ -8,8 +8,8 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use serde_json::json;
 
 use super::*;
-use crate::blocks::fake::{Call, FakeCluster, owner};
 use crate::object::ObjectRef;
+use crate::testing::{Call, FakeCluster, owner};
 
 fn labels(app: &str) -> Option<BTreeMap<String, String>> {
     Some(BTreeMap::from([("app".to_owned(), app.to_owned())]))

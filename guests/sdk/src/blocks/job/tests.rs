@@ -7,8 +7,8 @@ use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
 use super::*;
-use crate::blocks::fake::{Call, FakeCluster, Op, owner};
 use crate::object::ObjectRef;
+use crate::testing::{Call, FakeCluster, Op, owner};
 
 fn template(image: &str) -> PodTemplateSpec {
     PodTemplateSpec {

@@ -4,7 +4,7 @@ use k8s_openapi::api::core::v1::{
 use serde_json::{Value, json};
 
 use super::*;
-use crate::blocks::fake::{FakeCluster, Op};
+use crate::testing::{FakeCluster, Op};
 
 fn secret_volume(name: &str, secret: &str) -> Volume {
     Volume {

@@ -77,10 +77,10 @@ pub fn ensure_push_secret<C: Cluster + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::fake::{FakeCluster, Op, owner};
     use crate::error::ApiError;
     use crate::external::eso::{PushSecretSecret, PushSecretSelector, PushSecretSpec};
     use crate::object::ObjectRef;
+    use crate::testing::{FakeCluster, Op, owner};
     use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
     use serde_json::{Value, json};
 

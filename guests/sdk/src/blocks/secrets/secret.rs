@@ -65,8 +65,8 @@ pub fn get_secret_value<C: Cluster + ?Sized>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::blocks::fake::{FakeCluster, Op};
     use crate::error::ApiError;
+    use crate::testing::{FakeCluster, Op};
     use serde_json::json;
 
     /// A Secret `ns/db` with `username` = "keystone" (base64 `a2V5c3RvbmU=`).

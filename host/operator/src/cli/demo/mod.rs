@@ -21,11 +21,10 @@ use kube::discovery::ApiResource;
 use serde_json::Value;
 
 use crate::operator::{Operator, OperatorConfig};
-use crate::runtime::Runtime;
+use wasm_operator_runtime::Runtime;
 
 /// The GitLabSecrets CRD, as committed in `crds/`.
-pub const GITLABSECRETS_CRD: &str =
-    include_str!("../../../../../crds/apps.gitlab.com_gitlabsecrets.yaml");
+pub use super::GITLABSECRETS_CRD;
 
 /// What the chart renders with its defaults for release `demo` in namespace `gitlab`.
 pub const CHART_DEFAULTS: &str =
@@ -59,7 +58,7 @@ fn resource(api_version: &str, kind: &str, plural: &str) -> ApiResource {
 }
 
 /// Creates `object` as a `resource`; the error names the kind and the object.
-pub(crate) async fn create(
+pub async fn create(
     client: &kube::Client,
     object: Value,
     resource: &ApiResource,
@@ -149,9 +148,9 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
     Ok(())
 }
 
-fn origin(plugin: &crate::runtime::Plugin) -> &'static str {
+fn origin(plugin: &wasm_operator_runtime::Plugin) -> &'static str {
     match plugin.cache_outcome() {
-        crate::runtime::CacheOutcome::Loaded => "precompiled artifact",
+        wasm_operator_runtime::CacheOutcome::Loaded => "precompiled artifact",
         _ => "compiled now",
     }
 }

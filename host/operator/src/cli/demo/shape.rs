@@ -3,7 +3,7 @@
 
 /// A one-line description of `value`'s shape, e.g. `64 chars, alphanumeric`,
 /// `PEM RSA PRIVATE KEY`, `YAML, 12 lines`, `32 bytes`.
-pub fn describe(value: &[u8]) -> String {
+pub(crate) fn describe(value: &[u8]) -> String {
     let Ok(text) = std::str::from_utf8(value) else {
         return format!("{} bytes, binary", value.len());
     };

@@ -9,7 +9,7 @@ use serde_json::Value;
 use super::shape;
 
 /// The Ready condition of a GitLabSecrets.
-pub fn ready_condition(object: &Value) -> Option<Value> {
+pub(crate) fn ready_condition(object: &Value) -> Option<Value> {
     object
         .pointer("/status/conditions")?
         .as_array()?
@@ -50,7 +50,11 @@ fn declared_names(declared: &Value) -> Vec<String> {
 }
 
 /// Prints the summary of the reconciled `object` (declared as `declared`).
-pub async fn print(client: &kube::Client, declared: &Value, object: &Value) -> anyhow::Result<()> {
+pub(crate) async fn print(
+    client: &kube::Client,
+    declared: &Value,
+    object: &Value,
+) -> anyhow::Result<()> {
     let secrets: Api<Secret> = Api::namespaced(client.clone(), "gitlab");
     println!("\nSecrets of gitlab/demo (shapes only, never values)");
     for name in declared_names(declared) {

@@ -3,12 +3,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use wasm_operator_apiserver::selector::LabelSelector;
+use wasm_operator_types::LabelSelector;
 
 use super::super::plugin_config::PluginSettings;
 use super::{PluginDirectory, look};
 use crate::controller::plugin_controller::{Canary, same_shape};
-use crate::runtime::LoadError;
+use crate::operator::loader::{self, PluginFile};
+use wasm_operator_runtime::LoadError;
 
 impl PluginDirectory {
     /// Sets, replaces or clears each controller's canary from `plugins.toml`.
@@ -67,7 +68,12 @@ impl PluginDirectory {
         settings: &PluginSettings,
         selector: &str,
     ) -> Result<Canary, LoadError> {
-        let plugin = self.load(file, settings).await?;
+        let canary = PluginFile {
+            stem: loader::stem(file),
+            path: file.to_owned(),
+            settings: settings.clone(),
+        };
+        let plugin = loader::load(&self.context.runtime, &canary).await?;
         let main = self
             .serving
             .get(stem)
@@ -84,7 +90,7 @@ impl PluginDirectory {
         }
         let selector = LabelSelector::parse(selector).map_err(|e| LoadError::Describe {
             path: file.to_owned(),
-            message: e.message,
+            message: e.to_string(),
         })?;
         Ok(Canary {
             plugin: Arc::new(plugin),

@@ -26,21 +26,21 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use tokio::sync::watch;
-use wasm_operator_sdk::{Event, EventType, ObjectRef};
+use wasm_operator_types::{Event, EventType, ObjectRef};
 
 mod canary;
 
+use super::loader::{self, PluginFile};
 use super::plugin_config::{PluginSettings, PluginsToml};
-use crate::cli::plugin_files;
-use crate::cluster::{Caller, ClusterBackend};
 use crate::controller::plugin_controller::same_shape;
 use crate::controller::{Controller, ControllerConfig, Running};
 use crate::informer::Informers;
 use crate::metrics::Metrics;
-use crate::runtime::{LoadError, Plugin, PluginKind, Runtime};
+use wasm_operator_runtime::backend::{Caller, ClusterBackend};
+use wasm_operator_runtime::{LoadError, Plugin, PluginKind, Runtime};
 
 /// What the controllers are built from.
-pub struct Context {
+pub(crate) struct Context {
     pub runtime: Runtime,
     pub server: Arc<dyn ClusterBackend>,
     pub informers: Arc<Informers>,
@@ -66,7 +66,7 @@ struct Serving {
 }
 
 /// The plugins of one directory and their controllers.
-pub struct PluginDirectory {
+pub(crate) struct PluginDirectory {
     dir: PathBuf,
     context: Context,
     config: PluginsToml,
@@ -77,12 +77,6 @@ pub struct PluginDirectory {
     /// Files refused as they look now: not tried again until they change.
     refused: HashMap<String, Seen>,
     published: watch::Sender<Vec<Arc<Controller>>>,
-}
-
-fn stem(path: &Path) -> String {
-    path.file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default()
 }
 
 fn look(path: &Path, settings: PluginSettings) -> Option<Seen> {
@@ -96,7 +90,7 @@ fn look(path: &Path, settings: PluginSettings) -> Option<Seen> {
 
 impl PluginDirectory {
     /// The plugins of `dir`, none loaded yet.
-    pub fn new(dir: PathBuf, context: Context) -> Self {
+    pub(crate) fn new(dir: PathBuf, context: Context) -> Self {
         Self {
             dir,
             context,
@@ -109,13 +103,13 @@ impl PluginDirectory {
     }
 
     /// The running controllers, updated on every change.
-    pub fn controllers(&self) -> watch::Receiver<Vec<Arc<Controller>>> {
+    pub(crate) fn controllers(&self) -> watch::Receiver<Vec<Arc<Controller>>> {
         self.published.subscribe()
     }
 
     /// Brings the controllers in step with the directory; returns the refusals of this
     /// round as `(file, reason)`.
-    pub async fn sync(&mut self) -> Vec<(PathBuf, String)> {
+    pub(crate) async fn sync(&mut self) -> Vec<(PathBuf, String)> {
         let mut refusals = Vec::new();
         match PluginsToml::read(&self.dir) {
             Ok(config) => {
@@ -139,43 +133,26 @@ impl PluginDirectory {
                 refusals.push((self.dir.join(super::plugin_config::FILE_NAME), reason));
             }
         }
-        let files = match plugin_files(&self.dir) {
-            Ok(files) => files,
+        let listing = match loader::list(&self.dir, &self.config) {
+            Ok(listing) => listing,
             Err(error) => {
                 tracing::error!(dir = %self.dir.display(), %error, "cannot read the plugin directory");
                 return refusals;
             }
         };
-        let canaries: Vec<String> = self
-            .config
-            .canary_files()
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
         let mut present = Vec::new();
         let mut deferred = Vec::new();
-        for file in files {
-            let name = file
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let stem = stem(&file);
-            let settings = self.config.settings(&stem);
-            if canaries.contains(&name) || !settings.enabled {
-                continue;
-            }
-            present.push(stem.clone());
-            match self.refresh(&file, &stem, settings).await {
+        for file in listing.plugins {
+            present.push(file.stem.clone());
+            match self.refresh(&file).await {
                 Err(LoadError::NoPlanner { .. }) => deferred.push(file),
-                Err(error) => refusals.push(self.refuse(&file, &stem, &error).await),
+                Err(error) => refusals.push(self.refuse(&file.path, &file.stem, &error).await),
                 Ok(()) => {}
             }
         }
         for file in deferred {
-            let stem = stem(&file);
-            let settings = self.config.settings(&stem);
-            if let Err(error) = self.refresh(&file, &stem, settings).await {
-                refusals.push(self.refuse(&file, &stem, &error).await);
+            if let Err(error) = self.refresh(&file).await {
+                refusals.push(self.refuse(&file.path, &file.stem, &error).await);
             }
         }
         let gone: Vec<String> = self
@@ -210,13 +187,9 @@ impl PluginDirectory {
     }
 
     /// Loads `file` if it changed since it was last loaded or refused.
-    async fn refresh(
-        &mut self,
-        file: &Path,
-        stem: &str,
-        settings: PluginSettings,
-    ) -> Result<(), LoadError> {
-        let Some(seen) = look(file, settings.clone()) else {
+    async fn refresh(&mut self, file: &PluginFile) -> Result<(), LoadError> {
+        let stem = file.stem.as_str();
+        let Some(seen) = look(&file.path, file.settings.clone()) else {
             return Ok(());
         };
         let unchanged = self.refused.get(stem) == Some(&seen)
@@ -228,17 +201,9 @@ impl PluginDirectory {
         if unchanged {
             return Ok(());
         }
-        let plugin = self.load(file, &settings).await?;
+        let plugin = loader::load(&self.context.runtime, file).await?;
         self.refused.remove(stem);
         self.accept(stem, Arc::new(plugin), seen).await
-    }
-
-    async fn load(&self, file: &Path, settings: &PluginSettings) -> Result<Plugin, LoadError> {
-        let limits = settings.limits(self.context.runtime.config().default_limits);
-        self.context
-            .runtime
-            .load_pinned(file, Some(limits), settings.sha256.as_deref())
-            .await
     }
 
     async fn accept(
@@ -403,14 +368,7 @@ impl PluginDirectory {
     }
 
     /// Stops every controller, each after draining.
-    pub async fn stop(self) {
+    pub(crate) async fn stop(self) {
         futures::future::join_all(self.serving.into_values().map(|s| s.running.stop())).await;
-    }
-
-    /// Stops every controller at once (a crash, for tests).
-    pub fn abort(self) {
-        for serving in self.serving.into_values() {
-            serving.running.abort();
-        }
     }
 }

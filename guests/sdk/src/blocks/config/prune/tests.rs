@@ -6,8 +6,8 @@ use k8s_openapi::jiff::Timestamp;
 use serde_json::json;
 
 use super::*;
-use crate::blocks::fake::{Call, FakeCluster, Op, owner};
 use crate::error::ApiError;
+use crate::testing::{Call, FakeCluster, Op, owner};
 
 const UID: &str = "owner-uid";
 

@@ -1,0 +1,28 @@
+//! The types the wasm-operator host and its guests share — the role kube-core plays for
+//! kube-rs: plain data, no I/O.
+//!
+//! - [`object`]: object and kind references ([`ObjectRef`], [`KindRef`]) and object keys.
+//! - [`plugin`]: what a plugin describes ([`Description`] and its parts) and the request and
+//!   outcome of a pass.
+//! - [`call`]: the shapes of the `cluster` interface's calls (reads, lists, patches,
+//!   deletion propagation, owner references, events).
+//! - [`error`]: [`ApiError`], why a cluster call failed, and [`MissingField`].
+//! - [`selector`]: label selectors, parsed and matched.
+//!
+//! No wasmtime, no kube client, no tokio: guests link this crate into their `.wasm`, and
+//! the embedded API server, the host's informer cache and its canary routing use the same
+//! [`LabelSelector`].
+
+pub mod call;
+pub mod error;
+pub mod object;
+pub mod plugin;
+pub mod selector;
+
+pub use call::{Event, EventType, ListOptions, Owner, Patch, Propagation, ReadFrom};
+pub use error::{ApiError, MissingField};
+pub use object::{KindRef, ObjectRef, object_key, split_api_version};
+pub use plugin::{
+    Description, FieldIndex, Mapping, Outcome, Permission, Predicate, Request, Verb, Watch,
+};
+pub use selector::{LabelSelector, SelectorError};

@@ -1,0 +1,238 @@
+//! The contract of [`FakeCluster`] (no test here panics, so they all run in wasm too).
+
+use serde_json::{Value, json};
+
+use super::*;
+use crate::cluster::{Cluster, ListOptions, Patch, Propagation, ReadFrom};
+use crate::error::ApiError;
+use crate::object::{KindRef, ObjectRef};
+
+fn config_map(name: &str, labels: Value) -> Value {
+    json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": "ns", "labels": labels}, "data": {"a": "1"}})
+}
+
+fn cm(name: &str) -> ObjectRef {
+    ObjectRef::of::<k8s_openapi::api::core::v1::ConfigMap>(Some("ns"), name)
+}
+
+fn version(object: &Value) -> &str {
+    object["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("a version")
+}
+
+#[test]
+fn a_stored_object_gets_server_fields_and_every_write_a_new_resource_version() {
+    let cluster = FakeCluster::new();
+    let stored = cluster.put(config_map("a", json!({})));
+    assert!(stored["metadata"]["uid"].is_string());
+    assert_eq!(stored["metadata"]["creationTimestamp"], CREATION_TIMESTAMP);
+    let patched = cluster
+        .patch(&cm("a"), &Patch::Merge(json!({"data": {"b": "2"}})), None)
+        .expect("patches");
+    assert_ne!(version(&patched), version(&stored));
+    assert_eq!(patched["metadata"]["uid"], stored["metadata"]["uid"]);
+}
+
+#[test]
+fn merge_and_json_patches_follow_their_rfcs_and_a_stale_version_conflicts() {
+    let cluster = FakeCluster::new().with(config_map("a", json!({})));
+    let read = cluster.object(&cm("a")).expect("stored");
+    // RFC 7386: null removes a member.
+    let merged = cluster
+        .patch(
+            &cm("a"),
+            &Patch::Merge(json!({"data": {"a": null, "b": "2"}})),
+            Some(version(&read)),
+        )
+        .expect("current");
+    assert_eq!(merged["data"], json!({"b": "2"}));
+    // RFC 6902: operations in order; a failing test operation is invalid.
+    let ops = json!([{"op": "add", "path": "/data/c", "value": "3"},
+        {"op": "remove", "path": "/data/b"}]);
+    let patched = cluster
+        .patch(&cm("a"), &Patch::Json(ops), None)
+        .expect("applies");
+    assert_eq!(patched["data"], json!({"c": "3"}));
+    let failing = json!([{"op": "test", "path": "/data/c", "value": "x"}]);
+    let refused = cluster.patch(&cm("a"), &Patch::Json(failing), None);
+    assert!(matches!(refused, Err(ApiError::Invalid(_))), "{refused:?}");
+    // The version read before the first patch is stale now.
+    let stale = cluster.patch(&cm("a"), &Patch::Merge(json!({})), Some(version(&read)));
+    assert!(matches!(stale, Err(ApiError::Conflict(_))), "{stale:?}");
+    assert_eq!(
+        cluster.write_log(),
+        ["patch ConfigMap ns/a", "patch ConfigMap ns/a"]
+    );
+    assert_eq!(cluster.calls().len(), 4, "failed calls are recorded too");
+}
+
+#[test]
+fn a_frozen_cache_lags_the_server_until_synced() {
+    let cluster = FakeCluster::new().with(config_map("a", json!({})));
+    cluster.freeze_cache();
+    cluster.change("ConfigMap", "a", |o| o["data"]["a"] = json!("2"));
+    let cached = cluster.get(&cm("a"), ReadFrom::Cache).expect("reads");
+    let server = cluster.get(&cm("a"), ReadFrom::Server).expect("reads");
+    assert_eq!(cached.expect("cached")["data"]["a"], "1");
+    assert_eq!(server.expect("stored")["data"]["a"], "2");
+    cluster.sync_cache();
+    assert_eq!(cluster.cached(&cm("a")), cluster.object(&cm("a")));
+}
+
+#[test]
+fn lists_filter_by_namespace_label_selector_and_field_index() {
+    let cluster = FakeCluster::new()
+        .with_indexer(|index, object| match index {
+            "name" => vec![object["metadata"]["name"].as_str().unwrap_or("").to_owned()],
+            _ => vec![],
+        })
+        .with(config_map("a", json!({"app": "x", "tier": "db"})))
+        .with(config_map("b", json!({"app": "y"})));
+    let kind = KindRef::of::<k8s_openapi::api::core::v1::ConfigMap>();
+    let names = |options: ListOptions| -> Vec<String> {
+        cluster
+            .list(&kind, Some("ns"), &options)
+            .expect("lists")
+            .iter()
+            .map(|o| o["metadata"]["name"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
+    let selector = |s: &str| ListOptions {
+        label_selector: Some(s.into()),
+        ..Default::default()
+    };
+    assert_eq!(names(ListOptions::default()), ["a", "b"]);
+    assert_eq!(names(selector("app=x")), ["a"]);
+    assert_eq!(names(selector("app!=x")), ["b"]);
+    assert_eq!(names(selector("tier")), ["a"]);
+    assert_eq!(names(selector("app in (x,y),!tier")), ["b"]);
+    let by_index = ListOptions {
+        field_index: Some(("name".into(), "b".into())),
+        ..Default::default()
+    };
+    assert_eq!(names(by_index), ["b"]);
+    assert!(
+        cluster
+            .list(&kind, Some("other"), &ListOptions::default())
+            .expect("lists")
+            .is_empty()
+    );
+}
+
+#[test]
+fn an_apply_merges_sets_the_owner_and_writes_only_a_change() {
+    let cluster = FakeCluster::new();
+    let body = config_map("a", json!({}));
+    let first = cluster.apply(&body, Some(&owner())).expect("applies");
+    assert_eq!(first["metadata"]["ownerReferences"][0]["uid"], "owner-uid");
+    let again = cluster.apply(&body, Some(&owner())).expect("applies");
+    assert_eq!(again, first);
+    assert_eq!(cluster.write_log(), ["apply ConfigMap ns/a"]);
+    assert!(matches!(
+        &cluster.calls()[..],
+        [
+            Call::Apply { wrote: true, .. },
+            Call::Apply { wrote: false, .. }
+        ]
+    ));
+    assert_eq!(cluster.applied(), [body.clone(), body]);
+}
+
+#[test]
+fn injected_failures_fire_in_order_as_many_times_as_asked() {
+    let cluster = FakeCluster::new().with(config_map("a", json!({})));
+    cluster.fail(Op::GetServer, "a", ApiError::Unavailable("1".into()), 2);
+    cluster.fail(Op::Get, "a", ApiError::Forbidden("2".into()), 1);
+    let get = |from| cluster.get(&cm("a"), from);
+    assert!(matches!(get(ReadFrom::Cache), Err(ApiError::Forbidden(_))));
+    assert!(matches!(
+        get(ReadFrom::Server),
+        Err(ApiError::Unavailable(_))
+    ));
+    assert!(matches!(
+        get(ReadFrom::Server),
+        Err(ApiError::Unavailable(_))
+    ));
+    assert!(matches!(get(ReadFrom::Server), Ok(Some(_))));
+    let failing = FakeCluster::new().with(config_map("a", json!({}))).failing(
+        Op::Delete,
+        "a",
+        ApiError::Conflict("x".into()),
+    );
+    assert!(failing.delete(&cm("a"), Propagation::Background).is_err());
+    assert!(failing.writes().is_empty(), "a failed delete wrote nothing");
+    failing
+        .delete(&cm("a"), Propagation::Background)
+        .expect("deletes");
+    assert!(matches!(
+        failing.delete(&cm("a"), Propagation::Background),
+        Err(ApiError::NotFound(_))
+    ));
+    assert_eq!(failing.write_log(), ["delete ConfigMap ns/a"]);
+}
+
+#[test]
+fn a_tracked_generation_counts_changes_outside_metadata_and_status() {
+    let cluster = FakeCluster::new().tracking_generation("ConfigMap");
+    let stored = cluster.put(config_map("a", json!({})));
+    assert_eq!(stored["metadata"]["generation"], 1);
+    cluster.change("ConfigMap", "a", |o| {
+        o["metadata"]["labels"]["l"] = json!("v")
+    });
+    cluster
+        .update_status(&json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "a", "namespace": "ns"}, "status": {"ok": true}}))
+        .expect("updates");
+    assert_eq!(
+        cluster.object(&cm("a")).expect("stored")["metadata"]["generation"],
+        1
+    );
+    cluster.change("ConfigMap", "a", |o| o["data"]["a"] = json!("2"));
+    let current = cluster.object(&cm("a")).expect("stored");
+    assert_eq!(current["metadata"]["generation"], 2);
+    assert_eq!(current["status"], json!({"ok": true}));
+    let untracked = FakeCluster::new().put(config_map("a", json!({})));
+    assert!(untracked["metadata"].get("generation").is_none());
+}
+
+#[test]
+fn a_read_past_the_cache_can_be_followed_by_another_clients_change() {
+    let cluster = FakeCluster::new().with(config_map("a", json!({})));
+    cluster.after_server_read("a", |o| o["data"]["theirs"] = json!("x"));
+    let read = cluster
+        .get(&cm("a"), ReadFrom::Server)
+        .expect("reads")
+        .expect("there");
+    assert!(read["data"].get("theirs").is_none());
+    let stale = cluster.patch(&cm("a"), &Patch::Merge(json!({})), Some(version(&read)));
+    assert!(matches!(stale, Err(ApiError::Conflict(_))), "{stale:?}");
+    assert_eq!(
+        cluster.object(&cm("a")).expect("there")["data"]["theirs"],
+        "x"
+    );
+    assert!(
+        cluster.cached(&cm("a")).expect("there")["data"]
+            .get("theirs")
+            .is_none()
+    );
+}
+
+#[test]
+fn events_are_recorded_and_calls_display_as_one_line() {
+    let cluster = FakeCluster::new();
+    let event = crate::cluster::Event {
+        event_type: crate::cluster::EventType::Warning,
+        reason: "Odd".into(),
+        action: "Reconcile".into(),
+        note: "n".into(),
+    };
+    cluster.record_event(&cm("a"), &event).expect("records");
+    assert_eq!(cluster.event_reasons(), ["Odd"]);
+    assert_eq!(cluster.events()[0].0, cm("a"));
+    assert_eq!(cluster.calls()[0].to_string(), "event Odd ConfigMap ns/a");
+    assert!(cluster.writes().is_empty());
+    cluster.clear_calls();
+    assert!(cluster.calls().is_empty());
+}

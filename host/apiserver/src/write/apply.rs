@@ -1,0 +1,61 @@
+//! Server-side apply: the `application/apply-patch+yaml` (or `+json`) kind of PATCH.
+
+use serde_json::{Value, json};
+
+use super::commit::{self, merge_write};
+use super::create::insert;
+use super::request::check_type;
+use super::{Manager, Written};
+use crate::managed;
+use crate::objects::{key_for, metadata_mut};
+use crate::route::{Params, Target};
+use crate::server::Shared;
+use crate::status::{ApiError, Result};
+
+/// Applies the configuration `body` as `manager` (`force` from the query) to the object
+/// `name`, or to its status for a status write.
+///
+/// 400 without a `fieldManager` query parameter or when `body` is not of the target's type;
+/// 409 on conflicts with other managers unless forced. An existing object is stored through
+/// [`commit::commit`]; a missing one is created (201) from the applied configuration.
+pub(super) fn apply(
+    shared: &Shared,
+    target: &Target,
+    name: &str,
+    params: &Params,
+    body: Value,
+    manager: &str,
+) -> Result<Written> {
+    if params.get("fieldManager").is_none() {
+        return Err(ApiError::bad_request(
+            "PATCH, application/apply-patch+yaml requires fieldManager to be set",
+        ));
+    }
+    check_type(&body, target)?;
+    let rt = &target.rt;
+    let force = params.flag("force");
+    let sub = target.subresource.as_deref();
+    let mut state = shared.lock();
+    let old = state
+        .store
+        .get(&key_for(rt, target.namespace.as_deref(), name))
+        .cloned();
+    let applied = managed::apply(old.as_ref(), &body, manager, force, sub, rt, name)?;
+    let Some(old) = old else {
+        drop(state);
+        let mut object = applied;
+        metadata_mut(&mut object)?.insert("name".into(), json!(name));
+        return insert(shared, target, params, object, Manager::Applied);
+    };
+    let new = merge_write(&old, applied, sub);
+    commit::commit(
+        &mut state,
+        shared,
+        target,
+        name,
+        &old,
+        new,
+        Manager::Applied,
+        params,
+    )
+}

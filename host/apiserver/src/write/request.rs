@@ -1,0 +1,92 @@
+//! What a write request carries besides its target: the body, decoded and checked against
+//! the URL; the patch kind its Content-Type names; the field manager it writes as.
+
+use axum::http::HeaderMap;
+use serde_json::Value;
+
+use crate::objects::meta_str;
+use crate::patch::PatchKind;
+use crate::registry::ResourceType;
+use crate::route::{Params, Target};
+use crate::status::{ApiError, Result};
+
+/// The field manager of a request: `fieldManager`, else the user agent's program name
+/// (the part before the first `/`), else `unknown`.
+pub(super) fn field_manager(params: &Params, headers: &HeaderMap) -> String {
+    if let Some(m) = params.get("fieldManager") {
+        return m.to_owned();
+    }
+    let agent = headers
+        .get("user-agent")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("unknown");
+    agent.split('/').next().unwrap_or("unknown").to_owned()
+}
+
+/// Decodes a request body: JSON, else YAML (apply bodies, delete options). 400 when it is
+/// neither.
+pub(super) fn decode(body: &[u8]) -> Result<Value> {
+    if let Ok(v) = serde_json::from_slice(body) {
+        return Ok(v);
+    }
+    let text = std::str::from_utf8(body)
+        .map_err(|_| ApiError::bad_request("the request body is not UTF-8"))?;
+    serde_yaml_ng::from_str(text)
+        .map_err(|e| ApiError::bad_request(format!("error decoding the request body: {e}")))
+}
+
+/// Decodes a whole object (the body of a create or update) and checks it with
+/// [`check_type`].
+pub(super) fn decode_object(body: &[u8], target: &Target) -> Result<Value> {
+    let object = decode(body)?;
+    check_type(&object, target)?;
+    Ok(object)
+}
+
+/// 400 unless `object`'s apiVersion and kind are the target's, and its namespace (when it
+/// names one) is the URL's.
+///
+/// A wrong kind is reported as the kind; a missing kind, or a wrong apiVersion, as the
+/// apiVersion.
+pub(super) fn check_type(object: &Value, target: &Target) -> Result<()> {
+    let rt = &target.rt;
+    let api_version = object
+        .get("apiVersion")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let kind = object
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    if api_version != rt.api_version() || kind != rt.kind {
+        let expected = &rt.kind;
+        let message = if kind != expected && !kind.is_empty() {
+            format!("the kind in the data ({kind}) does not match the expected kind ({expected})")
+        } else {
+            format!(
+                "the API version in the data ({api_version}) does not match the expected API version ({})",
+                rt.api_version()
+            )
+        };
+        return Err(ApiError::bad_request(message));
+    }
+    if let (Some(url_ns), Some(body_ns)) =
+        (target.namespace.as_deref(), meta_str(object, "namespace"))
+        && url_ns != body_ns
+    {
+        return Err(ApiError::bad_request(
+            "the namespace of the provided object does not match the namespace sent on the request",
+        ));
+    }
+    Ok(())
+}
+
+/// The patch kind the request's Content-Type names, or 415 (strategic merge only for
+/// built-in kinds, which have no schema).
+pub(super) fn patch_kind(headers: &HeaderMap, rt: &ResourceType) -> Result<PatchKind> {
+    let content_type = headers
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default();
+    PatchKind::from_content_type(content_type, rt.schema.is_none())
+}

@@ -1,0 +1,195 @@
+//! `wasm-operator bench` (this crate's `wasm-operator-bench` binary): what wasm costs, how
+//! fast the operator converges, how it scales. Nothing depends on this crate; it links the
+//! shipped reconciler, the planner and the test fixture natively (`wasm-operator-native`) to compare
+//! each with its `.wasm` build, and starts `wasm-operator` processes for the end-to-end
+//! scenarios.
+//!
+//! Every scenario runs against the embedded API server on this machine and ends as one
+//! [`Section`] of the report, written to `target/bench/report.{md,json}`:
+//!
+//! 1. [`wasm_native`]: the GitLabSecrets reconciler as `.wasm` and natively, same host,
+//!    same cache, same server: pass latency and passes per second, cold and converged.
+//! 2. [`boundary`]: instantiation, passes on 1/10/100 KB objects and one host call round
+//!    trip (on an in-memory cluster), compile vs precompiled-artifact load.
+//! 3. [`api`]: requests and stored changes per converged pass of each shipped reconciler,
+//!    through the real operator.
+//! 4. [`scale`]: N GitLabSecrets converging from empty in an operator process: time to
+//!    Ready, peak RSS, requests; the passes per second of a resync after convergence.
+//! 5. [`plugin_ops`]: hot-swap latency under load, start → first pass with and without the
+//!    precompiled cache, idle RSS.
+//! 6. [`secretgen`]: the chart-default plan and each key type, native vs in-guest.
+//!
+//! Absolute times drift on shared machines; the report gives ratios where two runs are
+//! compared in one process.
+
+mod api;
+mod boundary;
+pub mod cluster;
+mod memory;
+mod plugin_ops;
+mod process;
+pub mod report;
+mod scale;
+mod secretgen;
+mod wasm_native;
+
+use std::future::Future;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::time::Instant;
+
+pub use report::{Cell, Report, Section, Stats};
+
+/// A benchmark scenario.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Scenario {
+    /// 1. GitLabSecrets as wasm vs native.
+    WasmNative,
+    /// 2. Boundary costs.
+    Boundary,
+    /// 3. API requests and writes per converged pass.
+    Api,
+    /// 4. N GitLabSecrets from empty.
+    Scale,
+    /// 5. Hot swap, start-up, idle RSS.
+    PluginOps,
+    /// 6. secretgen plans and key types.
+    Secretgen,
+}
+
+impl Scenario {
+    /// Every scenario, in report order.
+    pub const ALL: [Scenario; 6] = [
+        Self::WasmNative,
+        Self::Boundary,
+        Self::Api,
+        Self::Scale,
+        Self::PluginOps,
+        Self::Secretgen,
+    ];
+}
+
+/// What a run measures and where it writes.
+#[derive(Debug, Clone)]
+pub struct BenchOptions {
+    /// Where `report.md` and `report.json` go.
+    pub out: PathBuf,
+    /// The scenarios to run, in report order.
+    pub scenarios: Vec<Scenario>,
+    /// Few samples and small N: checks that every scenario runs, measures little.
+    pub quick: bool,
+    /// The GitLabSecrets counts of the scale scenario without the RSA-4096 parts.
+    pub scale: Vec<usize>,
+    /// The GitLabSecrets counts of the scale scenario with them (the chart's defaults).
+    pub scale_full: Vec<usize>,
+    /// The shipped plugins (gitlabsecrets, secretgen).
+    pub plugins: PathBuf,
+    /// The test-only plugins (the fixture).
+    pub test_plugins: PathBuf,
+    /// The `wasm-operator` binary the process scenarios start (see [`operator_exe`]).
+    pub exe: PathBuf,
+}
+
+impl BenchOptions {
+    /// The defaults of `wasm-operator bench`: every scenario, written to `target/bench`.
+    pub fn new(exe: PathBuf) -> Self {
+        Self {
+            out: PathBuf::from("target/bench"),
+            scenarios: Scenario::ALL.to_vec(),
+            quick: false,
+            scale: vec![100, 1000],
+            scale_full: vec![100],
+            plugins: wasm_operator::cli::shipped_plugin_dir(),
+            test_plugins: wasm_operator::cli::test_plugin_dir(),
+            exe,
+        }
+    }
+
+    /// `full` samples, or a tenth of them (at least 2) in a quick run.
+    pub fn samples(&self, full: usize) -> usize {
+        if self.quick { (full / 10).max(2) } else { full }
+    }
+}
+
+/// The `wasm-operator` binary beside this executable (cargo puts every binary of a build
+/// in one directory; a test or bench executable sits one level down, in `deps/`).
+pub fn operator_exe() -> anyhow::Result<PathBuf> {
+    use anyhow::Context as _;
+    let exe = std::env::current_exe().context("the path of this executable")?;
+    let name = format!("wasm-operator{}", std::env::consts::EXE_SUFFIX);
+    exe.ancestors()
+        .skip(1)
+        .take(2)
+        .map(|dir| dir.join(&name))
+        .find(|candidate| candidate.is_file())
+        .with_context(|| {
+            format!(
+                "no {name} beside {}: build it with `cargo build --release -p wasm-operator` (or pass --operator)",
+                exe.display()
+            )
+        })
+}
+
+/// Times `run` `n` times after one untimed warm-up.
+pub async fn sample<F, Fut, T>(n: usize, mut run: F) -> anyhow::Result<Vec<Duration>>
+where
+    F: FnMut() -> Fut,
+    Fut: Future<Output = anyhow::Result<T>>,
+{
+    run().await?;
+    let mut times = Vec::with_capacity(n);
+    for _ in 0..n {
+        let started = Instant::now();
+        run().await?;
+        times.push(started.elapsed());
+    }
+    Ok(times)
+}
+
+fn environment(options: &BenchOptions) -> serde_json::Value {
+    let cores = std::thread::available_parallelism().map_or(0, usize::from);
+    json!({
+        "wasm-operator": env!("CARGO_PKG_VERSION"),
+        "profile": if cfg!(debug_assertions) { "debug (figures are not representative)" } else { "release" },
+        "cores": cores,
+        "os": format!("{} {}", std::env::consts::OS, std::env::consts::ARCH),
+        "quick": options.quick,
+        "started": std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_secs()),
+    })
+}
+
+/// Runs the chosen scenarios and writes the report; prints each section as it finishes.
+pub async fn run(options: &BenchOptions) -> anyhow::Result<Report> {
+    let mut report = Report {
+        environment: environment(options),
+        sections: Vec::new(),
+    };
+    for scenario in &options.scenarios {
+        let started = Instant::now();
+        tracing::info!(?scenario, "benchmark scenario starts");
+        let sections = match scenario {
+            Scenario::WasmNative => vec![wasm_native::run(options).await?],
+            Scenario::Boundary => vec![boundary::run(options).await?],
+            Scenario::Api => vec![api::run(options).await?],
+            Scenario::Scale => vec![scale::run(options).await?],
+            Scenario::PluginOps => vec![plugin_ops::run(options).await?],
+            Scenario::Secretgen => vec![secretgen::run(options).await?],
+        };
+        for mut section in sections {
+            section.note(format!(
+                "Scenario time: {:.1} s.",
+                started.elapsed().as_secs_f64()
+            ));
+            let mut text = String::new();
+            section.markdown_into(&mut text);
+            println!("{text}");
+            report.sections.push(section);
+        }
+        report.write(&options.out)?;
+    }
+    Ok(report)
+}

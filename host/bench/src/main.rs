@@ -1,0 +1,88 @@
+//! The `wasm-operator-bench` binary, also reached as `wasm-operator bench`: runs the
+//! benchmark scenarios and writes `report.md` and `report.json`.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context as _;
+use clap::Parser;
+use wasm_operator_bench::{BenchOptions, Scenario, operator_exe, run};
+
+/// Run the benchmark scenarios and write target/bench/report.{md,json}.
+#[derive(Parser)]
+#[command(name = "wasm-operator bench", version)]
+struct BenchArgs {
+    /// Where report.md and report.json go.
+    #[arg(long, default_value = "target/bench")]
+    out: PathBuf,
+    /// Only these scenarios (repeatable; default: all).
+    #[arg(long = "scenario", value_enum)]
+    scenarios: Vec<Scenario>,
+    /// Few samples and small N: checks that the scenarios run; the figures mean little.
+    #[arg(long)]
+    quick: bool,
+    /// The directory holding gitlabsecrets.wasm and secretgen.wasm (default: the plugins
+    /// this build compiled).
+    #[arg(long)]
+    plugins: Option<PathBuf>,
+    /// GitLabSecrets counts of the scale scenario without the RSA-4096 parts.
+    #[arg(long, value_delimiter = ',', default_value = "100,1000")]
+    scale: Vec<usize>,
+    /// GitLabSecrets counts of the scale scenario with them (the chart's defaults).
+    #[arg(long, value_delimiter = ',', default_value = "100")]
+    scale_full: Vec<usize>,
+    /// The `wasm-operator` binary the process scenarios start (default: the one beside
+    /// this binary).
+    #[arg(long)]
+    operator: Option<PathBuf>,
+}
+
+fn main() -> ExitCode {
+    let args = BenchArgs::parse();
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| "warn,wasm_operator_bench=info".into()),
+        )
+        .with_writer(std::io::stderr)
+        .init();
+    let result = tokio::runtime::Runtime::new()
+        .context("cannot start the async runtime")
+        .and_then(|tokio| tokio.block_on(bench(args)));
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("wasm-operator bench: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn bench(args: BenchArgs) -> anyhow::Result<()> {
+    let exe = match args.operator {
+        Some(exe) => exe,
+        None => operator_exe()?,
+    };
+    let mut options = BenchOptions::new(exe);
+    options.out = args.out;
+    if !args.scenarios.is_empty() {
+        options.scenarios = args.scenarios;
+    }
+    options.quick = args.quick;
+    if let Some(plugins) = args.plugins {
+        options.plugins = plugins;
+    }
+    for file in ["gitlabsecrets.wasm", "secretgen.wasm"] {
+        let path = options.plugins.join(file);
+        anyhow::ensure!(path.is_file(), "bench needs {}: not a file", path.display());
+    }
+    options.scale = args.scale;
+    options.scale_full = args.scale_full;
+    let report = run(&options).await?;
+    println!(
+        "wrote {0}/report.md and {0}/report.json ({1} scenarios)",
+        options.out.display(),
+        report.sections.len()
+    );
+    Ok(())
+}

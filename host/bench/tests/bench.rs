@@ -1,0 +1,84 @@
+//! `wasm-operator bench --quick`: every scenario runs end to end (real binaries, real
+//! `.wasm`, embedded API server, operator processes) and writes its report. The figures
+//! of a quick run mean little; what is asserted is what holds whatever the machine: the
+//! report's shape and the zero-write goals.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+fn section<'a>(report: &'a Value, id: &str) -> &'a Value {
+    report["sections"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["id"] == id))
+        .unwrap_or_else(|| panic!("no section {id} in {report}"))
+}
+
+/// The value of the row named `row` in the first data column of section `id`.
+fn value(report: &Value, id: &str, row: &str) -> f64 {
+    let section = section(report, id);
+    let cells = section["rows"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r[0] == row))
+        .unwrap_or_else(|| panic!("no row {row:?} in {section}"));
+    cells[1][0]["value"]
+        .as_f64()
+        .unwrap_or_else(|| panic!("{row:?} has no number: {cells}"))
+}
+
+#[test]
+fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
+    let out = tempfile::tempdir().expect("tempdir");
+    let cache = tempfile::tempdir().expect("tempdir");
+    // The process scenarios start the `wasm-operator` binary of the same build, found
+    // beside this one (`cargo test --workspace` builds both).
+    let output = Command::new(env!("CARGO_BIN_EXE_wasm-operator-bench"))
+        .args(["--quick", "--out"])
+        .arg(out.path())
+        .env("WASM_OPERATOR_CACHE_DIR", cache.path())
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+
+    let markdown = std::fs::read_to_string(out.path().join("report.md")).expect("report.md");
+    let report: Value = serde_json::from_str(
+        &std::fs::read_to_string(out.path().join("report.json")).expect("report.json"),
+    )
+    .expect("JSON");
+    let ids: Vec<&str> = report["sections"]
+        .as_array()
+        .expect("sections")
+        .iter()
+        .filter_map(|s| s["id"].as_str())
+        .collect();
+    assert_eq!(
+        ids,
+        [
+            "wasm-native",
+            "boundary",
+            "api",
+            "scale",
+            "plugin-ops",
+            "secretgen"
+        ]
+    );
+    for title in ["wasm vs native", "Boundary costs", "Scale", "secretgen"] {
+        assert!(markdown.contains(title), "{title} missing from\n{markdown}");
+    }
+    // A converged GitLabSecrets pass writes nothing.
+    assert_eq!(
+        value(&report, "api", "write requests per converged pass (goal 0)"),
+        0.0
+    );
+    assert_eq!(
+        value(&report, "api", "stored changes per converged pass (goal 0)"),
+        0.0
+    );
+    // Every scale run converged and used memory.
+    assert!(value(&report, "scale", "peak RSS of the operator") > 1.0);
+}

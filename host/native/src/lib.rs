@@ -1,0 +1,98 @@
+//! Reconcilers run natively: the same reconciler crate, linked into the host, against the
+//! same [`ClusterBackend`] and the same permission checks as its `.wasm` build. This is how
+//! the cost of wasm is measured (same code, same host, same cluster).
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use tokio::runtime::Handle;
+use wasm_operator_sdk::{
+    self as sdk, ApiError, Event, KindRef, ListOptions, ObjectRef, Outcome, Owner, Patch,
+    Propagation, ReadFrom, ReconcileError, Reconciler, Request,
+};
+
+use wasm_operator_runtime::backend::ClusterBackend;
+use wasm_operator_runtime::backend::checked::Checked;
+
+/// The SDK's [`Cluster`](sdk::Cluster), served natively by the plugin's [`Checked`] view
+/// of a backend. Its calls block the calling thread: use it from a blocking thread (see
+/// [`reconcile_native`]).
+pub struct NativeCluster {
+    cluster: Checked,
+    handle: Handle,
+}
+
+impl NativeCluster {
+    /// The cluster of the plugin `description` describes, on the current tokio runtime.
+    pub fn new(
+        backend: Arc<dyn ClusterBackend>,
+        description: &sdk::Description,
+        handle: Handle,
+    ) -> Self {
+        Self {
+            cluster: Checked::for_plugin(backend, description),
+            handle,
+        }
+    }
+}
+
+impl sdk::Cluster for NativeCluster {
+    fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
+        self.handle.block_on(self.cluster.get(object, from))
+    }
+
+    fn list(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Value>, ApiError> {
+        self.handle
+            .block_on(self.cluster.list(kind, namespace, options))
+    }
+
+    fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
+        self.handle
+            .block_on(self.cluster.apply(object.clone(), owner))
+    }
+
+    fn create(&self, object: &Value) -> Result<Value, ApiError> {
+        self.handle.block_on(self.cluster.create(object.clone()))
+    }
+
+    fn patch(
+        &self,
+        object: &ObjectRef,
+        patch: &Patch,
+        resource_version: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        self.handle
+            .block_on(self.cluster.patch(object, patch, resource_version))
+    }
+
+    fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
+        self.handle
+            .block_on(self.cluster.delete(object, propagation))
+    }
+
+    fn update_status(&self, object: &Value) -> Result<Value, ApiError> {
+        self.handle
+            .block_on(self.cluster.update_status(object.clone()))
+    }
+
+    fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError> {
+        self.handle
+            .block_on(self.cluster.record_event(regarding, event))
+    }
+}
+
+/// Runs one pass of `R` natively on tokio's blocking pool.
+pub async fn reconcile_native<R: Reconciler + 'static>(
+    backend: Arc<dyn ClusterBackend>,
+    request: Request,
+) -> Result<Outcome, ReconcileError> {
+    let cluster = NativeCluster::new(backend, &R::describe(), Handle::current());
+    tokio::task::spawn_blocking(move || R::reconcile(&cluster, &request))
+        .await
+        .map_err(|e| ReconcileError::Transient(format!("the native pass did not finish: {e}")))?
+}

@@ -1,0 +1,102 @@
+//! The WIT imports the host implements for its guests, and the store data of a pass.
+//!
+//! Each capability has a `Ctx` (its state), a `HasData` marker naming how the generated
+//! bindings reach it, and one module holding only its `Host` impl. [`PassState`], the data
+//! of every store, is built from those pieces plus WASI.
+//!
+//! What a guest gets: the `cluster` it declared (checked per call), `logging` into the
+//! host's tracing, `crypto` key generation, and WASI with a wall clock and randomness only —
+//! no preopened directory, no environment, no network, stdout discarded, stderr captured
+//! (it carries a guest's panic message).
+
+pub(crate) mod cluster;
+pub(crate) mod crypto;
+pub mod logging;
+pub(crate) mod planner;
+
+use wasmtime::component::{HasData, ResourceTable};
+use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+pub(crate) use cluster::ClusterCtx;
+pub(crate) use crypto::CryptoCtx;
+pub(crate) use logging::LogCtx;
+pub(crate) use planner::PlannerCtx;
+
+use crate::limits::MemoryCap;
+
+/// The most stderr kept from one pass (panic messages are short).
+const STDERR_CAPACITY: usize = 64 * 1024;
+
+/// The data of one store: one pass of one plugin for one object.
+pub(crate) struct PassState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    stderr: MemoryOutputPipe,
+    pub(crate) memory: MemoryCap,
+    pub(crate) log: LogCtx,
+    pub(crate) cluster: ClusterCtx,
+    pub(crate) crypto: CryptoCtx,
+    pub(crate) planner: PlannerCtx,
+}
+
+impl PassState {
+    /// The state of a pass with no stdio, environment, filesystem or network.
+    pub(crate) fn new(
+        memory: MemoryCap,
+        log: LogCtx,
+        cluster: ClusterCtx,
+        planner: PlannerCtx,
+    ) -> Self {
+        let stderr = MemoryOutputPipe::new(STDERR_CAPACITY);
+        let wasi = WasiCtx::builder().stderr(stderr.clone()).build();
+        Self {
+            wasi,
+            table: ResourceTable::new(),
+            stderr,
+            memory,
+            log,
+            cluster,
+            crypto: CryptoCtx,
+            planner,
+        }
+    }
+
+    /// What the guest wrote to stderr (a panic message, an allocation failure).
+    pub(crate) fn stderr(&self) -> String {
+        String::from_utf8_lossy(&self.stderr.contents()).into_owned()
+    }
+}
+
+impl WasiView for PassState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// Reaches the cluster capability from a store's data.
+pub(crate) struct HasCluster;
+impl HasData for HasCluster {
+    type Data<'a> = &'a mut ClusterCtx;
+}
+
+/// Reaches the logging capability from a store's data.
+pub(crate) struct HasLog;
+impl HasData for HasLog {
+    type Data<'a> = &'a mut LogCtx;
+}
+
+/// Reaches the planner capability from a store's data.
+pub(crate) struct HasPlanner;
+impl HasData for HasPlanner {
+    type Data<'a> = &'a mut PlannerCtx;
+}
+
+/// Reaches the crypto capability from a store's data.
+pub(crate) struct HasCrypto;
+impl HasData for HasCrypto {
+    type Data<'a> = &'a mut CryptoCtx;
+}

@@ -1,0 +1,199 @@
+//! describe(): the WIT description in the shared types, and the checks a description must pass
+//! before the host runs the plugin.
+
+use wasm_operator_types::{self as shared, Description, KindRef, Mapping, Verb};
+
+use crate::bindings::{reconciler as wit, types};
+
+/// The shared form of a WIT description.
+pub(crate) fn from_wit(d: wit::Description) -> Description {
+    Description {
+        name: d.name,
+        version: d.version,
+        field_manager: d.field_manager,
+        primary: kind(d.primary),
+        primary_predicates: d
+            .primary_predicates
+            .into_iter()
+            .map(|p| match p {
+                wit::Predicate::GenerationChanged => shared::Predicate::GenerationChanged,
+                wit::Predicate::LabelsChanged => shared::Predicate::LabelsChanged,
+            })
+            .collect(),
+        watches: d
+            .watches
+            .into_iter()
+            .map(|w| shared::Watch {
+                kind: kind(w.kind),
+                mapping: match w.mapping {
+                    wit::Mapping::Owner => Mapping::Owner,
+                    wit::Mapping::FieldIndex(name) => Mapping::FieldIndex(name),
+                    wit::Mapping::Label(label) => Mapping::Label(label),
+                },
+            })
+            .collect(),
+        indexes: d
+            .indexes
+            .into_iter()
+            .map(|i| shared::FieldIndex {
+                name: i.name,
+                description: i.description,
+            })
+            .collect(),
+        permissions: d
+            .permissions
+            .into_iter()
+            .map(|p| shared::Permission {
+                kind: kind(p.kind),
+                verbs: p.verbs.into_iter().map(verb).collect(),
+            })
+            .collect(),
+    }
+}
+
+fn kind(k: types::KindRef) -> KindRef {
+    KindRef {
+        api_version: k.api_version,
+        kind: k.kind,
+        plural: k.plural,
+        namespaced: k.namespaced,
+    }
+}
+
+fn verb(v: wit::Verb) -> Verb {
+    match v {
+        wit::Verb::Get => Verb::Get,
+        wit::Verb::List => Verb::List,
+        wit::Verb::Watch => Verb::Watch,
+        wit::Verb::Create => Verb::Create,
+        wit::Verb::Update => Verb::Update,
+        wit::Verb::Patch => Verb::Patch,
+        wit::Verb::Delete => Verb::Delete,
+        wit::Verb::UpdateStatus => Verb::UpdateStatus,
+    }
+}
+
+/// Checks what the host relies on; the message names the first field at fault.
+pub(crate) fn validate(d: &Description) -> Result<(), String> {
+    let nonempty = |value: &str, field: &str| {
+        if value.trim().is_empty() {
+            Err(format!("{field} is empty"))
+        } else {
+            Ok(())
+        }
+    };
+    nonempty(&d.name, "name")?;
+    nonempty(&d.version, "version")?;
+    semver::Version::parse(&d.version)
+        .map_err(|e| format!("version {:?} is not semver: {e}", d.version))?;
+    nonempty(&d.field_manager, "field-manager")?;
+    check_kind(&d.primary, "primary")?;
+    let declared = |k: &KindRef, verb: Verb| {
+        d.permissions.iter().any(|p| {
+            p.kind.api_version == k.api_version && p.kind.kind == k.kind && p.verbs.contains(&verb)
+        })
+    };
+    for verb in [Verb::Get, Verb::List, Verb::Watch] {
+        if !declared(&d.primary, verb) {
+            return Err(format!(
+                "permissions lack {} on the primary kind {}",
+                verb.as_str(),
+                d.primary
+            ));
+        }
+    }
+    for (i, w) in d.watches.iter().enumerate() {
+        check_kind(&w.kind, &format!("watches[{i}].kind"))?;
+        if !declared(&w.kind, Verb::List) || !declared(&w.kind, Verb::Watch) {
+            return Err(format!(
+                "watches[{i}]: permissions lack list and watch on {}",
+                w.kind
+            ));
+        }
+        if let Mapping::FieldIndex(name) = &w.mapping
+            && !d.indexes.iter().any(|x| &x.name == name)
+        {
+            return Err(format!(
+                "watches[{i}].mapping names field index {name:?}, which indexes does not define"
+            ));
+        }
+    }
+    for (i, p) in d.permissions.iter().enumerate() {
+        check_kind(&p.kind, &format!("permissions[{i}].kind"))?;
+    }
+    Ok(())
+}
+
+fn check_kind(k: &KindRef, field: &str) -> Result<(), String> {
+    for (value, name) in [
+        (&k.api_version, "api-version"),
+        (&k.kind, "kind"),
+        (&k.plural, "plural"),
+    ] {
+        if value.trim().is_empty() {
+            return Err(format!("{field}.{name} is empty"));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::{ConfigMap, Secret};
+
+    fn description() -> Description {
+        Description {
+            name: "p".into(),
+            version: "1.0.0".into(),
+            field_manager: "p".into(),
+            primary: KindRef::of::<ConfigMap>(),
+            primary_predicates: vec![],
+            watches: vec![shared::Watch {
+                kind: KindRef::of::<Secret>(),
+                mapping: Mapping::FieldIndex("names".into()),
+            }],
+            indexes: vec![],
+            permissions: vec![
+                shared::Permission {
+                    kind: KindRef::of::<ConfigMap>(),
+                    verbs: vec![Verb::Get, Verb::List, Verb::Watch],
+                },
+                shared::Permission {
+                    kind: KindRef::of::<Secret>(),
+                    verbs: vec![Verb::List, Verb::Watch],
+                },
+            ],
+        }
+    }
+
+    #[test]
+    fn a_watch_through_an_undefined_index_is_refused() {
+        let err = validate(&description()).expect_err("undefined index");
+        assert_eq!(
+            err,
+            "watches[0].mapping names field index \"names\", which indexes does not define"
+        );
+    }
+
+    #[test]
+    fn a_description_without_get_on_its_primary_is_refused() {
+        let mut d = description();
+        d.watches.clear();
+        d.permissions[0].verbs = vec![Verb::List, Verb::Watch];
+        assert_eq!(
+            validate(&d).expect_err("no get"),
+            "permissions lack get on the primary kind v1/ConfigMap"
+        );
+    }
+
+    #[test]
+    fn a_complete_description_is_accepted() {
+        let mut d = description();
+        d.indexes.push(shared::FieldIndex {
+            name: "names".into(),
+            description: "declared names".into(),
+        });
+        assert_eq!(validate(&d), Ok(()));
+    }
+}

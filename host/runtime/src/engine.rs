@@ -1,0 +1,354 @@
+//! The runtime: one engine, one linker, the artifact cache and the epoch ticker.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, RwLock};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use wasmtime::component::Linker;
+use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+use super::cache::ArtifactCache;
+use super::contract::{self, PluginKind};
+use super::error::LoadError;
+use super::limits::Limits;
+use super::plugin::{Plugin, PluginInfo};
+use crate::backend::checked::Permissions;
+use crate::bindings::{
+    PlannerPluginPre, ReconcilerPluginPre, cluster, crypto, logging, planner_import, types,
+};
+use crate::capabilities::{HasCluster, HasCrypto, HasLog, HasPlanner, PassState};
+
+/// How the runtime is set up.
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// Where precompiled artifacts are kept; `None` compiles on every load.
+    pub cache_dir: Option<PathBuf>,
+    /// The limits of a plugin that sets none of its own.
+    pub default_limits: Limits,
+    /// The largest memory cap any plugin may have (sizes the pooling allocator's slots).
+    pub max_memory_bytes: usize,
+    /// How many stores may be alive at once (sizes the pooling allocator).
+    pub max_concurrent_stores: u32,
+    /// The epoch tick: the granularity of pass deadlines.
+    pub epoch_tick: Duration,
+    /// Count fuel, so plugins may be given a fuel limit (costs some speed in every pass).
+    pub fuel: bool,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        Self {
+            cache_dir: super::cache::default_dir(),
+            default_limits: Limits::default(),
+            max_memory_bytes: 1 << 30,
+            max_concurrent_stores: 64,
+            epoch_tick: Duration::from_millis(10),
+            fuel: false,
+        }
+    }
+}
+
+/// Why the runtime could not start.
+#[derive(Debug, thiserror::Error)]
+pub enum RuntimeError {
+    /// wasmtime refused the engine configuration.
+    #[error("cannot create the wasmtime engine: {0:#}")]
+    Engine(#[source] wasmtime::Error),
+    /// A capability could not be added to the linker.
+    #[error("cannot link the host capabilities: {0:#}")]
+    Linker(#[source] wasmtime::Error),
+}
+
+/// The plugin runtime: loads plugins and runs their passes. Cloning it is cheap and shares
+/// everything (a pass that calls the planner runs it on the same runtime).
+#[derive(Clone)]
+pub struct Runtime(Arc<Inner>);
+
+/// What a [`Runtime`] shares (opaque outside this crate).
+pub struct Inner {
+    pub(crate) engine: Engine,
+    pub(crate) linker: Linker<PassState>,
+    pub(crate) cache: ArtifactCache,
+    pub(crate) config: RuntimeConfig,
+    /// The planner plugin that reconcilers importing `planner` are linked to.
+    planner: RwLock<Option<Arc<Plugin>>>,
+    stop_ticker: Arc<AtomicBool>,
+}
+
+impl std::ops::Deref for Runtime {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.0
+    }
+}
+
+impl Runtime {
+    /// Builds the engine and the linker and starts the epoch ticker.
+    pub fn new(config: RuntimeConfig) -> Result<Self, RuntimeError> {
+        let engine = Engine::new(&engine_config(&config)).map_err(RuntimeError::Engine)?;
+        let mut linker = Linker::new(&engine);
+        add_capabilities(&mut linker).map_err(RuntimeError::Linker)?;
+        let cache = ArtifactCache::new(config.cache_dir.clone(), &engine);
+        let stop_ticker = Arc::new(AtomicBool::new(false));
+        spawn_ticker(engine.clone(), config.epoch_tick, stop_ticker.clone());
+        Ok(Self(Arc::new(Inner {
+            engine,
+            linker,
+            cache,
+            config,
+            planner: RwLock::new(None),
+            stop_ticker,
+        })))
+    }
+
+    /// Links `planner` (a planner plugin) into every reconciler that imports `planner`,
+    /// from their next call on; the previous planner, if any, is returned. Passes already
+    /// calling the previous one finish with it.
+    pub fn link_planner(&self, planner: Arc<Plugin>) -> Result<Option<Arc<Plugin>>, LoadError> {
+        if planner.kind() != PluginKind::Planner {
+            return Err(LoadError::NotAPlanner {
+                path: planner.path().to_owned(),
+            });
+        }
+        let mut slot = self
+            .planner
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        Ok(slot.replace(planner))
+    }
+
+    /// The planner plugin reconcilers are linked to now.
+    pub fn planner(&self) -> Option<Arc<Plugin>> {
+        self.planner
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
+    /// The engine (shared with the wasi runner).
+    pub(crate) fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The artifact cache.
+    pub(crate) fn cache(&self) -> &ArtifactCache {
+        &self.cache
+    }
+
+    /// The runtime's configuration.
+    pub fn config(&self) -> &RuntimeConfig {
+        &self.config
+    }
+
+    /// Epoch ticks in `deadline`, at least one.
+    pub(crate) fn ticks(&self, deadline: Duration) -> u64 {
+        let tick = self.config.epoch_tick.as_nanos().max(1);
+        u64::try_from(deadline.as_nanos().div_ceil(tick))
+            .unwrap_or(u64::MAX)
+            .max(1)
+    }
+
+    /// Reads, compiles (or loads precompiled), checks and pre-instantiates the plugin at
+    /// `path`, and runs a reconciler's `describe()`.
+    pub async fn load(&self, path: &Path, limits: Option<Limits>) -> Result<Plugin, LoadError> {
+        self.load_pinned(path, limits, None).await
+    }
+
+    /// [`load`](Self::load), refusing the file unless its sha256 is `expected` (hex) when
+    /// given.
+    pub async fn load_pinned(
+        &self,
+        path: &Path,
+        limits: Option<Limits>,
+        expected: Option<&str>,
+    ) -> Result<Plugin, LoadError> {
+        self.load_checked(path, limits, expected, true).await
+    }
+
+    /// Every load-time check of [`load_pinned`](Self::load_pinned), except that a reconciler
+    /// importing `planner` does not need a planner linked yet (`plugin check`).
+    pub async fn check(
+        &self,
+        path: &Path,
+        limits: Option<Limits>,
+        expected: Option<&str>,
+    ) -> Result<Plugin, LoadError> {
+        self.load_checked(path, limits, expected, false).await
+    }
+
+    async fn load_checked(
+        &self,
+        path: &Path,
+        limits: Option<Limits>,
+        expected: Option<&str>,
+        require_planner: bool,
+    ) -> Result<Plugin, LoadError> {
+        let limits = limits.unwrap_or(self.config.default_limits);
+        if limits.fuel.is_some() && !self.config.fuel {
+            return Err(LoadError::FuelOff {
+                path: path.to_owned(),
+            });
+        }
+        let bytes = std::fs::read(path).map_err(|source| LoadError::Read {
+            path: path.to_owned(),
+            source,
+        })?;
+        let sha256 = hex::encode(Sha256::digest(&bytes));
+        if let Some(expected) = expected
+            && !expected.eq_ignore_ascii_case(&sha256)
+        {
+            return Err(LoadError::Sha256Mismatch {
+                path: path.to_owned(),
+                expected: expected.to_owned(),
+                actual: sha256,
+            });
+        }
+        check_component_header(path, &bytes)?;
+        let (component, cache) = self
+            .cache
+            .component(&self.engine, &bytes, &sha256)
+            .map_err(|source| LoadError::Compile {
+                path: path.to_owned(),
+                source,
+            })?;
+        let contract =
+            contract::check(&self.engine, &component).map_err(|source| LoadError::Contract {
+                path: path.to_owned(),
+                source,
+            })?;
+        if require_planner && contract.imports_planner && self.planner().is_none() {
+            return Err(LoadError::NoPlanner {
+                path: path.to_owned(),
+            });
+        }
+        let pre = self
+            .linker
+            .instantiate_pre(&component)
+            .map_err(|e| LoadError::Link {
+                path: path.to_owned(),
+                message: format!("{e:#}"),
+            })?;
+        let link = |e: wasmtime::Error| LoadError::Link {
+            path: path.to_owned(),
+            message: format!("{e:#}"),
+        };
+        let file_stem = path
+            .file_stem()
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let mut plugin = Plugin {
+            name: file_stem,
+            path: path.to_owned(),
+            sha256,
+            contract: contract.version,
+            imports_planner: contract.imports_planner,
+            cache,
+            limits,
+            permissions: Arc::default(),
+            info: match contract.kind {
+                PluginKind::Reconciler => PluginInfo::Reconciler {
+                    pre: ReconcilerPluginPre::new(pre).map_err(link)?,
+                    description: None,
+                },
+                PluginKind::Planner => PluginInfo::Planner {
+                    pre: PlannerPluginPre::new(pre).map_err(link)?,
+                },
+            },
+        };
+        if let PluginInfo::Reconciler { .. } = plugin.info {
+            let description =
+                plugin
+                    .describe(self)
+                    .await
+                    .map_err(|message| LoadError::Describe {
+                        path: path.to_owned(),
+                        message,
+                    })?;
+            plugin.name = description.name.clone();
+            plugin.permissions = Arc::new(Permissions::from_declared(&description.permissions));
+            if let PluginInfo::Reconciler { description: d, .. } = &mut plugin.info {
+                *d = Some(Box::new(description));
+            }
+        }
+        Ok(plugin)
+    }
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        self.stop_ticker.store(true, Ordering::Relaxed);
+    }
+}
+
+/// Bytes of each pooled memory and table kept resident between instances.
+const KEEP_RESIDENT: usize = 4 << 20;
+/// Idle slots kept warm (each holding up to [`KEEP_RESIDENT`] bytes of a memory): at most
+/// 64 MiB resident for idle instances, enough for a pass and its planner calls on every
+/// core of a large node.
+const WARM_SLOTS: u32 = 16;
+
+fn engine_config(config: &RuntimeConfig) -> Config {
+    let stores = config.max_concurrent_stores.max(1);
+    let mut pool = PoolingAllocationConfig::new();
+    pool.total_component_instances(stores * 2)
+        .total_core_instances(stores * 16)
+        .total_memories(stores * 2)
+        .total_tables(stores * 16)
+        .total_stacks(stores * 2)
+        .max_memory_size(config.max_memory_bytes)
+        // Every pass and planner call gets a fresh instance. Resetting a slot's first pages
+        // with memset instead of madvise spares the TLB shootdowns and page faults that
+        // otherwise cost more than the instance itself (see the boundary benchmark).
+        .linear_memory_keep_resident(KEEP_RESIDENT)
+        .table_keep_resident(KEEP_RESIDENT)
+        // What that keeps resident is bounded by the idle slots kept warm.
+        .max_unused_warm_slots(WARM_SLOTS)
+        .pagemap_scan(wasmtime::Enabled::Auto)
+        .decommit_batch_size(16);
+    let mut c = Config::new();
+    c.wasm_component_model(true)
+        .epoch_interruption(true)
+        .consume_fuel(config.fuel)
+        .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    c
+}
+
+fn add_capabilities(linker: &mut Linker<PassState>) -> wasmtime::Result<()> {
+    wasmtime_wasi::p2::add_to_linker_async(linker)?;
+    types::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
+    cluster::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
+    logging::add_to_linker::<PassState, HasLog>(linker, |s| &mut s.log)?;
+    crypto::add_to_linker::<PassState, HasCrypto>(linker, |s| &mut s.crypto)?;
+    planner_import::add_to_linker::<PassState, HasPlanner>(linker, |s| &mut s.planner)?;
+    Ok(())
+}
+
+/// Advances the engine's epoch every `tick` until `stop` is set.
+fn spawn_ticker(engine: Engine, tick: Duration, stop: Arc<AtomicBool>) {
+    let spawned = std::thread::Builder::new()
+        .name("wasm-epoch".into())
+        .spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(tick);
+                engine.increment_epoch();
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::error!(error = %e, "cannot start the epoch ticker: pass deadlines fall back to wall-clock timeouts");
+    }
+}
+
+/// `\0asm` then the layer: 1 for a core module, 0x0d for a component.
+fn check_component_header(path: &Path, bytes: &[u8]) -> Result<(), LoadError> {
+    match bytes.get(..8) {
+        Some([0, b'a', b's', b'm', 0x0d, 0, 1, 0]) => Ok(()),
+        Some([0, b'a', b's', b'm', 1, 0, 0, 0]) => Err(LoadError::CoreModule {
+            path: path.to_owned(),
+        }),
+        _ => Err(LoadError::NotWasm {
+            path: path.to_owned(),
+        }),
+    }
+}

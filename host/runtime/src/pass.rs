@@ -1,0 +1,347 @@
+//! One pass: a fresh store and instance, the call, and what a failure means.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+use wasm_operator_types::{self as shared, Description, Outcome, Request};
+use wasmtime::{Store, Trap};
+
+use super::Runtime;
+use super::error::PassError;
+use super::limits::MemoryCap;
+use super::plugin::{Plugin, PluginInfo};
+use crate::backend::checked::Checked;
+use crate::backend::{Caller, ClusterBackend};
+use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre, planner, reconciler as wit};
+use crate::capabilities::{ClusterCtx, LogCtx, PassState, PlannerCtx};
+
+impl Plugin {
+    /// Runs one reconcile pass for `request` against `backend`.
+    pub async fn reconcile(
+        &self,
+        runtime: &Runtime,
+        backend: Arc<dyn ClusterBackend>,
+        request: &Request,
+    ) -> Result<Outcome, PassError> {
+        let object = shared::object_key(request.namespace.as_deref(), &request.name);
+        let (pre, description) = self.reconciler(&object)?;
+        let caller = Caller {
+            plugin: self.name.clone(),
+            field_manager: description.field_manager.clone(),
+        };
+        let cluster = ClusterCtx::new(Checked::new(backend, caller, self.permissions.clone()));
+        let wit_request = wit::Request {
+            namespace: request.namespace.clone(),
+            name: request.name.clone(),
+        };
+        let result = self
+            .run(runtime, &object, cluster, async |store| {
+                let instance = pre
+                    .instantiate_async(&mut *store)
+                    .await
+                    .map_err(Failure::Instantiate)?;
+                instance
+                    .wasm_operator_plugin_reconciler()
+                    .call_reconcile(store, &wit_request)
+                    .await
+                    .map_err(Failure::Call)
+            })
+            .await?;
+        match result {
+            Ok(outcome) => Ok(Outcome {
+                requeue_after: outcome
+                    .requeue_after_ms
+                    .map(std::time::Duration::from_millis),
+            }),
+            Err(wit::ReconcileError::Transient(message)) => Err(PassError::Reconcile {
+                plugin: self.name.clone(),
+                object,
+                message,
+                retryable: true,
+            }),
+            Err(wit::ReconcileError::Permanent(message)) => Err(PassError::Reconcile {
+                plugin: self.name.clone(),
+                object,
+                message,
+                retryable: false,
+            }),
+        }
+    }
+
+    /// Instantiates the plugin in a fresh store, calls nothing, and drops it: the fixed cost
+    /// every pass pays before the guest runs (what benchmarks measure).
+    pub async fn instantiate(&self, runtime: &Runtime) -> Result<(), PassError> {
+        let cluster = ClusterCtx::none(&self.name);
+        self.run(runtime, "instantiate", cluster, async |store| {
+            match &self.info {
+                PluginInfo::Reconciler { pre, .. } => pre.instantiate_async(store).await.map(drop),
+                PluginInfo::Planner { pre } => pre.instantiate_async(store).await.map(drop),
+            }
+            .map_err(Failure::Instantiate)
+        })
+        .await
+    }
+
+    /// The keys of field index `name` for the primary `object`.
+    pub async fn index(
+        &self,
+        runtime: &Runtime,
+        name: &str,
+        object: &Value,
+    ) -> Result<Vec<String>, PassError> {
+        let key = shared::ObjectRef::from_object(object)
+            .map(|r| r.key())
+            .unwrap_or_else(|_| "<unnamed>".into());
+        let (pre, _) = self.reconciler(&key)?;
+        let text = object.to_string();
+        self.run(runtime, &key, ClusterCtx::none(&self.name), async |store| {
+            let instance = pre
+                .instantiate_async(&mut *store)
+                .await
+                .map_err(Failure::Instantiate)?;
+            instance
+                .wasm_operator_plugin_reconciler()
+                .call_index(store, name, &text)
+                .await
+                .map_err(Failure::Call)
+        })
+        .await
+    }
+
+    /// Plans one Secret with a planner plugin (in a fresh store, with the host's `crypto`).
+    /// The outer error is a failed pass; the inner one the planner's own refusal.
+    pub async fn plan(
+        &self,
+        runtime: &Runtime,
+        request: &planner::SecretRequest,
+    ) -> Result<Result<planner::SecretPlan, planner::PlanError>, PassError> {
+        let pre = self.planner(&request.name)?;
+        let cluster = ClusterCtx::none(&self.name);
+        self.run(runtime, &request.name, cluster, async |store| {
+            let instance = pre
+                .instantiate_async(&mut *store)
+                .await
+                .map_err(Failure::Instantiate)?;
+            instance
+                .wasm_operator_plugin_planner()
+                .call_plan(store, request)
+                .await
+                .map_err(Failure::Call)
+        })
+        .await
+    }
+
+    /// Plans the CA, TLS and chain Secrets of one certificate entry with a planner plugin.
+    pub async fn plan_certificates(
+        &self,
+        runtime: &Runtime,
+        request: &planner::CertificatesRequest,
+    ) -> Result<Result<planner::CertificatesPlan, planner::PlanError>, PassError> {
+        let pre = self.planner("certificates")?;
+        let cluster = ClusterCtx::none(&self.name);
+        self.run(runtime, "certificates", cluster, async |store| {
+            let instance = pre
+                .instantiate_async(&mut *store)
+                .await
+                .map_err(Failure::Instantiate)?;
+            instance
+                .wasm_operator_plugin_planner()
+                .call_plan_certificates(store, request)
+                .await
+                .map_err(Failure::Call)
+        })
+        .await
+    }
+
+    fn planner(&self, object: &str) -> Result<&PlannerPluginPre<PassState>, PassError> {
+        match &self.info {
+            PluginInfo::Planner { pre } => Ok(pre),
+            PluginInfo::Reconciler { .. } => Err(PassError::Instantiate {
+                plugin: self.name.clone(),
+                object: object.to_owned(),
+                message: "not a planner".into(),
+            }),
+        }
+    }
+
+    /// Runs describe() in a fresh store; the message of the failure otherwise.
+    pub(crate) async fn describe(&self, runtime: &Runtime) -> Result<Description, String> {
+        let PluginInfo::Reconciler { pre, .. } = &self.info else {
+            return Err("not a reconciler".into());
+        };
+        let cluster = ClusterCtx::none(&self.name);
+        let description = self
+            .run(runtime, "describe()", cluster, async |store| {
+                let instance = pre
+                    .instantiate_async(&mut *store)
+                    .await
+                    .map_err(Failure::Instantiate)?;
+                instance
+                    .wasm_operator_plugin_reconciler()
+                    .call_describe(store)
+                    .await
+                    .map_err(Failure::Call)
+            })
+            .await
+            .map_err(|e| e.to_string())?;
+        let description = super::describe::from_wit(description);
+        super::describe::validate(&description)?;
+        Ok(description)
+    }
+
+    fn reconciler(
+        &self,
+        object: &str,
+    ) -> Result<(&ReconcilerPluginPre<PassState>, &Description), PassError> {
+        match &self.info {
+            PluginInfo::Reconciler {
+                pre,
+                description: Some(description),
+            } => Ok((pre, description)),
+            _ => Err(PassError::Instantiate {
+                plugin: self.name.clone(),
+                object: object.to_owned(),
+                message: "not a described reconciler".into(),
+            }),
+        }
+    }
+
+    /// Runs `call` (instantiate, then one export) in a fresh store for `object`, within the
+    /// plugin's deadline, and turns its outcome into the export's value or a [`PassError`].
+    async fn run<T>(
+        &self,
+        runtime: &Runtime,
+        object: &str,
+        cluster: ClusterCtx,
+        call: impl AsyncFnOnce(&mut Store<PassState>) -> Result<T, Failure>,
+    ) -> Result<T, PassError> {
+        let mut store = self.store(runtime, object, cluster);
+        let result = tokio::time::timeout(self.limits.deadline, call(&mut store)).await;
+        self.settle(&store, object, result)
+    }
+
+    fn store(&self, runtime: &Runtime, object: &str, cluster: ClusterCtx) -> Store<PassState> {
+        let log = LogCtx {
+            plugin: self.name.clone(),
+            object: object.to_owned(),
+        };
+        let state = PassState::new(
+            MemoryCap::new(self.limits.memory_bytes),
+            log,
+            cluster,
+            PlannerCtx::new(runtime.clone()),
+        );
+        let mut store = Store::new(&runtime.engine, state);
+        store.limiter(|s| &mut s.memory);
+        store.set_epoch_deadline(runtime.ticks(self.limits.deadline));
+        store.epoch_deadline_trap();
+        if runtime.config.fuel {
+            // Cannot fail: the engine counts fuel.
+            let _ = store.set_fuel(self.limits.fuel.unwrap_or(u64::MAX));
+        }
+        store
+    }
+
+    /// Turns the outcome of a call into the call's value or a [`PassError`] naming the cause.
+    fn settle<T>(
+        &self,
+        store: &Store<PassState>,
+        object: &str,
+        result: Result<Result<T, Failure>, tokio::time::error::Elapsed>,
+    ) -> Result<T, PassError> {
+        let plugin = self.name.clone();
+        let object = object.to_owned();
+        let deadline = || PassError::Deadline {
+            plugin: plugin.clone(),
+            object: object.clone(),
+            deadline: self.limits.deadline,
+        };
+        let error = match result {
+            Ok(Ok(value)) => return Ok(value),
+            Err(_elapsed) => return Err(deadline()),
+            Ok(Err(Failure::Instantiate(e))) => {
+                return Err(PassError::Instantiate {
+                    plugin,
+                    object,
+                    message: format!("{e:#}"),
+                });
+            }
+            Ok(Err(Failure::Call(e))) => e,
+        };
+        let state = store.data();
+        if let Some(requested) = state.memory.denied() {
+            return Err(PassError::MemoryCap {
+                plugin,
+                object,
+                limit: self.limits.memory_bytes,
+                requested,
+            });
+        }
+        match error.downcast_ref::<Trap>() {
+            Some(Trap::Interrupt) => return Err(deadline()),
+            Some(Trap::OutOfFuel) => {
+                return Err(PassError::Fuel {
+                    plugin,
+                    object,
+                    limit: self.limits.fuel.unwrap_or(u64::MAX),
+                });
+            }
+            _ => {}
+        }
+        let stderr = state.stderr();
+        if let Some(message) = panic_message(&stderr) {
+            return Err(PassError::GuestPanic {
+                plugin,
+                object,
+                message,
+            });
+        }
+        let trap = match error.downcast_ref::<Trap>() {
+            Some(trap) => trap.to_string(),
+            None => format!("{error:#}"),
+        };
+        Err(PassError::Trap {
+            plugin,
+            object,
+            trap,
+        })
+    }
+}
+
+/// Where a call failed.
+enum Failure {
+    Instantiate(wasmtime::Error),
+    Call(wasmtime::Error),
+}
+
+/// The panic message in a guest's stderr: Rust prints `thread '…' panicked at <location>:`
+/// then the message on the following lines.
+fn panic_message(stderr: &str) -> Option<String> {
+    let start = stderr.find("panicked at ")?;
+    let after = &stderr[start + "panicked at ".len()..];
+    let (location, rest) = after.split_once('\n').unwrap_or((after, ""));
+    let message: Vec<&str> = rest
+        .lines()
+        .take_while(|l| !l.starts_with("note: "))
+        .collect();
+    Some(format!(
+        "{} (at {})",
+        message.join("\n").trim(),
+        location.trim_end_matches(':')
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::panic_message;
+
+    #[test]
+    fn a_panic_message_is_read_from_stderr() {
+        let stderr = "\nthread '<unnamed>' panicked at src/lib.rs:10:5:\nboom\nnote: run with `RUST_BACKTRACE=1`\n";
+        assert_eq!(
+            panic_message(stderr).as_deref(),
+            Some("boom (at src/lib.rs:10:5)")
+        );
+        assert_eq!(panic_message("memory allocation of 5 bytes failed"), None);
+    }
+}
