@@ -30,10 +30,14 @@ fn value(report: &Value, id: &str, row: &str) -> f64 {
 fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
     let out = tempfile::tempdir().expect("tempdir");
     let cache = tempfile::tempdir().expect("tempdir");
-    // The process scenarios start the `wasm-operator` binary of the same build, found
-    // beside this one (`cargo test --workspace` builds both).
-    let output = Command::new(env!("CARGO_BIN_EXE_wasm-operator-bench"))
-        .args(["--quick", "--out"])
+    // As a user runs it: `wasm-operator bench` runs the `wasm-operator-bench` binary beside
+    // it, whose process scenarios start that `wasm-operator` (`cargo test --workspace`
+    // builds both into one directory).
+    let operator = wasm_operator_bench::operator_exe().expect("the wasm-operator binary");
+    let bench = std::path::Path::new(env!("CARGO_BIN_EXE_wasm-operator-bench"));
+    assert_eq!(operator.parent(), bench.parent(), "one build directory");
+    let output = Command::new(&operator)
+        .args(["bench", "--quick", "--out"])
         .arg(out.path())
         .env("WASM_OPERATOR_CACHE_DIR", cache.path())
         .output()

@@ -148,32 +148,7 @@ fn demo_with_a_missing_plugin_directory_names_it_and_fails() {
 fn rbac_prints_the_cluster_role_the_plugins_need_and_nothing_more() {
     let cache = tempfile::tempdir().expect("tempdir");
     let plugins = fixture_dir();
-    let output = wasm_operator(&cache)
-        .args(["rbac", "--leader-elect", "--plugins"])
-        .arg(plugins.path())
-        .output()
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let yaml = String::from_utf8_lossy(&output.stdout);
-    let role: k8s_openapi::api::rbac::v1::ClusterRole =
-        serde_yaml_ng::from_str(&yaml).expect("a ClusterRole");
-    let rules: Vec<String> = role
-        .rules
-        .unwrap_or_default()
-        .iter()
-        .map(|r| {
-            format!(
-                "{}/{}: {}",
-                r.api_groups.as_deref().unwrap_or_default().join(","),
-                r.resources.as_deref().unwrap_or_default().join(","),
-                r.verbs.join(",")
-            )
-        })
-        .collect();
+    let rules = rbac_rules(&cache, plugins.path(), &["--leader-elect"]).expect("rbac");
     assert_eq!(
         rules,
         [
@@ -188,10 +163,15 @@ fn rbac_prints_the_cluster_role_the_plugins_need_and_nothing_more() {
 
 /// The rules of the ClusterRole `wasm-operator rbac` prints for `plugins`, as
 /// `groups/resources: verbs`; `Err(stderr)` when it fails.
-fn rbac_rules(cache: &tempfile::TempDir, plugins: &std::path::Path) -> Result<Vec<String>, String> {
+fn rbac_rules(
+    cache: &tempfile::TempDir,
+    plugins: &std::path::Path,
+    extra: &[&str],
+) -> Result<Vec<String>, String> {
     let output = wasm_operator(cache)
         .args(["rbac", "--plugins"])
         .arg(plugins)
+        .args(extra)
         .output()
         .expect("runs");
     if !output.status.success() {
@@ -231,7 +211,7 @@ fn rbac_honours_plugins_toml_a_disabled_plugin_gets_none_and_a_canary_its_primar
         "events.k8s.io/events: create,patch",
     ];
     // Enabled, the widget adds its kind's rules: the trigger of the disabled case below.
-    let enabled = rbac_rules(&cache, plugins.path()).expect("rbac");
+    let enabled = rbac_rules(&cache, plugins.path(), &[]).expect("rbac");
     assert!(
         enabled
             .iter()
@@ -243,7 +223,7 @@ fn rbac_honours_plugins_toml_a_disabled_plugin_gets_none_and_a_canary_its_primar
     std::fs::write(plugins.path().join("fixture-next.wasm"), b"not wasm").expect("write");
     let toml = "[plugins.widget]\nenabled = false\n\n[plugins.fixture.canary]\nfile = \"fixture-next.wasm\"\nselector = \"track=canary\"\n";
     std::fs::write(plugins.path().join("plugins.toml"), toml).expect("plugins.toml");
-    let refused = rbac_rules(&cache, plugins.path()).expect_err("a broken canary");
+    let refused = rbac_rules(&cache, plugins.path(), &[]).expect_err("a broken canary");
     assert!(refused.contains("fixture-next.wasm"), "{refused}");
 
     // The real canary (the fixture at 0.2.0, the same kinds): the fixture's rules, once,
@@ -254,7 +234,7 @@ fn rbac_honours_plugins_toml_a_disabled_plugin_gets_none_and_a_canary_its_primar
     )
     .expect("copy");
     assert_eq!(
-        rbac_rules(&cache, plugins.path()).expect("rbac"),
+        rbac_rules(&cache, plugins.path(), &[]).expect("rbac"),
         fixture_alone
     );
 }
