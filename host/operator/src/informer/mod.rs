@@ -99,6 +99,11 @@ impl Informer {
         self.read().len()
     }
 
+    /// Whether no object is cached.
+    pub fn is_empty(&self) -> bool {
+        self.read().is_empty()
+    }
+
     /// Every later change; first every cached object as an addition.
     pub(crate) fn subscribe(&self) -> mpsc::UnboundedReceiver<Change> {
         let (tx, rx) = mpsc::unbounded_channel();
