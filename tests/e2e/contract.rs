@@ -91,7 +91,7 @@ async fn a_component_of_another_world_is_refused_naming_its_exports() {
     assert_eq!(
         err.to_string(),
         format!(
-            "{}: exports neither wasm-operator:plugin/reconciler nor wasm-operator:plugin/planner (it exports: test:other/greet@1.0.0)",
+            "{}: exports neither wasm-operator:plugin/reconciler nor gitlab:secretgen/planner (it exports: test:other/greet@1.0.0)",
             path.display()
         )
     );

@@ -39,4 +39,4 @@ impl Planner for WitPlanner {
 
 // The records are converted by the `From` impls next to the bindings (`crate::wit`).
 #[cfg(target_arch = "wasm32")]
-use crate::wit::bindings::wasm_operator::plugin::planner as planner_import;
+use crate::wit::bindings::gitlab::secretgen::planner as planner_import;

@@ -15,12 +15,16 @@ use crate::object::{KindRef, ObjectRef};
 use crate::planner;
 use crate::plugin::{self, Reconciler};
 
-/// The generated bindings of the `planning-reconciler-plugin` world. A reconciler imports
-/// `planner` only when it calls it, so plain reconcilers do not depend on a planner.
+/// The generated bindings of the `planning-reconciler-plugin` world of `gitlab:secretgen`
+/// (`wit/secretgen/`): `wasm-operator:plugin`'s `reconciler-plugin` plus the `planner`
+/// import. A reconciler imports `planner` only when it calls it, so plain reconcilers do not
+/// depend on a planner.
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../../wit",
+        path: "../../wit/secretgen",
         world: "planning-reconciler-plugin",
+        // The platform's interfaces come from a dependency package (`wit/secretgen/deps`).
+        generate_all,
         pub_export_macro: true,
         export_macro_name: "export_plugin",
         default_bindings_module: "wasm_operator_sdk::wit::bindings",
@@ -30,8 +34,9 @@ pub mod bindings {
 pub use bindings::export_plugin;
 
 use bindings::exports::wasm_operator::plugin::reconciler as wit_reconciler;
+use bindings::gitlab::secretgen::planner as wit_planner;
 use bindings::wasm_operator::plugin::{
-    cluster as wit_cluster, logging as wit_logging, planner as wit_planner, types as wit_types,
+    cluster as wit_cluster, logging as wit_logging, types as wit_types,
 };
 
 /// Exports a [`Reconciler`] as the WIT `reconciler` interface.

@@ -8,7 +8,7 @@
 //! the chart's Job wrote ("Behavior of the Job"), except where that page lists a difference.
 //!
 //! Built for wasm32 the crate is the `planner-plugin` component: it exports the WIT
-//! `planner` interface and generates keys through the host's `crypto` import (the shim in
+//! `gitlab:secretgen/planner` interface and generates keys through the host's `crypto` import (the shim in
 //! `wit.rs`). Natively the same functions run with [`NativeKeys`].
 //!
 //! ```

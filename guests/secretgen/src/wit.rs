@@ -1,15 +1,18 @@
-//! The WIT shim (wasm32 only): exports `planner` of the `planner-plugin` world, converting
-//! the WIT records to the crate's Rust types and back, and generates keys through the
-//! host's `crypto` import. No logic lives here.
+//! The WIT shim (wasm32 only): exports `gitlab:secretgen/planner` of the `planner-plugin`
+//! world (`wit/secretgen/`), converting the WIT records to the crate's Rust types and back,
+//! and generates keys through the host's `crypto` import (`wasm-operator:plugin`). No logic
+//! lives here.
 
 use std::time::Instant;
 
 wit_bindgen::generate!({
-    path: "../../wit",
+    path: "../../wit/secretgen",
     world: "planner-plugin",
+    // crypto and logging come from a dependency package (`wit/secretgen/deps`).
+    generate_all,
 });
 
-use exports::wasm_operator::plugin::planner as wit;
+use exports::gitlab::secretgen::planner as wit;
 use wasm_operator::plugin::crypto;
 use wasm_operator::plugin::logging::{self, Level};
 

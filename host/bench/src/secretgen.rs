@@ -145,14 +145,7 @@ async fn native(job: &Job) -> anyhow::Result<Duration> {
 async fn in_guest(runtime: &Runtime, planner: &Plugin, job: &Job) -> anyhow::Result<Duration> {
     let started = Instant::now();
     for (name, entries) in &job.secrets {
-        let request = secret_request(name, entries);
-        let request = wit::SecretRequest {
-            name: request.name,
-            entries: request.entries,
-            existing: request.existing,
-            ready_units: request.ready_units,
-            generate: request.generate,
-        };
+        let request: wit::SecretRequest = secret_request(name, entries).into();
         let plan = planner
             .plan(runtime, &request)
             .await?
@@ -160,15 +153,7 @@ async fn in_guest(runtime: &Runtime, planner: &Plugin, job: &Job) -> anyhow::Res
         anyhow::ensure!(plan.ready, "{name}: {:?}", plan.reports);
     }
     for certificate in &job.certificates {
-        let request = certificates_request(certificate);
-        let request = wit::CertificatesRequest {
-            certificate: request.certificate,
-            ca_secret: request.ca_secret,
-            tls_secret: request.tls_secret,
-            chain_secret: request.chain_secret,
-            ready_units: request.ready_units,
-            generate: request.generate,
-        };
+        let request: wit::CertificatesRequest = certificates_request(certificate).into();
         planner
             .plan_certificates(runtime, &request)
             .await?

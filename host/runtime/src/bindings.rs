@@ -1,8 +1,12 @@
-//! The host's WIT bindings, generated from `wit/plugin.wit`.
+//! The host's WIT bindings, generated from the platform package `wasm-operator:plugin`
+//! (`wit/plugin.wit`) and the planner's package `gitlab:secretgen` (`wit/secretgen/`, which
+//! reaches the platform package as its dependency).
 //!
 //! One `bindgen!` per world the host instantiates. Every import is `async`: the cluster
 //! capability awaits the API server and key generation runs on the blocking pool, while the
 //! guest sees plain blocking calls.
+
+mod planner_records;
 
 mod generated {
     pub(crate) mod reconciler {
@@ -16,7 +20,7 @@ mod generated {
 
     pub(crate) mod planner {
         wasmtime::component::bindgen!({
-            path: "../../wit",
+            path: "../../wit/secretgen",
             world: "planner-plugin",
             imports: { default: async },
             exports: { default: async },
@@ -30,7 +34,7 @@ mod generated {
     /// of that world is the reconciler world's.
     pub(crate) mod planning {
         wasmtime::component::bindgen!({
-            path: "../../wit",
+            path: "../../wit/secretgen",
             world: "planning-reconciler-plugin",
             imports: { default: async },
             exports: { default: async },
@@ -44,15 +48,21 @@ mod generated {
 }
 
 pub(crate) use generated::planner::PlannerPluginPre;
-pub use generated::planner::exports::wasm_operator::plugin::planner;
+pub use generated::planner::exports::gitlab::secretgen::planner;
 pub(crate) use generated::planner::wasm_operator::plugin::crypto;
-pub(crate) use generated::planning::wasm_operator::plugin::planner as planner_import;
+pub(crate) use generated::planning::gitlab::secretgen::planner as planner_import;
 pub(crate) use generated::reconciler::ReconcilerPluginPre;
 pub(crate) use generated::reconciler::exports::wasm_operator::plugin::reconciler;
 pub(crate) use generated::reconciler::wasm_operator::plugin::{cluster, logging, types};
 
-/// The WIT package the host speaks, e.g. `wasm-operator:plugin`.
+/// The platform WIT package the host speaks, e.g. `wasm-operator:plugin`.
 pub const CONTRACT_PACKAGE: &str = "wasm-operator:plugin";
 
-/// The contract version the host speaks (the WIT package version).
+/// The platform contract version the host speaks (the package's version).
 pub const CONTRACT_VERSION: &str = "1.0.0";
+
+/// The WIT package of the GitLabSecrets planner, `gitlab:secretgen`.
+pub const PLANNER_PACKAGE: &str = "gitlab:secretgen";
+
+/// The planner contract version the host speaks (the package's version).
+pub const PLANNER_VERSION: &str = "1.0.0";

@@ -47,7 +47,7 @@ pub enum LoadError {
         source: ContractError,
     },
     /// The component imports the planner, and no planner plugin is loaded to link it to.
-    #[error("{}: imports {}/planner, and no planner plugin is loaded to link it to", path.display(), crate::CONTRACT_PACKAGE)]
+    #[error("{}: imports {}/planner, and no planner plugin is loaded to link it to", path.display(), crate::PLANNER_PACKAGE)]
     NoPlanner { path: PathBuf },
     /// A plugin offered as the planner does not export `planner`.
     #[error("{}: is not a planner plugin", path.display())]

@@ -17,7 +17,8 @@
 //!    loads the precompiled artifact keyed by that sha256 and the engine's version from the
 //!    [cache](cache) — compiling and storing it only on a miss.
 //! 3. The component's exports and imports are checked against the [contract](contract):
-//!    the right world, the same major version of `wasm-operator:plugin`.
+//!    the right world, the same major version of `wasm-operator:plugin` (and of
+//!    `gitlab:secretgen` for the planner and the reconcilers that import it).
 //! 4. The linker pre-instantiates it once (`instantiate_pre`); a reconciler's `describe()`
 //!    runs in a first store and is validated.
 //! 5. Every pass ([`Plugin::reconcile`], [`Plugin::index`]) gets a fresh `Store` and
@@ -38,7 +39,7 @@ mod pass;
 mod plugin;
 pub mod wasi_run;
 
-pub use bindings::{CONTRACT_PACKAGE, CONTRACT_VERSION, planner};
+pub use bindings::{CONTRACT_PACKAGE, CONTRACT_VERSION, PLANNER_PACKAGE, PLANNER_VERSION, planner};
 pub use cache::CacheOutcome;
 pub use contract::PluginKind;
 pub use engine::{Runtime, RuntimeConfig};

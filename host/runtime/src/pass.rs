@@ -123,7 +123,7 @@ impl Plugin {
                 .await
                 .map_err(Failure::Instantiate)?;
             instance
-                .wasm_operator_plugin_planner()
+                .gitlab_secretgen_planner()
                 .call_plan(store, request)
                 .await
                 .map_err(Failure::Call)
@@ -145,7 +145,7 @@ impl Plugin {
                 .await
                 .map_err(Failure::Instantiate)?;
             instance
-                .wasm_operator_plugin_planner()
+                .gitlab_secretgen_planner()
                 .call_plan_certificates(store, request)
                 .await
                 .map_err(Failure::Call)

@@ -53,7 +53,8 @@ impl Plugin {
         &self.sha256
     }
 
-    /// The contract version it was built against.
+    /// The contract version it was built against: the version of the package it exports
+    /// from, [`PluginKind::package`](super::PluginKind::package) of its [`kind`](Self::kind).
     pub fn contract(&self) -> &semver::Version {
         &self.contract
     }

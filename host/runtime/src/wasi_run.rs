@@ -177,9 +177,10 @@ pub async fn run(runtime: &Runtime, wasm: &Path, args: &[String]) -> Result<i32,
     run_tests(&command, args).await
 }
 
-/// Defines every function of the component's `wasm-operator:plugin` imports as a trap — a
-/// guest crate's test binary links its plugin imports, which unit tests do not call (one that
-/// does fails naming the import) — except `logging.log`, which prints to stderr.
+/// Defines every function of the component's `wasm-operator:plugin` and `gitlab:secretgen`
+/// imports as a trap — a guest crate's test binary links its plugin imports, which unit tests
+/// do not call (one that does fails naming the import) — except `logging.log`, which prints
+/// to stderr.
 fn stub_plugin_imports(
     linker: &mut Linker<RunState>,
     engine: &wasmtime::Engine,
@@ -190,7 +191,10 @@ fn stub_plugin_imports(
         let ComponentItem::ComponentInstance(instance) = item.ty else {
             continue;
         };
-        if !name.starts_with(crate::CONTRACT_PACKAGE) {
+        if ![crate::CONTRACT_PACKAGE, crate::PLANNER_PACKAGE]
+            .iter()
+            .any(|package| name.starts_with(package))
+        {
             continue;
         }
         let mut stubs = linker.instance(name)?;

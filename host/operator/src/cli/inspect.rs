@@ -16,7 +16,7 @@ pub fn render(plugin: &Plugin) -> String {
     let _ = writeln!(
         out,
         "contract:  {}@{}",
-        wasm_operator_runtime::CONTRACT_PACKAGE,
+        plugin.kind().package(),
         plugin.contract()
     );
     let Some(d) = plugin.description() else {

@@ -6,11 +6,12 @@
 //! A planner that fails its pass (a trap, its deadline) comes back to the reconciler as a
 //! `plan-error` naming the Secret, so the reconciler reports it instead of trapping itself.
 
+use wasm_operator_planner as planner;
+
 use crate::Runtime;
 use crate::bindings::planner as export;
 use crate::bindings::planner_import::{
-    CertificateAction, CertificatesPlan, CertificatesRequest, Entry, Host, PlanError, SecretPlan,
-    SecretRequest,
+    CertificatesPlan, CertificatesRequest, Host, PlanError, SecretPlan, SecretRequest,
 };
 
 /// The planner capability of one pass.
@@ -32,15 +33,20 @@ impl PlannerCtx {
     }
 }
 
+// The import and the export of `planner` are generated in two worlds, so the same records
+// exist twice; values cross through `wasm-operator-planner`'s records (the `From` impls of
+// `bindings::planner_records`).
+
 impl Host for PlannerCtx {
     async fn plan(&mut self, request: SecretRequest) -> Result<SecretPlan, PlanError> {
-        let Some(planner) = self.runtime.planner() else {
+        let Some(linked) = self.runtime.planner() else {
             return Err(Self::unlinked(&request.name));
         };
         let subject = request.name.clone();
-        match planner.plan(&self.runtime, &secret_request(request)).await {
-            Ok(Ok(plan)) => Ok(secret_plan(plan)),
-            Ok(Err(error)) => Err(plan_error(error)),
+        let request = export::SecretRequest::from(planner::SecretRequest::from(request));
+        match linked.plan(&self.runtime, &request).await {
+            Ok(Ok(plan)) => Ok(planner::SecretPlan::from(plan).into()),
+            Ok(Err(error)) => Err(planner::PlanError::from(error).into()),
             Err(failed) => Err(PlanError {
                 subject,
                 message: failed.to_string(),
@@ -52,72 +58,18 @@ impl Host for PlannerCtx {
         &mut self,
         request: CertificatesRequest,
     ) -> Result<CertificatesPlan, PlanError> {
-        let Some(planner) = self.runtime.planner() else {
+        let Some(linked) = self.runtime.planner() else {
             return Err(Self::unlinked("certificates"));
         };
-        let request = export::CertificatesRequest {
-            certificate: request.certificate,
-            ca_secret: request.ca_secret,
-            tls_secret: request.tls_secret,
-            chain_secret: request.chain_secret,
-            ready_units: request.ready_units,
-            generate: request.generate,
-        };
-        match planner.plan_certificates(&self.runtime, &request).await {
-            Ok(Ok(plan)) => Ok(CertificatesPlan {
-                action: match plan.action {
-                    export::CertificateAction::None => CertificateAction::None,
-                    export::CertificateAction::Issue => CertificateAction::Issue,
-                    export::CertificateAction::DeriveChain => CertificateAction::DeriveChain,
-                    export::CertificateAction::Report => CertificateAction::Report,
-                },
-                secrets: plan.secrets.into_iter().map(secret_plan).collect(),
-            }),
-            Ok(Err(error)) => Err(plan_error(error)),
+        let request =
+            export::CertificatesRequest::from(planner::CertificatesRequest::from(request));
+        match linked.plan_certificates(&self.runtime, &request).await {
+            Ok(Ok(plan)) => Ok(planner::CertificatesPlan::from(plan).into()),
+            Ok(Err(error)) => Err(planner::PlanError::from(error).into()),
             Err(failed) => Err(PlanError {
                 subject: "certificates".into(),
                 message: failed.to_string(),
             }),
         }
-    }
-}
-
-// The import and the export of `planner` are generated in two worlds, so the same records
-// exist twice; these move values across.
-
-fn secret_request(r: SecretRequest) -> export::SecretRequest {
-    export::SecretRequest {
-        name: r.name,
-        entries: r.entries,
-        existing: r.existing,
-        ready_units: r.ready_units,
-        generate: r.generate,
-    }
-}
-
-fn secret_plan(p: export::SecretPlan) -> SecretPlan {
-    SecretPlan {
-        name: p.name,
-        secret_type: p.secret_type,
-        add: p
-            .add
-            .into_iter()
-            .map(|e| Entry {
-                key: e.key,
-                value: e.value,
-            })
-            .collect(),
-        reports: p.reports,
-        declared_units: p.declared_units,
-        next_ready_units: p.next_ready_units,
-        type_kept: p.type_kept,
-        ready: p.ready,
-    }
-}
-
-fn plan_error(e: export::PlanError) -> PlanError {
-    PlanError {
-        subject: e.subject,
-        message: e.message,
     }
 }
