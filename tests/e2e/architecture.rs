@@ -142,6 +142,21 @@ fn the_workspace_is_laid_out_as_architecture_md_says() {
 }
 
 #[test]
+fn architecture_md_names_every_workspace_crate_by_its_path() {
+    let page =
+        std::fs::read_to_string(workspace().join("ARCHITECTURE.md")).expect("ARCHITECTURE.md");
+    let missing: Vec<String> = graph()
+        .into_values()
+        .map(|(dir, _)| dir)
+        .filter(|dir| !page.contains(&format!("`{dir}`")))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "ARCHITECTURE.md does not name {missing:?}"
+    );
+}
+
+#[test]
 fn guests_and_shared_crates_never_depend_on_host_crates() {
     let graph = graph();
     let mut forbidden = Vec::new();
