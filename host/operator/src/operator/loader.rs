@@ -55,15 +55,19 @@ pub fn stem(path: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// The file name of `path`, as `plugins.toml` names canary files.
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
 /// The plugin files of `dir` as `config` has them.
 pub fn list(dir: &Path, config: &PluginsToml) -> std::io::Result<Listing> {
     let canary_files = config.canary_files();
     let mut listing = Listing::default();
     for path in plugin_files(dir)? {
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
+        let name = file_name(&path);
         let stem = stem(&path);
         let settings = config.settings(&stem);
         if canary_files.contains(name.as_str()) || !settings.enabled {
@@ -116,10 +120,7 @@ pub fn plugin_file(path: &Path) -> Result<PluginFile, ConfigError> {
     let config = PluginsToml::read(dir)?;
     let stem = stem(path);
     // A canary runs with the settings of the plugin it stands in for.
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
+    let name = file_name(path);
     let owner = config
         .plugins
         .iter()
