@@ -57,7 +57,7 @@ async fn a_pass_applies_the_echo_owned_by_the_primary_and_records_an_event() {
         (events[0]["reason"].as_str(), events[0]["type"].as_str()),
         (Some("Echoed"), Some("Normal"))
     );
-    assert_eq!(events[0]["reportingController"], "fixture");
+    assert_eq!(events[0]["reportingController"], "wasm-operator/fixture");
 }
 
 #[tokio::test]

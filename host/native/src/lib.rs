@@ -12,6 +12,7 @@ use wasm_operator_sdk::{
 };
 
 use wasm_operator_runtime::backend::ClusterBackend;
+use wasm_operator_runtime::backend::access::Access;
 use wasm_operator_runtime::backend::checked::Checked;
 
 /// The SDK's [`Cluster`](sdk::Cluster), served natively by the plugin's [`Checked`] view
@@ -23,14 +24,16 @@ pub struct NativeCluster {
 }
 
 impl NativeCluster {
-    /// The cluster of the plugin `description` describes, on the current tokio runtime.
+    /// The cluster of a pass of the plugin `description` describes over `request`'s
+    /// primary, with no access beyond its namespace, on the current tokio runtime.
     pub fn new(
         backend: Arc<dyn ClusterBackend>,
         description: &sdk::Description,
+        request: &Request,
         handle: Handle,
     ) -> Self {
         Self {
-            cluster: Checked::for_plugin(backend, description),
+            cluster: Checked::for_pass(backend, description, Access::default(), request),
             handle,
         }
     }
@@ -91,7 +94,7 @@ pub async fn reconcile_native<R: Reconciler + 'static>(
     backend: Arc<dyn ClusterBackend>,
     request: Request,
 ) -> Result<Outcome, ReconcileError> {
-    let cluster = NativeCluster::new(backend, &R::describe(), Handle::current());
+    let cluster = NativeCluster::new(backend, &R::describe(), &request, Handle::current());
     tokio::task::spawn_blocking(move || R::reconcile(&cluster, &request))
         .await
         .map_err(|e| ReconcileError::Transient(format!("the native pass did not finish: {e}")))?

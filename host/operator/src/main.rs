@@ -63,9 +63,15 @@ enum Command {
         /// A Role in this namespace instead of a ClusterRole.
         #[arg(long)]
         namespace: Option<String>,
-        /// Include what leader election needs (Leases).
+        /// Include what leader election needs: a Role on its Lease.
         #[arg(long)]
         leader_elect: bool,
+        /// The Lease's namespace (default: --namespace, $POD_NAMESPACE, then `default`).
+        #[arg(long)]
+        lease_namespace: Option<String>,
+        /// The Lease's name.
+        #[arg(long, default_value = "wasm-operator-leader")]
+        lease_name: String,
     },
     /// Inspect plugin files.
     Plugin {
@@ -201,9 +207,15 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             plugins,
             namespace,
             leader_elect,
+            lease_namespace,
+            lease_name,
         } => {
-            let yaml =
-                cli::run::rbac_yaml(&runtime, &plugins, namespace.as_deref(), leader_elect).await?;
+            let lease_namespace = lease_namespace
+                .or_else(|| namespace.clone())
+                .or_else(|| std::env::var("POD_NAMESPACE").ok())
+                .unwrap_or_else(|| "default".into());
+            let lease = leader_elect.then_some((lease_namespace.as_str(), lease_name.as_str()));
+            let yaml = cli::run::rbac_yaml(&runtime, &plugins, namespace.as_deref(), lease).await?;
             print!("{yaml}");
             Ok(ExitCode::SUCCESS)
         }

@@ -148,16 +148,59 @@ fn demo_with_a_missing_plugin_directory_names_it_and_fails() {
 fn rbac_prints_the_cluster_role_the_plugins_need_and_nothing_more() {
     let cache = tempfile::tempdir().expect("tempdir");
     let plugins = fixture_dir();
-    let rules = rbac_rules(&cache, plugins.path(), &["--leader-elect"]).expect("rbac");
+    let rules = rbac_rules(&cache, plugins.path(), &[]).expect("rbac");
     assert_eq!(
         rules,
         [
             "/configmaps: create,get,list,patch,watch",
             "/configmaps/status: update",
             "/secrets: get,list,watch",
-            "coordination.k8s.io/leases: create,get,patch",
             "events.k8s.io/events: create,patch",
         ]
+    );
+}
+
+#[test]
+fn rbac_with_leader_election_adds_a_role_on_the_one_lease_in_its_namespace() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let plugins = fixture_dir();
+    let output = wasm_operator(&cache)
+        .args([
+            "rbac",
+            "--leader-elect",
+            "--lease-namespace",
+            "ops",
+            "--plugins",
+        ])
+        .arg(plugins.path())
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let yaml = String::from_utf8_lossy(&output.stdout);
+    let docs: Vec<&str> = yaml.split("---\n").collect();
+    assert_eq!(docs.len(), 2, "{yaml}");
+    assert!(!docs[0].contains("leases"), "{yaml}");
+    let role: k8s_openapi::api::rbac::v1::Role = serde_yaml_ng::from_str(docs[1]).expect("a Role");
+    assert_eq!(role.metadata.namespace.as_deref(), Some("ops"));
+    let rules: Vec<String> = role
+        .rules
+        .unwrap_or_default()
+        .iter()
+        .map(|r| {
+            format!(
+                "{:?}: {}",
+                r.resource_names.as_deref().unwrap_or_default(),
+                r.verbs.join(",")
+            )
+        })
+        .collect();
+    assert_eq!(
+        rules,
+        ["[]: create", "[\"wasm-operator-leader\"]: get,patch,update"]
     );
 }
 
@@ -177,8 +220,10 @@ fn rbac_rules(
     if !output.status.success() {
         return Err(String::from_utf8_lossy(&output.stderr).into_owned());
     }
+    let yaml = String::from_utf8_lossy(&output.stdout);
+    let first = yaml.split("---\n").next().unwrap_or_default();
     let role: k8s_openapi::api::rbac::v1::ClusterRole =
-        serde_yaml_ng::from_str(&String::from_utf8_lossy(&output.stdout)).expect("a ClusterRole");
+        serde_yaml_ng::from_str(first).expect("a ClusterRole");
     Ok(role
         .rules
         .unwrap_or_default()

@@ -124,6 +124,9 @@ pub(crate) fn validate(d: &Description) -> Result<(), String> {
     Ok(())
 }
 
+/// A kind reference names one served resource: no wildcard, no path separator, the shapes
+/// Kubernetes gives API groups, versions, kinds and resources. (Whether the cluster serves
+/// it, with this plural and scope, the operator checks through discovery at load.)
 fn check_kind(k: &KindRef, field: &str) -> Result<(), String> {
     for (value, name) in [
         (&k.api_version, "api-version"),
@@ -134,7 +137,63 @@ fn check_kind(k: &KindRef, field: &str) -> Result<(), String> {
             return Err(format!("{field}.{name} is empty"));
         }
     }
+    let (group, version) = match k.api_version.split_once('/') {
+        Some((group, version)) => (Some(group), version),
+        None => (None, k.api_version.as_str()),
+    };
+    let bad = |name: &str, value: &str, what: &str| {
+        Err(format!("{field}.{name} {value:?} is not {what}"))
+    };
+    if let Some(group) = group
+        && !is_dns_subdomain(group)
+    {
+        return bad(
+            "api-version",
+            &k.api_version,
+            "group/version (no wildcard, one '/')",
+        );
+    }
+    if !is_dns_label(version) {
+        return bad(
+            "api-version",
+            &k.api_version,
+            "group/version (no wildcard, one '/')",
+        );
+    }
+    let kind_ok = k
+        .kind
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic())
+        && k.kind.chars().all(|c| c.is_ascii_alphanumeric());
+    if !kind_ok {
+        return bad("kind", &k.kind, "a kind name (letters and digits)");
+    }
+    if !is_dns_label(&k.plural) {
+        return bad(
+            "plural",
+            &k.plural,
+            "a resource name (lower-case letters, digits and '-'; no wildcard, no '/')",
+        );
+    }
     Ok(())
+}
+
+/// An RFC 1123 label: lower-case alphanumerics and '-', alphanumeric at both ends, ≤ 63.
+fn is_dns_label(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 63
+        && bytes
+            .iter()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
+        && bytes[0] != b'-'
+        && bytes[bytes.len() - 1] != b'-'
+}
+
+/// An RFC 1123 subdomain: dot-separated labels, ≤ 253.
+fn is_dns_subdomain(value: &str) -> bool {
+    value.len() <= 253 && value.split('.').all(is_dns_label)
 }
 
 #[cfg(test)]
@@ -195,5 +254,50 @@ mod tests {
             description: "declared names".into(),
         });
         assert_eq!(validate(&d), Ok(()));
+    }
+
+    #[test]
+    fn a_kind_with_a_wildcard_a_slash_or_a_malformed_name_is_refused() {
+        let kind = |api_version: &str, kind: &str, plural: &str| KindRef {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            plural: plural.into(),
+            namespaced: true,
+        };
+        let cases = [
+            (kind("v1", "ConfigMap", "configmaps"), None),
+            (kind("apps/v1", "Deployment", "deployments"), None),
+            (
+                kind("*/v1", "ConfigMap", "configmaps"),
+                Some("k.api-version \"*/v1\" is not group/version"),
+            ),
+            (
+                kind("v1", "ConfigMap", "*"),
+                Some("k.plural \"*\" is not a resource name"),
+            ),
+            (
+                kind("v1", "ConfigMap", "secrets/status"),
+                Some("k.plural \"secrets/status\" is not a resource name"),
+            ),
+            (
+                kind("a/b/v1", "ConfigMap", "configmaps"),
+                Some("k.api-version \"a/b/v1\" is not group/version"),
+            ),
+            (
+                kind("v1", "Config*", "configmaps"),
+                Some("k.kind \"Config*\" is not a kind name"),
+            ),
+            (kind("v1", "ConfigMap", ""), Some("k.plural is empty")),
+        ];
+        for (k, expected) in cases {
+            match (check_kind(&k, "k"), expected) {
+                (Ok(()), None) => {}
+                (Err(message), Some(fragment)) => assert!(
+                    message.starts_with(fragment),
+                    "{k:?}: {message:?} does not start with {fragment:?}"
+                ),
+                (got, want) => panic!("{k:?}: got {got:?}, want {want:?}"),
+            }
+        }
     }
 }

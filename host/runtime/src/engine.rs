@@ -14,7 +14,7 @@ use super::contract::{self, PluginKind};
 use super::error::LoadError;
 use super::limits::Limits;
 use super::plugin::{Plugin, PluginInfo};
-use crate::backend::checked::Permissions;
+use crate::backend::access::{Access, Permissions};
 use crate::bindings::{
     PlannerPluginPre, ReconcilerPluginPre, cluster, crypto, logging, planner_import, types,
 };
@@ -267,7 +267,10 @@ impl Runtime {
                         message,
                     })?;
             plugin.name = description.name.clone();
-            plugin.permissions = Arc::new(Permissions::from_declared(&description.permissions));
+            plugin.permissions = Arc::new(Permissions::new(
+                &description.permissions,
+                Access::default(),
+            ));
             if let PluginInfo::Reconciler { description: d, .. } = &mut plugin.info {
                 *d = Some(Box::new(description));
             }

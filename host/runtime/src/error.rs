@@ -58,6 +58,10 @@ pub enum LoadError {
     /// describe() failed or returned something the host cannot run.
     #[error("{}: describe(): {message}", path.display())]
     Describe { path: PathBuf, message: String },
+    /// A kind describe() declares is not served as declared, or not granted (the operator
+    /// checks every declared kind through API discovery).
+    #[error("{}: {message}", path.display())]
+    Kinds { path: PathBuf, message: String },
 }
 
 /// Why a pass failed. Every variant names the plugin and the object; the cause of a guest

@@ -7,7 +7,7 @@ use wasm_operator_types::Description;
 
 use super::cache::CacheOutcome;
 use super::limits::Limits;
-use crate::backend::checked::Permissions;
+use crate::backend::access::{Access, Permissions};
 use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre};
 use crate::capabilities::PassState;
 
@@ -75,6 +75,21 @@ impl Plugin {
             PluginInfo::Reconciler { description, .. } => description.as_deref(),
             PluginInfo::Planner { .. } => None,
         }
+    }
+
+    /// The plugin with `access` beyond its primary's namespace (what `plugins.toml`
+    /// grants it).
+    pub fn with_access(mut self, access: Access) -> Self {
+        if let Some(description) = self.description() {
+            self.permissions =
+                std::sync::Arc::new(Permissions::new(&description.permissions, access));
+        }
+        self
+    }
+
+    /// What it was granted beyond its primary's namespace.
+    pub fn access(&self) -> &Access {
+        self.permissions.access()
     }
 
     /// Reconciler or planner.

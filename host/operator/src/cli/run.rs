@@ -161,12 +161,13 @@ async fn wait_for_termination() -> anyhow::Result<()> {
 }
 
 /// The RBAC the reconcilers of `plugins` need, as YAML: the plugins and canaries
-/// `plugins.toml` enables (a disabled file gets none).
+/// `plugins.toml` enables (a disabled file gets none), and with `lease` (its namespace and
+/// name) what leader election needs.
 pub async fn rbac_yaml(
     runtime: &Runtime,
     plugins: &std::path::Path,
     namespace: Option<&str>,
-    leader_election: bool,
+    lease: Option<(&str, &str)>,
 ) -> anyhow::Result<String> {
     let loaded = loader::load_directory(runtime, plugins).await?;
     if let Some(refusal) = loaded.refused.first() {
@@ -176,9 +177,6 @@ pub async fn rbac_yaml(
             refusal.reason
         );
     }
-    Ok(rbac::render(
-        &loaded.descriptions(),
-        namespace,
-        leader_election,
-    )?)
+    let lease = lease.map(|(namespace, name)| rbac::LeaseRef { namespace, name });
+    Ok(rbac::render(&loaded.granted(), namespace, lease)?)
 }

@@ -4,7 +4,8 @@
 //! front of this backend). Kinds are resolved once through discovery and cached. Applies are
 //! server-side applies under the caller's field manager with force, retried on conflict a
 //! bounded number of times; events go through kube's recorder, one per plugin, which
-//! aggregates repeats into a series. HTTP failures become the WIT error cases with the
+//! aggregates repeats into a series, under a reporting controller the host names and a
+//! rate bucket per plugin. HTTP failures become the WIT error cases with the
 //! server's message.
 
 use std::collections::HashMap;
@@ -50,11 +51,29 @@ impl Default for RateLimit {
     }
 }
 
+/// One plugin's event recorder and its rate bucket.
+struct PluginEvents {
+    recorder: Recorder,
+    bucket: DefaultDirectRateLimiter,
+}
+
+/// Events a plugin may record in a burst, then [`EVENTS_PER_MINUTE`] (client-go's event
+/// spam filter allows a burst of 25 per object).
+pub(crate) const EVENT_BURST: u32 = 25;
+/// Events a plugin may record per minute after its burst.
+pub(crate) const EVENTS_PER_MINUTE: u32 = 60;
+
+/// The reporting controller of a plugin's events: set by the host, so a plugin cannot
+/// pose as another controller.
+pub(crate) fn reporting_controller(plugin: &str) -> String {
+    format!("wasm-operator/{plugin}")
+}
+
 /// A cluster served by a kube-rs client.
 pub struct KubeCluster {
     client: kube::Client,
     kinds: Mutex<HashMap<(String, String), (ApiResource, bool)>>,
-    recorders: tokio::sync::Mutex<HashMap<String, Recorder>>,
+    recorders: Mutex<HashMap<String, Arc<PluginEvents>>>,
     limiter: Option<DefaultDirectRateLimiter>,
     metrics: Option<Arc<Metrics>>,
 }
@@ -65,7 +84,7 @@ impl KubeCluster {
         Self {
             client,
             kinds: Mutex::default(),
-            recorders: tokio::sync::Mutex::default(),
+            recorders: Mutex::default(),
             limiter: None,
             metrics: None,
         }
@@ -349,16 +368,40 @@ impl ClusterBackend for KubeCluster {
         regarding: &ObjectRef,
         event: &Event,
     ) -> Result<(), ApiError> {
-        let mut recorders = self.recorders.lock().await;
-        let recorder = recorders.entry(caller.plugin.clone()).or_insert_with(|| {
-            Recorder::new(
-                self.client.clone(),
-                Reporter {
-                    controller: caller.plugin.clone(),
-                    instance: None,
-                },
-            )
-        });
+        let events = {
+            let mut recorders = self
+                .recorders
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            recorders
+                .entry(caller.plugin.clone())
+                .or_insert_with(|| {
+                    let burst = NonZeroU32::new(EVENT_BURST).unwrap_or(NonZeroU32::MIN);
+                    let rate = NonZeroU32::new(EVENTS_PER_MINUTE).unwrap_or(NonZeroU32::MIN);
+                    Arc::new(PluginEvents {
+                        recorder: Recorder::new(
+                            self.client.clone(),
+                            Reporter {
+                                controller: reporting_controller(&caller.plugin),
+                                instance: std::env::var("POD_NAME").ok(),
+                            },
+                        ),
+                        bucket: RateLimiter::direct(Quota::per_minute(rate).allow_burst(burst)),
+                    })
+                })
+                .clone()
+        };
+        if events.bucket.check().is_err() {
+            if let Some(metrics) = &self.metrics {
+                metrics.api_request("event", "Event", 429);
+            }
+            tracing::warn!(plugin = caller.plugin, regarding = %regarding, "event dropped: the plugin's event rate limit is exhausted");
+            return Err(ApiError::Unavailable(format!(
+                "plugin {}: more than {EVENT_BURST} events at once and {EVENTS_PER_MINUTE} per \
+                 minute; event {:?} dropped",
+                caller.plugin, event.reason
+            )));
+        }
         let reference = ObjectReference {
             api_version: Some(regarding.api_version.clone()),
             kind: Some(regarding.kind.clone()),
@@ -379,8 +422,12 @@ impl ClusterBackend for KubeCluster {
             action: event.action.clone(),
             secondary: None,
         };
-        self.request("event", "Event", recorder.publish(&event, &reference))
-            .await
-            .map_err(to_api_error)
+        self.request(
+            "event",
+            "Event",
+            events.recorder.publish(&event, &reference),
+        )
+        .await
+        .map_err(to_api_error)
     }
 }

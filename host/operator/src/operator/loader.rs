@@ -102,6 +102,7 @@ pub async fn load(runtime: &Runtime, file: &PluginFile) -> Result<Plugin, LoadEr
     runtime
         .load_pinned(&file.path, Some(limits), file.settings.sha256.as_deref())
         .await
+        .map(|plugin| plugin.with_access(file.settings.access()))
 }
 
 /// Every load-time check of [`load`] on one file, without a planner linked for a
@@ -111,6 +112,7 @@ pub async fn check(runtime: &Runtime, file: &PluginFile) -> Result<Plugin, LoadE
     runtime
         .check(&file.path, Some(limits), file.settings.sha256.as_deref())
         .await
+        .map(|plugin| plugin.with_access(file.settings.access()))
 }
 
 /// The settings of the file `path` from the `plugins.toml` beside it: the file as the
@@ -224,11 +226,21 @@ impl Loaded {
 
     /// The reconcilers' descriptions, each canary's after its primary's.
     pub fn descriptions(&self) -> Vec<wasm_operator_types::Description> {
+        self.granted().into_iter().map(|(d, _)| d).collect()
+    }
+
+    /// Each reconciler's and canary's description with what `plugins.toml` grants it.
+    pub(crate) fn granted(
+        &self,
+    ) -> Vec<(
+        wasm_operator_types::Description,
+        wasm_operator_runtime::backend::access::Access,
+    )> {
         let plugins = self.plugins.iter().map(|(_, p)| p);
         let canaries = self.canaries.iter().map(|(_, p)| p);
         plugins
             .chain(canaries)
-            .filter_map(|p| p.description().cloned())
+            .filter_map(|p| Some((p.description()?.clone(), p.access().clone())))
             .collect()
     }
 }

@@ -1,8 +1,9 @@
 //! The operator: the plugins of a directory run as controllers against one cluster.
 //!
 //! [`Operator::start`]:
-//! 1. loads the plugins of the plugin directory as [`loader`] lists them (a file that fails
-//!    is refused, logged and counted; the others run);
+//! 1. loads the plugins of the plugin directory as [`loader`] lists them, each declared kind
+//!    checked against API discovery ([`kinds`]); a file that fails is refused, logged and
+//!    counted; the others run;
 //! 2. starts leader election when configured (otherwise this replica always leads);
 //! 3. starts one [`Controller`] per reconciler over shared informers and one kube-rs
 //!    backend (rate-limited, counted in the metrics);
@@ -12,6 +13,7 @@
 //! flight finish (up to the drain deadline), the Lease is released.
 
 pub(crate) mod http;
+pub(crate) mod kinds;
 pub(crate) mod leader;
 pub mod loader;
 pub mod plugin_config;
@@ -169,6 +171,7 @@ impl Operator {
                 runtime,
                 server,
                 informers,
+                kinds: Arc::new(kinds::KindResolver::new(client.clone())),
                 metrics: metrics.clone(),
                 controller: config.controller,
                 leading: leading.clone(),

@@ -7,6 +7,8 @@
 //! fuel = 500000000              # per-pass fuel (instructions); turns fuel counting on
 //! sha256 = "9f86d0…"            # refuse any other file content
 //! enabled = true                # false: do not run it
+//! namespaces = ["shared"]       # namespaces it may reach besides its primary's ("*": all)
+//! cluster_scoped = false        # true: it may use the cluster-scoped kinds it declares
 //!
 //! [plugins.fixture.canary]      # a second version for some objects
 //! file = "fixture-next.wasm"
@@ -23,6 +25,7 @@ use serde::Deserialize;
 use wasm_operator_types::LabelSelector;
 
 use wasm_operator_runtime::Limits;
+use wasm_operator_runtime::backend::access::{Access, Namespaces};
 
 /// The file name looked for in the plugin directory.
 pub(crate) const FILE_NAME: &str = "plugins.toml";
@@ -45,6 +48,12 @@ pub struct PluginSettings {
     pub sha256: Option<String>,
     #[serde(default = "enabled")]
     pub enabled: bool,
+    /// Namespaces its passes may reach besides their primary's; `["*"]` for all.
+    #[serde(default)]
+    pub namespaces: Vec<String>,
+    /// Whether it may use the cluster-scoped kinds it declares.
+    #[serde(default)]
+    pub cluster_scoped: bool,
     pub canary: Option<Canary>,
 }
 
@@ -60,6 +69,8 @@ impl Default for PluginSettings {
             fuel: None,
             sha256: None,
             enabled: true,
+            namespaces: Vec::new(),
+            cluster_scoped: false,
             canary: None,
         }
     }
@@ -134,6 +145,22 @@ impl PluginsToml {
             {
                 return Err(invalid("sha256", format!("{sha:?} is not 64 hex digits")));
             }
+            for ns in &settings.namespaces {
+                let valid = ns == "*"
+                    || (!ns.is_empty()
+                        && ns.len() <= 63
+                        && ns
+                            .bytes()
+                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                        && !ns.starts_with('-')
+                        && !ns.ends_with('-'));
+                if !valid {
+                    return Err(invalid(
+                        "namespaces",
+                        format!("{ns:?} is neither a namespace name nor \"*\""),
+                    ));
+                }
+            }
             if let Some(canary) = &settings.canary {
                 LabelSelector::parse(&canary.selector)
                     .map_err(|e| invalid("canary.selector", e.to_string()))?;
@@ -168,6 +195,21 @@ impl PluginsToml {
 }
 
 impl PluginSettings {
+    /// What these settings grant beyond the primary's namespace.
+    pub(crate) fn access(&self) -> Access {
+        let namespaces = if self.namespaces.iter().any(|ns| ns == "*") {
+            Namespaces::All
+        } else if self.namespaces.is_empty() {
+            Namespaces::Primary
+        } else {
+            Namespaces::Also(self.namespaces.iter().cloned().collect())
+        };
+        Access {
+            namespaces,
+            cluster_scoped: self.cluster_scoped,
+        }
+    }
+
     /// These settings over `defaults`.
     pub(crate) fn limits(&self, defaults: Limits) -> Limits {
         Limits {
@@ -206,6 +248,25 @@ mod tests {
         assert_eq!(config.canary_files(), BTreeSet::from(["next.wasm"]));
         assert!(config.uses_fuel());
         assert_eq!(config.settings("other"), PluginSettings::default());
+        assert_eq!(config.settings("other").access(), Access::default());
+    }
+
+    #[test]
+    fn namespaces_and_cluster_scoped_grant_access_beyond_the_primarys_namespace() {
+        let config = parse(
+            "[plugins.a]\nnamespaces = [\"shared\", \"infra\"]\ncluster_scoped = true\n\
+             [plugins.b]\nnamespaces = [\"*\"]\n",
+        )
+        .expect("parses");
+        assert_eq!(
+            config.settings("a").access(),
+            Access {
+                namespaces: Namespaces::Also(BTreeSet::from(["infra".into(), "shared".into()])),
+                cluster_scoped: true,
+            }
+        );
+        assert_eq!(config.settings("b").access().namespaces, Namespaces::All);
+        assert!(!config.settings("b").access().cluster_scoped);
     }
 
     #[test]
@@ -230,6 +291,11 @@ mod tests {
                 "a bad canary selector",
                 "[plugins.a.canary]\nfile = \"b.wasm\"\nselector = \"x in y\"\n",
                 "plugins.a.canary.selector:",
+            ),
+            (
+                "a namespace that is not a name",
+                "[plugins.a]\nnamespaces = [\"Kube System\"]\n",
+                "plugins.a.namespaces: \"Kube System\" is neither a namespace name nor \"*\"",
             ),
             (
                 "a canary path",

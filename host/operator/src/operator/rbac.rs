@@ -4,17 +4,35 @@
 //! `update-status`, which is `update` on `<plural>/status`. The host adds what it does for
 //! the plugins: `list` and `watch` on the primary and watched kinds (its informers),
 //! `get` on the primary and `update` on its status (failed passes are reported there),
-//! `create` and `patch` on `events.k8s.io` events (its event recorder), and — with leader
-//! election — `get`, `create` and `patch` on `coordination.k8s.io` leases.
+//! and `create` and `patch` on `events.k8s.io` events (its event recorder).
+//!
+//! Where: without `--namespace` the informers watch every namespace, so one ClusterRole
+//! holds it all. With it, a Role in that namespace holds the namespaced rules; a plugin
+//! `plugins.toml` grants other namespaces gets its declared verbs in a Role in each, or in
+//! the ClusterRole when granted every namespace; cluster-scoped kinds (granted
+//! `cluster_scoped`) go in the ClusterRole. Leader election gets its own Role in the
+//! Lease's namespace: `get` and `patch` on that one Lease (`resourceNames`), `create` on
+//! leases (RBAC cannot limit a create by name).
 
 use std::collections::{BTreeMap, BTreeSet};
 
 use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use wasm_operator_runtime::backend::access::{Access, Namespaces};
 use wasm_operator_types::{Description, KindRef, Verb};
 
 /// The name of the generated ClusterRole or Role.
 pub(crate) const ROLE_NAME: &str = "wasm-operator";
+
+/// The name of the leader election's Role.
+pub(crate) const LEASE_ROLE_NAME: &str = "wasm-operator-leader-election";
+
+/// The Lease leader election holds.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct LeaseRef<'a> {
+    pub namespace: &'a str,
+    pub name: &'a str,
+}
 
 /// `(group, resource)` → verbs, with whether the resource is namespaced.
 type Needs = BTreeMap<(String, String), (bool, BTreeSet<&'static str>)>;
@@ -26,37 +44,51 @@ fn need(needs: &mut Needs, kind: &KindRef, resource: String, verbs: &[&'static s
     entry.1.extend(verbs.iter().copied());
 }
 
-fn needs(descriptions: &[Description], leader_election: bool) -> Needs {
+fn merge(into: &mut Needs, from: &Needs) {
+    for (key, (namespaced, verbs)) in from {
+        let entry = into
+            .entry(key.clone())
+            .or_insert_with(|| (*namespaced, BTreeSet::new()));
+        entry.1.extend(verbs.iter().copied());
+    }
+}
+
+/// What the plugin declared.
+fn declared(description: &Description) -> Needs {
     let mut needs = Needs::new();
-    for description in descriptions {
-        for permission in &description.permissions {
-            let kind = &permission.kind;
-            for verb in &permission.verbs {
-                match verb {
-                    Verb::UpdateStatus => need(
-                        &mut needs,
-                        kind,
-                        format!("{}/status", kind.plural),
-                        &["update"],
-                    ),
-                    other => need(&mut needs, kind, kind.plural.clone(), &[other.as_str()]),
-                }
+    for permission in &description.permissions {
+        let kind = &permission.kind;
+        for verb in &permission.verbs {
+            match verb {
+                Verb::UpdateStatus => need(
+                    &mut needs,
+                    kind,
+                    format!("{}/status", kind.plural),
+                    &["update"],
+                ),
+                other => need(&mut needs, kind, kind.plural.clone(), &[other.as_str()]),
             }
         }
-        // Failed passes are reported on the primary's status (controller::report).
-        let primary = &description.primary;
-        need(&mut needs, primary, primary.plural.clone(), &["get"]);
-        need(
-            &mut needs,
-            primary,
-            format!("{}/status", primary.plural),
-            &["update"],
-        );
-        let watched = std::iter::once(&description.primary)
-            .chain(description.watches.iter().map(|w| &w.kind));
-        for kind in watched {
-            need(&mut needs, kind, kind.plural.clone(), &["list", "watch"]);
-        }
+    }
+    needs
+}
+
+/// What the host does for the plugin: informers, failure reports, events.
+fn hosted(description: &Description) -> Needs {
+    let mut needs = Needs::new();
+    // Failed passes are reported on the primary's status (controller::report).
+    let primary = &description.primary;
+    need(&mut needs, primary, primary.plural.clone(), &["get"]);
+    need(
+        &mut needs,
+        primary,
+        format!("{}/status", primary.plural),
+        &["update"],
+    );
+    let watched =
+        std::iter::once(&description.primary).chain(description.watches.iter().map(|w| &w.kind));
+    for kind in watched {
+        need(&mut needs, kind, kind.plural.clone(), &["list", "watch"]);
     }
     let events = KindRef {
         api_version: "events.k8s.io/v1".into(),
@@ -65,29 +97,15 @@ fn needs(descriptions: &[Description], leader_election: bool) -> Needs {
         namespaced: true,
     };
     need(&mut needs, &events, "events".into(), &["create", "patch"]);
-    if leader_election {
-        let leases = KindRef {
-            api_version: "coordination.k8s.io/v1".into(),
-            kind: "Lease".into(),
-            plural: "leases".into(),
-            namespaced: true,
-        };
-        need(
-            &mut needs,
-            &leases,
-            "leases".into(),
-            &["create", "get", "patch"],
-        );
-    }
     needs
 }
 
 /// One rule per `(group, resource)`, sorted.
 fn rules<'a>(
-    needs: impl Iterator<Item = (&'a (String, String), &'a BTreeSet<&'static str>)>,
+    needs: impl Iterator<Item = (&'a (String, String), &'a (bool, BTreeSet<&'static str>))>,
 ) -> Vec<PolicyRule> {
     needs
-        .map(|((group, resource), verbs)| PolicyRule {
+        .map(|((group, resource), (_, verbs))| PolicyRule {
             api_groups: Some(vec![group.clone()]),
             resources: Some(vec![resource.clone()]),
             verbs: verbs.iter().map(|v| (*v).to_owned()).collect(),
@@ -96,54 +114,114 @@ fn rules<'a>(
         .collect()
 }
 
-/// The ClusterRole the plugins need; with `namespace`, a Role in it for the namespaced
-/// kinds, plus a ClusterRole only when a plugin uses a cluster-scoped kind.
+fn scoped(needs: &Needs, namespaced: bool) -> Needs {
+    needs
+        .iter()
+        .filter(|(_, (n, _))| *n == namespaced)
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .collect()
+}
+
+fn role(name: &str, namespace: &str, rules: Vec<PolicyRule>) -> Role {
+    Role {
+        metadata: ObjectMeta {
+            name: Some(name.into()),
+            namespace: Some(namespace.into()),
+            ..ObjectMeta::default()
+        },
+        rules: Some(rules),
+    }
+}
+
+fn lease_role(lease: LeaseRef<'_>) -> Role {
+    let rule = |names: Option<Vec<String>>, verbs: &[&str]| PolicyRule {
+        api_groups: Some(vec!["coordination.k8s.io".into()]),
+        resources: Some(vec!["leases".into()]),
+        resource_names: names,
+        verbs: verbs.iter().map(|v| (*v).to_owned()).collect(),
+        ..PolicyRule::default()
+    };
+    role(
+        LEASE_ROLE_NAME,
+        lease.namespace,
+        vec![
+            rule(None, &["create"]),
+            rule(
+                Some(vec![lease.name.to_owned()]),
+                &["get", "patch", "update"],
+            ),
+        ],
+    )
+}
+
+/// The roles the plugins need, as YAML documents: see the module documentation for which
+/// rule goes where.
 pub(crate) fn render(
-    descriptions: &[Description],
+    plugins: &[(Description, Access)],
     namespace: Option<&str>,
-    leader_election: bool,
+    lease: Option<LeaseRef<'_>>,
 ) -> Result<String, serde_yaml_ng::Error> {
-    let needs = needs(descriptions, leader_election);
-    let all = || needs.iter().map(|(k, (_, verbs))| (k, verbs));
     let mut documents = Vec::new();
+    let mut cluster = Needs::new();
     match namespace {
-        None => documents.push(serde_yaml_ng::to_string(&ClusterRole {
+        None => {
+            for (description, _) in plugins {
+                merge(&mut cluster, &declared(description));
+                merge(&mut cluster, &hosted(description));
+            }
+        }
+        Some(ns) => {
+            let mut home = Needs::new();
+            let mut elsewhere: BTreeMap<&str, Needs> = BTreeMap::new();
+            for (description, access) in plugins {
+                let own = declared(description);
+                merge(&mut home, &scoped(&own, true));
+                merge(&mut home, &scoped(&hosted(description), true));
+                merge(&mut cluster, &scoped(&own, false));
+                match &access.namespaces {
+                    Namespaces::Primary => {}
+                    Namespaces::All => merge(&mut cluster, &scoped(&own, true)),
+                    Namespaces::Also(granted) => {
+                        for other in granted.iter().filter(|g| g.as_str() != ns) {
+                            merge(elsewhere.entry(other).or_default(), &scoped(&own, true));
+                        }
+                    }
+                }
+            }
+            documents.push(serde_yaml_ng::to_string(&role(
+                ROLE_NAME,
+                ns,
+                rules(home.iter()),
+            ))?);
+            for (other, needs) in &elsewhere {
+                documents.push(serde_yaml_ng::to_string(&role(
+                    ROLE_NAME,
+                    other,
+                    rules(needs.iter()),
+                ))?);
+            }
+        }
+    }
+    if namespace.is_none() || !cluster.is_empty() {
+        let role = ClusterRole {
             metadata: ObjectMeta {
                 name: Some(ROLE_NAME.into()),
                 ..ObjectMeta::default()
             },
-            rules: Some(rules(all())),
+            rules: Some(rules(cluster.iter())),
             ..ClusterRole::default()
-        })?),
-        Some(ns) => {
-            let scoped = |namespaced: bool| {
-                rules(
-                    needs
-                        .iter()
-                        .filter(move |(_, (n, _))| *n == namespaced)
-                        .map(|(k, (_, verbs))| (k, verbs)),
-                )
-            };
-            documents.push(serde_yaml_ng::to_string(&Role {
-                metadata: ObjectMeta {
-                    name: Some(ROLE_NAME.into()),
-                    namespace: Some(ns.into()),
-                    ..ObjectMeta::default()
-                },
-                rules: Some(scoped(true)),
-            })?);
-            let cluster = scoped(false);
-            if !cluster.is_empty() {
-                documents.push(serde_yaml_ng::to_string(&ClusterRole {
-                    metadata: ObjectMeta {
-                        name: Some(ROLE_NAME.into()),
-                        ..ObjectMeta::default()
-                    },
-                    rules: Some(cluster),
-                    ..ClusterRole::default()
-                })?);
-            }
-        }
+        };
+        documents.insert(
+            if namespace.is_none() {
+                0
+            } else {
+                documents.len()
+            },
+            serde_yaml_ng::to_string(&role)?,
+        );
+    }
+    if let Some(lease) = lease {
+        documents.push(serde_yaml_ng::to_string(&lease_role(lease))?);
     }
     Ok(documents.join("---\n"))
 }
@@ -181,12 +259,8 @@ mod tests {
         }
     }
 
-    #[test]
-    fn the_cluster_role_holds_the_declared_verbs_and_what_the_host_does_for_the_plugin() {
-        let yaml = render(&[plugin()], None, true).expect("renders");
-        let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
-        let rules: Vec<(String, String, Vec<String>)> = role
-            .rules
+    fn rule_table(rules: Option<Vec<PolicyRule>>) -> Vec<(String, String, Vec<String>)> {
+        rules
             .unwrap_or_default()
             .into_iter()
             .map(|r| {
@@ -196,20 +270,29 @@ mod tests {
                     r.verbs,
                 )
             })
-            .collect();
-        let s = |v: &[&str]| v.iter().map(|x| (*x).to_owned()).collect::<Vec<_>>();
+            .collect()
+    }
+
+    fn s(v: &[&str]) -> Vec<String> {
+        v.iter().map(|x| (*x).to_owned()).collect()
+    }
+
+    const LEASE: LeaseRef<'static> = LeaseRef {
+        namespace: "ops",
+        name: "wasm-operator-leader",
+    };
+
+    #[test]
+    fn the_cluster_role_holds_the_declared_verbs_and_what_the_host_does_for_the_plugin() {
+        let yaml = render(&[(plugin(), Access::default())], None, None).expect("renders");
+        let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
         assert_eq!(
-            rules,
+            rule_table(role.rules),
             vec![
                 ("".into(), "configmaps".into(), s(&["get", "list", "watch"])),
                 ("".into(), "configmaps/status".into(), s(&["update"])),
                 ("".into(), "namespaces".into(), s(&["get"])),
                 ("".into(), "secrets".into(), s(&["list", "watch"])),
-                (
-                    "coordination.k8s.io".into(),
-                    "leases".into(),
-                    s(&["create", "get", "patch"])
-                ),
                 (
                     "events.k8s.io".into(),
                     "events".into(),
@@ -220,24 +303,87 @@ mod tests {
     }
 
     #[test]
+    fn leader_election_gets_a_role_in_the_leases_namespace_limited_to_its_lease() {
+        let yaml = render(&[(plugin(), Access::default())], None, Some(LEASE)).expect("renders");
+        let docs: Vec<&str> = yaml.split("---\n").collect();
+        assert_eq!(docs.len(), 2, "{yaml}");
+        assert!(
+            !docs[0].contains("leases"),
+            "no Lease rule in the ClusterRole"
+        );
+        let role: Role = serde_yaml_ng::from_str(docs[1]).expect("the Lease Role");
+        assert_eq!(role.metadata.name.as_deref(), Some(LEASE_ROLE_NAME));
+        assert_eq!(role.metadata.namespace.as_deref(), Some("ops"));
+        let rules = role.rules.unwrap_or_default();
+        let by_name: Vec<(Option<Vec<String>>, Vec<String>)> = rules
+            .into_iter()
+            .map(|r| (r.resource_names, r.verbs))
+            .collect();
+        assert_eq!(
+            by_name,
+            vec![
+                (None, s(&["create"])),
+                (
+                    Some(s(&["wasm-operator-leader"])),
+                    s(&["get", "patch", "update"])
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn with_a_namespace_the_namespaced_kinds_go_in_a_role_and_cluster_scoped_ones_stay_cluster_wide()
      {
-        let yaml = render(&[plugin()], Some("ops"), false).expect("renders");
+        let yaml = render(&[(plugin(), Access::default())], Some("ops"), None).expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
         assert_eq!(docs.len(), 2, "{yaml}");
         let role: Role = serde_yaml_ng::from_str(docs[0]).expect("a Role");
         assert_eq!(role.metadata.namespace.as_deref(), Some("ops"));
         assert!(!docs[0].contains("namespaces"));
-        assert!(
-            !docs[0].contains("leases"),
-            "no Lease rule without leader election"
-        );
         let cluster: ClusterRole = serde_yaml_ng::from_str(docs[1]).expect("a ClusterRole");
-        let rules = cluster.rules.unwrap_or_default();
-        assert_eq!(rules.len(), 1);
         assert_eq!(
-            rules[0].resources.as_deref(),
-            Some(&["namespaces".to_owned()][..])
+            rule_table(cluster.rules),
+            vec![("".into(), "namespaces".into(), s(&["get"]))]
+        );
+    }
+
+    #[test]
+    fn granted_namespaces_get_a_role_each_with_the_declared_verbs() {
+        let mut p = plugin();
+        p.permissions.remove(1);
+        let access = Access {
+            namespaces: Namespaces::Also(BTreeSet::from(["shared".to_owned()])),
+            cluster_scoped: false,
+        };
+        let yaml = render(&[(p.clone(), access)], Some("ops"), None).expect("renders");
+        let docs: Vec<&str> = yaml.split("---\n").collect();
+        assert_eq!(
+            docs.len(),
+            2,
+            "a Role in ops and one in shared, no ClusterRole: {yaml}"
+        );
+        let shared: Role = serde_yaml_ng::from_str(docs[1]).expect("a Role");
+        assert_eq!(shared.metadata.namespace.as_deref(), Some("shared"));
+        assert_eq!(
+            rule_table(shared.rules),
+            vec![
+                ("".into(), "configmaps".into(), s(&["get"])),
+                ("".into(), "configmaps/status".into(), s(&["update"])),
+            ]
+        );
+        let all = Access {
+            namespaces: Namespaces::All,
+            cluster_scoped: false,
+        };
+        let yaml = render(&[(p, all)], Some("ops"), None).expect("renders");
+        let docs: Vec<&str> = yaml.split("---\n").collect();
+        let cluster: ClusterRole = serde_yaml_ng::from_str(docs[1]).expect("a ClusterRole");
+        assert_eq!(
+            rule_table(cluster.rules),
+            vec![
+                ("".into(), "configmaps".into(), s(&["get"])),
+                ("".into(), "configmaps/status".into(), s(&["update"])),
+            ]
         );
     }
 }

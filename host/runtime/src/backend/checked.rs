@@ -5,112 +5,153 @@
 //! call needs is decided in one place: get → get, list → list, apply → patch (server-side
 //! apply is a PATCH), create → create, patch → patch, delete → delete, update-status →
 //! update-status. Events are the host's own writes and need no declaration.
+//!
+//! Where: a namespaced kind only in the pass's primary's namespace unless `plugins.toml`
+//! grants more, a cluster-scoped kind only when granted (see [`super::access`]). What:
+//! owner references (the `owner` of an apply, `metadata.ownerReferences` in a body or a
+//! patch) only to the pass's primary with its current uid, no service-account-token
+//! Secrets (see [`super::bodies`]), and events only about the primary or an object it owns.
 
-use std::collections::{BTreeMap, BTreeSet};
 use std::sync::Arc;
 
 use serde_json::Value;
+use tokio::sync::OnceCell;
 use wasm_operator_types::{
     self as shared, ApiError, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation,
-    ReadFrom, Verb,
+    ReadFrom, Request, Verb,
 };
 
+use super::access::{Access, Permissions};
+use super::bodies::Primary;
 use super::{Caller, ClusterBackend};
-
-/// The verbs a plugin may use, per `(apiVersion, kind)`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub(crate) struct Permissions {
-    verbs: BTreeMap<(String, String), BTreeSet<Verb>>,
-}
-
-impl Permissions {
-    /// The permissions a plugin declared.
-    pub(crate) fn from_declared(declared: &[shared::Permission]) -> Self {
-        let mut verbs: BTreeMap<(String, String), BTreeSet<Verb>> = BTreeMap::new();
-        for p in declared {
-            verbs
-                .entry((p.kind.api_version.clone(), p.kind.kind.clone()))
-                .or_default()
-                .extend(p.verbs.iter().copied());
-        }
-        Self { verbs }
-    }
-
-    /// `Ok` when `verb` on the kind is declared; `forbidden` naming both otherwise.
-    pub(crate) fn check(
-        &self,
-        plugin: &str,
-        verb: Verb,
-        api_version: &str,
-        kind: &str,
-    ) -> Result<(), ApiError> {
-        let allowed = self
-            .verbs
-            .get(&(api_version.to_owned(), kind.to_owned()))
-            .is_some_and(|v| v.contains(&verb));
-        if allowed {
-            return Ok(());
-        }
-        tracing::warn!(
-            plugin,
-            verb = verb.as_str(),
-            api_version,
-            kind,
-            "refused an undeclared call"
-        );
-        Err(ApiError::Forbidden(format!(
-            "plugin {plugin} did not declare verb {} on {api_version}/{kind} in describe()",
-            verb.as_str()
-        )))
-    }
-}
 
 /// A backend as one plugin may use it.
 pub struct Checked {
     backend: Arc<dyn ClusterBackend>,
     caller: Caller,
     permissions: Arc<Permissions>,
+    /// The pass's primary; its uid is read once, when an owner or an event needs it.
+    primary: ObjectRef,
+    primary_uid: OnceCell<Option<String>>,
 }
 
 fn object_ref(object: &Value) -> Result<ObjectRef, ApiError> {
     ObjectRef::from_object(object).map_err(|e| ApiError::Invalid(e.to_string()))
 }
 
+fn namespace_of(object: &Value) -> Option<&str> {
+    object
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .filter(|ns| !ns.is_empty())
+}
+
 impl Checked {
-    /// `backend` as `caller`, limited to `permissions`.
+    /// `backend` as `caller` in a pass over `primary`, limited to `permissions`.
     pub(crate) fn new(
         backend: Arc<dyn ClusterBackend>,
         caller: Caller,
         permissions: Arc<Permissions>,
+        primary: ObjectRef,
     ) -> Self {
         Self {
             backend,
             caller,
             permissions,
+            primary,
+            primary_uid: OnceCell::new(),
         }
     }
 
-    /// The plugin described by `description`, on `backend`.
-    pub fn for_plugin(backend: Arc<dyn ClusterBackend>, description: &shared::Description) -> Self {
+    /// A pass of the plugin described by `description` over `request`'s primary, on
+    /// `backend`, with `access` beyond the primary's namespace.
+    pub fn for_pass(
+        backend: Arc<dyn ClusterBackend>,
+        description: &shared::Description,
+        access: Access,
+        request: &Request,
+    ) -> Self {
         let caller = Caller {
             plugin: description.name.clone(),
             field_manager: description.field_manager.clone(),
         };
+        let primary = ObjectRef {
+            api_version: description.primary.api_version.clone(),
+            kind: description.primary.kind.clone(),
+            namespace: request.namespace.clone(),
+            name: request.name.clone(),
+        };
         Self::new(
             backend,
             caller,
-            Arc::new(Permissions::from_declared(&description.permissions)),
+            Arc::new(Permissions::new(&description.permissions, access)),
+            primary,
         )
     }
 
-    fn allow(&self, verb: Verb, api_version: &str, kind: &str) -> Result<(), ApiError> {
-        self.permissions
-            .check(&self.caller.plugin, verb, api_version, kind)
+    fn allow(
+        &self,
+        verb: Verb,
+        api_version: &str,
+        kind: &str,
+        target: Option<&str>,
+    ) -> Result<(), ApiError> {
+        self.permissions.check(
+            &self.caller.plugin,
+            verb,
+            (api_version, kind),
+            target,
+            self.primary.namespace.as_deref(),
+        )
+    }
+
+    /// The primary with its uid as the cache (or the server) has it now.
+    async fn primary(&self) -> Result<Primary, ApiError> {
+        let uid = self
+            .primary_uid
+            .get_or_try_init(|| async {
+                let found = self
+                    .backend
+                    .get_shared(&self.primary, ReadFrom::Cache)
+                    .await?;
+                Ok::<_, ApiError>(found.and_then(|o| {
+                    o.pointer("/metadata/uid")
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                }))
+            })
+            .await?;
+        Ok(Primary {
+            object: self.primary.clone(),
+            uid: uid.clone(),
+        })
+    }
+
+    /// Checks owner references in a body that sets any.
+    async fn check_body(&self, target: &ObjectRef, body: &Value) -> Result<(), ApiError> {
+        let sets_owners = body.pointer("/metadata/ownerReferences").is_some();
+        if sets_owners {
+            self.primary()
+                .await?
+                .check_body(&self.caller.plugin, target, body)
+        } else {
+            // No owner to compare: only the Secret type check applies.
+            Primary {
+                object: self.primary.clone(),
+                uid: None,
+            }
+            .check_body(&self.caller.plugin, target, body)
+        }
     }
 
     /// Reads one object (`get`).
     pub async fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
-        self.allow(Verb::Get, &object.api_version, &object.kind)?;
+        self.allow(
+            Verb::Get,
+            &object.api_version,
+            &object.kind,
+            object.namespace.as_deref(),
+        )?;
         self.backend.get(object, from).await
     }
 
@@ -121,7 +162,7 @@ impl Checked {
         namespace: Option<&str>,
         options: &ListOptions,
     ) -> Result<Vec<Value>, ApiError> {
-        self.allow(Verb::List, &kind.api_version, &kind.kind)?;
+        self.allow(Verb::List, &kind.api_version, &kind.kind, namespace)?;
         self.backend.list(kind, namespace, options).await
     }
 
@@ -131,7 +172,12 @@ impl Checked {
         object: &ObjectRef,
         from: ReadFrom,
     ) -> Result<Option<Arc<Value>>, ApiError> {
-        self.allow(Verb::Get, &object.api_version, &object.kind)?;
+        self.allow(
+            Verb::Get,
+            &object.api_version,
+            &object.kind,
+            object.namespace.as_deref(),
+        )?;
         self.backend.get_shared(object, from).await
     }
 
@@ -142,21 +188,28 @@ impl Checked {
         namespace: Option<&str>,
         options: &ListOptions,
     ) -> Result<Vec<Arc<Value>>, ApiError> {
-        self.allow(Verb::List, &kind.api_version, &kind.kind)?;
+        self.allow(Verb::List, &kind.api_version, &kind.kind, namespace)?;
         self.backend.list_shared(kind, namespace, options).await
     }
 
     /// Server-side applies (`patch`).
     pub async fn apply(&self, object: Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
         let r = object_ref(&object)?;
-        self.allow(Verb::Patch, &r.api_version, &r.kind)?;
+        self.allow(Verb::Patch, &r.api_version, &r.kind, namespace_of(&object))?;
+        self.check_body(&r, &object).await?;
+        if let Some(owner) = owner {
+            self.primary()
+                .await?
+                .check_owner(&self.caller.plugin, owner, &r)?;
+        }
         self.backend.apply(&self.caller, object, owner).await
     }
 
     /// Creates (`create`).
     pub async fn create(&self, object: Value) -> Result<Value, ApiError> {
         let r = object_ref(&object)?;
-        self.allow(Verb::Create, &r.api_version, &r.kind)?;
+        self.allow(Verb::Create, &r.api_version, &r.kind, namespace_of(&object))?;
+        self.check_body(&r, &object).await?;
         self.backend.create(&self.caller, object).await
     }
 
@@ -167,7 +220,29 @@ impl Checked {
         patch: &Patch,
         resource_version: Option<&str>,
     ) -> Result<Value, ApiError> {
-        self.allow(Verb::Patch, &object.api_version, &object.kind)?;
+        self.allow(
+            Verb::Patch,
+            &object.api_version,
+            &object.kind,
+            object.namespace.as_deref(),
+        )?;
+        let sets_owners = match patch {
+            Patch::Merge(body) => body.pointer("/metadata/ownerReferences").is_some(),
+            Patch::Json(ops) => ops.as_array().into_iter().flatten().any(|op| {
+                op.get("path")
+                    .and_then(Value::as_str)
+                    .is_some_and(|p| p.is_empty() || p.starts_with("/metadata"))
+            }),
+        };
+        let primary = if sets_owners {
+            self.primary().await?
+        } else {
+            Primary {
+                object: self.primary.clone(),
+                uid: None,
+            }
+        };
+        primary.check_patch(&self.caller.plugin, object, patch)?;
         self.backend
             .patch(&self.caller, object, patch, resource_version)
             .await
@@ -179,50 +254,64 @@ impl Checked {
         object: &ObjectRef,
         propagation: Propagation,
     ) -> Result<(), ApiError> {
-        self.allow(Verb::Delete, &object.api_version, &object.kind)?;
+        self.allow(
+            Verb::Delete,
+            &object.api_version,
+            &object.kind,
+            object.namespace.as_deref(),
+        )?;
         self.backend.delete(object, propagation).await
     }
 
     /// Writes the status subresource (`update-status`).
     pub async fn update_status(&self, object: Value) -> Result<Value, ApiError> {
         let r = object_ref(&object)?;
-        self.allow(Verb::UpdateStatus, &r.api_version, &r.kind)?;
+        self.allow(
+            Verb::UpdateStatus,
+            &r.api_version,
+            &r.kind,
+            namespace_of(&object),
+        )?;
         self.backend.update_status(&self.caller, object).await
     }
 
-    /// Records an event as the plugin.
+    /// Records an event as the plugin: only about its primary, or an object its primary
+    /// owns.
     pub async fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError> {
+        if *regarding != self.primary {
+            let uid = self.primary().await?.uid;
+            let owned = match (&uid, regarding.namespace == self.primary.namespace) {
+                (Some(uid), true) => self
+                    .backend
+                    .get_shared(regarding, ReadFrom::Cache)
+                    .await?
+                    .is_some_and(|o| owned_by(&o, uid)),
+                _ => false,
+            };
+            if !owned {
+                tracing::warn!(plugin = self.caller.plugin, regarding = %regarding, "refused an event");
+                return Err(ApiError::Forbidden(format!(
+                    "plugin {}: may record events only about its primary {}/{} and objects it \
+                     owns; {}/{regarding} is neither",
+                    self.caller.plugin,
+                    self.primary.api_version,
+                    self.primary,
+                    regarding.api_version,
+                )));
+            }
+        }
         self.backend
             .record_event(&self.caller, regarding, event)
             .await
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use shared::KindRef;
-
-    #[test]
-    fn an_undeclared_verb_is_forbidden_naming_the_plugin_verb_and_kind() {
-        let permissions = Permissions::from_declared(&[shared::Permission {
-            kind: KindRef::of::<k8s_openapi::api::core::v1::Secret>(),
-            verbs: vec![Verb::Get, Verb::List],
-        }]);
-        assert!(permissions.check("p", Verb::Get, "v1", "Secret").is_ok());
-        let err = permissions
-            .check("p", Verb::Delete, "v1", "Secret")
-            .expect_err("undeclared");
-        assert_eq!(
-            err,
-            ApiError::Forbidden(
-                "plugin p did not declare verb delete on v1/Secret in describe()".into()
-            )
-        );
-        assert!(
-            permissions
-                .check("p", Verb::Get, "v1", "ConfigMap")
-                .is_err()
-        );
-    }
+/// Whether `object`'s owner references name `uid`.
+fn owned_by(object: &Value, uid: &str) -> bool {
+    object
+        .pointer("/metadata/ownerReferences")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .any(|r| r.get("uid").and_then(Value::as_str) == Some(uid))
 }

@@ -3,8 +3,10 @@
 //! [`ClusterBackend`] is the host-side shape of the WIT `cluster` interface; the operator
 //! implements it with a kube-rs client and with its shared informer caches. [`checked`]
 //! stands in front of every backend a guest reaches and enforces the verbs and kinds the
-//! plugin declared.
+//! plugin declared, in the namespaces it was granted.
 
+pub mod access;
+mod bodies;
 pub mod checked;
 
 use std::sync::Arc;

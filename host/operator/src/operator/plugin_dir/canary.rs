@@ -74,6 +74,16 @@ impl PluginDirectory {
             settings: settings.clone(),
         };
         let plugin = loader::load(&self.context.runtime, &canary).await?;
+        if let Some(description) = plugin.description() {
+            self.context
+                .kinds
+                .check(description, plugin.access())
+                .await
+                .map_err(|e| LoadError::Kinds {
+                    path: file.to_owned(),
+                    message: e.to_string(),
+                })?;
+        }
         let main = self
             .serving
             .get(stem)

@@ -23,13 +23,14 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use tokio::sync::watch;
 use wasm_operator_types::{Event, EventType, ObjectRef};
 
 mod canary;
 
+use super::kinds::KindResolver;
 use super::loader::{self, PluginFile};
 use super::plugin_config::{PluginSettings, PluginsToml};
 use crate::controller::plugin_controller::same_shape;
@@ -39,11 +40,17 @@ use crate::metrics::Metrics;
 use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 use wasm_operator_runtime::{LoadError, Plugin, PluginKind, Runtime};
 
+/// How long a plugin refused for a kind the cluster does not serve yet waits before it is
+/// tried again.
+const RETRY_KINDS: Duration = Duration::from_secs(5);
+
 /// What the controllers are built from.
 pub(crate) struct Context {
     pub runtime: Runtime,
     pub server: Arc<dyn ClusterBackend>,
     pub informers: Arc<Informers>,
+    /// Checks every declared kind against API discovery before a plugin runs.
+    pub kinds: Arc<KindResolver>,
     pub metrics: Arc<Metrics>,
     pub controller: ControllerConfig,
     pub leading: watch::Receiver<bool>,
@@ -74,8 +81,12 @@ pub(crate) struct PluginDirectory {
     serving: BTreeMap<String, Serving>,
     /// The loaded planner's file stem and how it looked.
     planner: Option<(String, Seen)>,
-    /// Files refused as they look now: not tried again until they change.
+    /// Files refused as they look now: not tried again until they change, or until the
+    /// time in `retry` for a refusal that may pass later (a kind not served yet).
     refused: HashMap<String, Seen>,
+    retry: HashMap<String, Instant>,
+    /// The reason of each file's last refusal (a retried one is reported once).
+    last_reason: HashMap<String, String>,
     published: watch::Sender<Vec<Arc<Controller>>>,
 }
 
@@ -98,6 +109,8 @@ impl PluginDirectory {
             serving: BTreeMap::new(),
             planner: None,
             refused: HashMap::new(),
+            retry: HashMap::new(),
+            last_reason: HashMap::new(),
             published: watch::Sender::new(Vec::new()),
         }
     }
@@ -192,7 +205,8 @@ impl PluginDirectory {
         let Some(seen) = look(&file.path, file.settings.clone()) else {
             return Ok(());
         };
-        let unchanged = self.refused.get(stem) == Some(&seen)
+        let retry_due = self.retry.get(stem).is_some_and(|at| Instant::now() >= *at);
+        let unchanged = (self.refused.get(stem) == Some(&seen) && !retry_due)
             || self.serving.get(stem).is_some_and(|s| s.seen == seen)
             || self
                 .planner
@@ -202,8 +216,35 @@ impl PluginDirectory {
             return Ok(());
         }
         let plugin = loader::load(&self.context.runtime, file).await?;
+        self.check_kinds(stem, &plugin).await?;
         self.refused.remove(stem);
         self.accept(stem, Arc::new(plugin), seen).await
+    }
+
+    /// Checks a reconciler's declared kinds through discovery; a refusal that may pass
+    /// later is tried again after [`RETRY_KINDS`].
+    async fn check_kinds(&mut self, stem: &str, plugin: &Plugin) -> Result<(), LoadError> {
+        let Some(description) = plugin.description() else {
+            return Ok(());
+        };
+        match self.context.kinds.check(description, plugin.access()).await {
+            Ok(()) => {
+                self.retry.remove(stem);
+                Ok(())
+            }
+            Err(error) => {
+                if error.retryable() {
+                    self.retry
+                        .insert(stem.to_owned(), Instant::now() + RETRY_KINDS);
+                } else {
+                    self.retry.remove(stem);
+                }
+                Err(LoadError::Kinds {
+                    path: plugin.path().to_owned(),
+                    message: error.to_string(),
+                })
+            }
+        }
     }
 
     async fn accept(
@@ -323,8 +364,20 @@ impl PluginDirectory {
 
     async fn refuse(&mut self, file: &Path, stem: &str, error: &LoadError) -> (PathBuf, String) {
         let reason = error.to_string();
-        if let Some(seen) = look(file, self.config.settings(stem)) {
+        let seen = look(file, self.config.settings(stem));
+        let repeated = self.retry.contains_key(stem)
+            && seen.is_some()
+            && self.refused.get(stem) == seen.as_ref()
+            && self.last_reason.get(stem) == Some(&reason);
+        if let Some(seen) = seen {
             self.refused.insert(stem.to_owned(), seen);
+        }
+        self.last_reason.insert(stem.to_owned(), reason.clone());
+        if repeated {
+            // Tried again for a kind not served yet, refused for the same reason: already
+            // reported.
+            tracing::debug!(file = %file.display(), %error, "plugin still refused");
+            return (file.to_owned(), reason);
         }
         let serving = self.serving.contains_key(stem)
             || self.planner.as_ref().is_some_and(|(s, _)| s == stem);
@@ -342,7 +395,12 @@ impl PluginDirectory {
             event_type: EventType::Warning,
             reason: "PluginRefused".into(),
             action: "Load".into(),
-            note: format!("{}: {reason}", file.display()),
+            // Load errors name the file already.
+            note: if reason.starts_with(&file.display().to_string()) {
+                reason.to_owned()
+            } else {
+                format!("{}: {reason}", file.display())
+            },
         };
         let caller = Caller {
             plugin: "wasm-operator".into(),

@@ -1,0 +1,266 @@
+//! What a plugin may reach: the verbs it declared per kind, and the namespaces an
+//! administrator granted it.
+//!
+//! A pass may use a namespaced kind only in its primary's namespace, unless `plugins.toml`
+//! grants more ([`Access`]); it may use a cluster-scoped kind only when granted
+//! `cluster_scoped`. A call across every namespace (a list without a namespace) needs the
+//! grant of every namespace.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use wasm_operator_types::{self as shared, ApiError, Verb};
+
+/// The namespaces a plugin may reach besides its primary's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub enum Namespaces {
+    /// Only the primary's namespace (the default).
+    #[default]
+    Primary,
+    /// The primary's and these.
+    Also(BTreeSet<String>),
+    /// Every namespace.
+    All,
+}
+
+/// What an administrator granted a plugin beyond its primary's namespace.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Access {
+    /// Namespaces besides the primary's.
+    pub namespaces: Namespaces,
+    /// Whether it may use the cluster-scoped kinds it declared.
+    pub cluster_scoped: bool,
+}
+
+/// Where a call reaches: one namespace, or none (a cluster-scoped object, or every
+/// namespace of a namespaced kind).
+pub(crate) type Target<'a> = Option<&'a str>;
+
+/// The declared verbs of one kind, with its scope.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Declared {
+    namespaced: bool,
+    verbs: BTreeSet<Verb>,
+}
+
+/// The verbs a plugin may use per `(apiVersion, kind)`, and where.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Permissions {
+    kinds: BTreeMap<(String, String), Declared>,
+    access: Access,
+}
+
+impl Permissions {
+    /// The permissions a plugin declared, with the access it was granted.
+    pub(crate) fn new(declared: &[shared::Permission], access: Access) -> Self {
+        let mut kinds: BTreeMap<(String, String), Declared> = BTreeMap::new();
+        for p in declared {
+            let entry = kinds
+                .entry((p.kind.api_version.clone(), p.kind.kind.clone()))
+                .or_insert_with(|| Declared {
+                    namespaced: p.kind.namespaced,
+                    verbs: BTreeSet::new(),
+                });
+            entry.verbs.extend(p.verbs.iter().copied());
+        }
+        Self { kinds, access }
+    }
+
+    /// The access it was granted.
+    pub(crate) fn access(&self) -> &Access {
+        &self.access
+    }
+
+    /// `Ok` when `verb` on the kind is declared and `target` is within reach of a pass whose
+    /// primary lives in `home`; `forbidden` naming the plugin, the verb, the kind and the
+    /// namespace otherwise.
+    pub(crate) fn check(
+        &self,
+        plugin: &str,
+        verb: Verb,
+        (api_version, kind): (&str, &str),
+        target: Target<'_>,
+        home: Option<&str>,
+    ) -> Result<(), ApiError> {
+        let refuse = |reason: String| {
+            tracing::warn!(plugin, verb = verb.as_str(), api_version, kind, namespace = target, %reason, "refused a call");
+            Err(ApiError::Forbidden(format!("plugin {plugin}: {reason}")))
+        };
+        let Some(declared) = self.kinds.get(&(api_version.to_owned(), kind.to_owned())) else {
+            return refuse(format!(
+                "did not declare verb {} on {api_version}/{kind} in describe()",
+                verb.as_str()
+            ));
+        };
+        if !declared.verbs.contains(&verb) {
+            return refuse(format!(
+                "did not declare verb {} on {api_version}/{kind} in describe()",
+                verb.as_str()
+            ));
+        }
+        if !declared.namespaced {
+            if self.access.cluster_scoped {
+                return Ok(());
+            }
+            return refuse(format!(
+                "{api_version}/{kind} is cluster-scoped and plugins.toml does not grant \
+                 cluster_scoped"
+            ));
+        }
+        let within = match (target, &self.access.namespaces) {
+            (_, Namespaces::All) => true,
+            (None, _) => false,
+            (Some(ns), Namespaces::Primary) => home == Some(ns),
+            (Some(ns), Namespaces::Also(granted)) => home == Some(ns) || granted.contains(ns),
+        };
+        if within {
+            return Ok(());
+        }
+        let reach = match home {
+            Some(home) => format!("its primary's namespace {home:?}"),
+            None => "no namespace (its primary is cluster-scoped)".to_owned(),
+        };
+        let granted = match &self.access.namespaces {
+            Namespaces::Also(granted) => format!(
+                " and the namespaces plugins.toml grants ({})",
+                granted.iter().cloned().collect::<Vec<_>>().join(", ")
+            ),
+            _ => String::new(),
+        };
+        match target {
+            Some(ns) => refuse(format!(
+                "may not {} {api_version}/{kind} in namespace {ns:?}: it may reach {reach}{granted}",
+                verb.as_str()
+            )),
+            None => refuse(format!(
+                "may not {} {api_version}/{kind} in every namespace: it may reach {reach}{granted}",
+                verb.as_str()
+            )),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use k8s_openapi::api::core::v1::{Namespace, Secret};
+    use shared::KindRef;
+
+    fn permissions(access: Access) -> Permissions {
+        Permissions::new(
+            &[
+                shared::Permission {
+                    kind: KindRef::of::<Secret>(),
+                    verbs: vec![Verb::Get, Verb::List],
+                },
+                shared::Permission {
+                    kind: KindRef::of::<Namespace>(),
+                    verbs: vec![Verb::Get],
+                },
+            ],
+            access,
+        )
+    }
+
+    const SECRET: (&str, &str) = ("v1", "Secret");
+
+    #[test]
+    fn an_undeclared_verb_or_kind_is_forbidden_naming_the_plugin_verb_and_kind() {
+        let p = permissions(Access::default());
+        assert_eq!(
+            p.check("p", Verb::Get, SECRET, Some("a"), Some("a")),
+            Ok(())
+        );
+        assert_eq!(
+            p.check("p", Verb::Delete, SECRET, Some("a"), Some("a")),
+            Err(ApiError::Forbidden(
+                "plugin p: did not declare verb delete on v1/Secret in describe()".into()
+            ))
+        );
+        assert_eq!(
+            p.check("p", Verb::Get, ("v1", "ConfigMap"), Some("a"), Some("a")),
+            Err(ApiError::Forbidden(
+                "plugin p: did not declare verb get on v1/ConfigMap in describe()".into()
+            ))
+        );
+    }
+
+    #[test]
+    fn a_call_outside_the_primarys_namespace_needs_a_grant() {
+        let also = Access {
+            namespaces: Namespaces::Also(BTreeSet::from(["shared".to_owned()])),
+            cluster_scoped: false,
+        };
+        let all = Access {
+            namespaces: Namespaces::All,
+            cluster_scoped: false,
+        };
+        // (access, verb, target, home, expected error fragment)
+        let cases: [(&Access, Verb, Target<'_>, Option<&str>, Option<&str>); 7] = [
+            (&Access::default(), Verb::Get, Some("a"), Some("a"), None),
+            (
+                &Access::default(),
+                Verb::Get,
+                Some("b"),
+                Some("a"),
+                Some(
+                    "may not get v1/Secret in namespace \"b\": it may reach its primary's namespace \"a\"",
+                ),
+            ),
+            (
+                &Access::default(),
+                Verb::List,
+                None,
+                Some("a"),
+                Some("may not list v1/Secret in every namespace"),
+            ),
+            (&also, Verb::Get, Some("shared"), Some("a"), None),
+            (
+                &also,
+                Verb::Get,
+                Some("b"),
+                Some("a"),
+                Some("and the namespaces plugins.toml grants (shared)"),
+            ),
+            (&all, Verb::List, None, Some("a"), None),
+            (
+                &Access::default(),
+                Verb::Get,
+                Some("a"),
+                None,
+                Some("it may reach no namespace (its primary is cluster-scoped)"),
+            ),
+        ];
+        for (access, verb, target, home, expected) in cases {
+            let got = permissions(access.clone()).check("p", verb, SECRET, target, home);
+            match (got, expected) {
+                (Ok(()), None) => {}
+                (Err(ApiError::Forbidden(message)), Some(fragment)) => assert!(
+                    message.contains(fragment),
+                    "{target:?} from {home:?}: {message:?} lacks {fragment:?}"
+                ),
+                (got, want) => panic!("{target:?} from {home:?}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn a_cluster_scoped_kind_needs_the_cluster_scoped_grant() {
+        let namespace = ("v1", "Namespace");
+        assert_eq!(
+            permissions(Access::default()).check("p", Verb::Get, namespace, None, Some("a")),
+            Err(ApiError::Forbidden(
+                "plugin p: v1/Namespace is cluster-scoped and plugins.toml does not grant \
+                 cluster_scoped"
+                    .into()
+            ))
+        );
+        let granted = Access {
+            cluster_scoped: true,
+            ..Access::default()
+        };
+        assert_eq!(
+            permissions(granted).check("p", Verb::Get, namespace, None, Some("a")),
+            Ok(())
+        );
+    }
+}

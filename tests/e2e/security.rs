@@ -1,0 +1,261 @@
+//! Plugins cannot reach past what they declared: the rogue plugins try each escape against
+//! the real host and the embedded API server, and the host refuses it with a named error
+//! while the fixture keeps serving.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
+use wasm_operator_e2e::{Cluster, cluster_with, config_map, eventually, runtime_with_cache};
+use wasm_operator_sdk::ObjectRef;
+
+const WAIT: Duration = Duration::from_secs(20);
+
+/// The operator over a plugin directory holding the fixture and `rogue` (file names in the
+/// test plugin directory, copied under the stems given), with `plugins_toml`.
+struct Harness {
+    cluster: Cluster,
+    operator: Option<RunningOperator>,
+    _plugins: tempfile::TempDir,
+    _cache: tempfile::TempDir,
+}
+
+impl Harness {
+    async fn start(files: &[(&str, &str)], plugins_toml: &str) -> Self {
+        wasm_operator_e2e::init_logs();
+        let other = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
+        let cluster = cluster_with(&[other]).await;
+        for object in [
+            config_map("ns", "operator", json!({}), None),
+            config_map("ns", "victim", json!({}), None),
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "theirs", "namespace": "other"}, "stringData": {"k": "v"}}),
+            json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "mine", "namespace": "ns"}, "stringData": {"k": "v"}}),
+        ] {
+            cluster.create(object).await;
+        }
+        let plugins = tempfile::tempdir().expect("plugins");
+        let built = wasm_operator::cli::test_plugin_dir();
+        for (file, stem) in files {
+            std::fs::copy(
+                built.join(file),
+                plugins.path().join(format!("{stem}.wasm")),
+            )
+            .expect("a test plugin is copied");
+        }
+        std::fs::write(plugins.path().join("plugins.toml"), plugins_toml).expect("plugins.toml");
+        let cache = tempfile::tempdir().expect("cache");
+        let mut config = OperatorConfig::new(plugins.path());
+        config.report_to = Some(ObjectRef {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            namespace: Some("ns".into()),
+            name: "operator".into(),
+        });
+        let operator = Operator::start(
+            runtime_with_cache(&cache),
+            cluster.server.client().expect("client"),
+            config,
+        )
+        .await
+        .expect("the operator starts");
+        Self {
+            cluster,
+            operator: Some(operator),
+            _plugins: plugins,
+            _cache: cache,
+        }
+    }
+
+    /// Creates a primary asking the rogue for `attempt`, and returns what the host answered.
+    async fn attempt(&self, name: &str, attempt: &str) -> String {
+        let mut primary = config_map("ns", name, json!({}), None);
+        primary["metadata"]["annotations"] = json!({ "rogue.wasm-operator.dev/attempt": attempt });
+        self.cluster.create(primary).await;
+        let result = format!("{name}-result");
+        eventually(&format!("the rogue's {attempt} result"), WAIT, || async {
+            let found = self.cluster.get("v1", "ConfigMap", "ns", &result).await?;
+            found["data"]["outcome"].as_str().map(str::to_owned)
+        })
+        .await
+    }
+
+    async fn refusals(&self) -> Vec<String> {
+        self.cluster
+            .events_with_reason("ns", "PluginRefused")
+            .await
+            .iter()
+            .filter_map(|e| e["note"].as_str().map(str::to_owned))
+            .collect()
+    }
+
+    /// Proves the fixture serves: a new ConfigMap gets its echo.
+    async fn fixture_serves(&self, name: &str) {
+        self.cluster
+            .create(config_map("ns", name, json!({"k": "v"}), None))
+            .await;
+        eventually(&format!("the fixture's echo of {name}"), WAIT, || async {
+            self.cluster.echo(name).await
+        })
+        .await;
+    }
+}
+
+impl Drop for Harness {
+    fn drop(&mut self) {
+        if let Some(operator) = self.operator.take() {
+            operator.kill();
+        }
+    }
+}
+
+const ROGUE: (&str, &str) = ("rogue-reconciler.wasm", "rogue");
+const FIXTURE: (&str, &str) = ("fixture-reconciler.wasm", "fixture");
+
+#[tokio::test]
+async fn a_plugin_declaring_a_kind_with_another_kinds_plural_is_refused_and_the_others_keep_serving()
+ {
+    let harness = Harness::start(
+        &[FIXTURE, ("rogue-kinds-reconciler.wasm", "rogue-kinds")],
+        "",
+    )
+    .await;
+    let refusals = eventually("the PluginRefused event", WAIT, || async {
+        let found = harness.refusals().await;
+        (!found.is_empty()).then_some(found)
+    })
+    .await;
+    assert_eq!(refusals.len(), 1, "{refusals:?}");
+    assert!(
+        refusals[0].ends_with(
+            "rogue-kinds.wasm: plugin rogue-kinds: primary v1/ConfigMap declares plural \
+             \"secrets\", but the API server serves v1/ConfigMap as \"configmaps\""
+        ),
+        "{refusals:?}"
+    );
+    harness.fixture_serves("served").await;
+    let operator = harness.operator.as_ref().expect("running");
+    assert!(operator.controller("rogue-kinds").is_none());
+    assert!(operator.controller("fixture").is_some());
+}
+
+#[tokio::test]
+async fn a_pass_reaches_only_its_primarys_namespace_owner_and_events() {
+    let harness = Harness::start(&[FIXTURE, ROGUE], "").await;
+    // (attempt, what the host answers: "allowed" for the valid rows)
+    let cases = [
+        ("own-namespace", "allowed"),
+        (
+            "other-namespace",
+            "forbidden: plugin rogue: may not get v1/Secret in namespace \"other\": it may reach \
+             its primary's namespace \"ns\"",
+        ),
+        (
+            "every-namespace",
+            "forbidden: plugin rogue: may not list v1/Secret in every namespace",
+        ),
+        (
+            "create-elsewhere",
+            "forbidden: plugin rogue: may not create v1/ConfigMap in namespace \"other\"",
+        ),
+        (
+            "foreign-owner",
+            "is not the pass's primary v1/ConfigMap ns/foreign-owner",
+        ),
+        (
+            "forged-owner-uid",
+            "(uid 00000000-0000-0000-0000-000000000000) is not the pass's primary",
+        ),
+        (
+            "owner-in-body",
+            "metadata.ownerReferences names v1/ConfigMap victim",
+        ),
+        (
+            "owner-in-patch",
+            "metadata.ownerReferences names v1/ConfigMap victim",
+        ),
+        ("own-child", "allowed"),
+        (
+            "service-account-token",
+            "plugins may not write Secrets of type kubernetes.io/service-account-token",
+        ),
+        (
+            "event-on-another-object",
+            "may record events only about its primary v1/ConfigMap ns/event-on-another-object \
+             and objects it owns; v1/ConfigMap ns/victim is neither",
+        ),
+        ("event-on-primary", "allowed"),
+    ];
+    for (attempt, expected) in cases {
+        let outcome = harness.attempt(attempt, attempt).await;
+        if expected == "allowed" {
+            assert_eq!(outcome, "allowed", "{attempt}");
+        } else {
+            assert!(
+                outcome.contains(expected),
+                "{attempt}: {outcome:?} lacks {expected:?}"
+            );
+        }
+    }
+    // Nothing the refused attempts tried landed.
+    let cluster = &harness.cluster;
+    assert!(
+        cluster
+            .get("v1", "ConfigMap", "other", "create-elsewhere-planted")
+            .await
+            .is_none()
+    );
+    for refused in [
+        "foreign-owner-adopted",
+        "forged-owner-uid-forged",
+        "owner-in-body-smuggled",
+    ] {
+        assert!(
+            cluster
+                .get("v1", "ConfigMap", "ns", refused)
+                .await
+                .is_none(),
+            "{refused} exists"
+        );
+    }
+    let victim = cluster
+        .get("v1", "ConfigMap", "ns", "victim")
+        .await
+        .expect("victim");
+    assert_eq!(victim["metadata"].get("ownerReferences"), None, "{victim}");
+    assert!(
+        cluster
+            .get("v1", "Secret", "ns", "service-account-token-token")
+            .await
+            .is_none()
+    );
+    let child = cluster
+        .get("v1", "ConfigMap", "ns", "own-child-child")
+        .await
+        .expect("the allowed child");
+    assert_eq!(child["metadata"]["ownerReferences"][0]["name"], "own-child");
+    let rogue_events: Vec<Value> = cluster.events_with_reason("ns", "Rogue").await;
+    assert_eq!(rogue_events.len(), 1, "{rogue_events:?}");
+    assert_eq!(rogue_events[0]["regarding"]["name"], "event-on-primary");
+    assert_eq!(
+        rogue_events[0]["reportingController"],
+        "wasm-operator/rogue"
+    );
+    harness.fixture_serves("still-served").await;
+}
+
+#[tokio::test]
+async fn plugins_toml_grants_a_plugin_another_namespace() {
+    let harness = Harness::start(&[ROGUE], "[plugins.rogue]\nnamespaces = [\"other\"]\n").await;
+    assert_eq!(
+        harness.attempt("granted", "other-namespace").await,
+        "allowed"
+    );
+    let outcome = harness.attempt("still-not-all", "every-namespace").await;
+    assert!(
+        outcome.contains(
+            "may not list v1/Secret in every namespace: it may reach its primary's namespace \
+             \"ns\" and the namespaces plugins.toml grants (other)"
+        ),
+        "{outcome:?}"
+    );
+}
