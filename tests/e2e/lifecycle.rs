@@ -39,7 +39,9 @@ impl Harness {
     /// The operator over a plugin directory holding `files` (name, content), with `toml`
     /// as plugins.toml when given.
     async fn start(files: &[(&str, Vec<u8>)], toml: Option<&str>, fuel: bool) -> Self {
-        let cluster = cluster_with(&[]).await;
+        // The shipped plugins' CRD is installed first, as a chart installs it: a plugin
+        // whose kinds the cluster does not serve yet is refused until it does.
+        let cluster = cluster_with(&[wasm_operator_e2e::gitlabsecrets_crd()]).await;
         let plugins = tempfile::tempdir().expect("plugins");
         for (name, bytes) in files {
             install(plugins.path(), name, bytes);
@@ -517,7 +519,6 @@ async fn replacing_the_planner_relinks_the_reconcilers_that_import_it() {
         &format!(r#"sha256="{next_sha}",state="serving""#),
     )
     .await;
-    h.create(wasm_operator_e2e::gitlabsecrets_crd()).await;
     h.create(
         json!({"apiVersion": "apps.gitlab.com/v2alpha1", "kind": "GitLabSecrets",
         "metadata": {"name": "app", "namespace": "ns"},

@@ -239,7 +239,7 @@ async fn a_verb_the_plugin_did_not_declare_is_forbidden() {
             message, retryable, ..
         } => {
             assert!(
-                message.contains("plugin fixture did not declare verb delete on v1/Secret"),
+                message.contains("plugin fixture: did not declare verb delete on v1/Secret"),
                 "{message}"
             );
             assert!(!retryable, "a forbidden call is not retried");

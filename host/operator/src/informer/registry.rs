@@ -13,6 +13,12 @@ use super::{Informer, api_resource};
 type ByKind = HashMap<(String, String), (Arc<Informer>, AbortHandle)>;
 
 /// Every informer of a host, keyed by `(apiVersion, kind)`.
+///
+/// The key determines the resource watched because every kind reaching [`ensure`](Self::ensure)
+/// comes from a description whose kinds were checked against API discovery at load
+/// (`operator::kinds`): its plural and scope are the served ones, so no plugin can make a
+/// cache watch another resource under a kind's name, or watch a namespaced kind
+/// cluster-wide under `--namespace`.
 pub struct Informers {
     client: kube::Client,
     namespace: Option<String>,
