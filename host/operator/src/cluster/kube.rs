@@ -428,3 +428,92 @@ impl ClusterBackend for KubeCluster {
         .map_err(to_api_error)
     }
 }
+
+#[cfg(all(test, feature = "demo"))]
+mod tests {
+    use super::*;
+    use wasm_operator_apiserver::{ApiServer, ServerConfig};
+
+    fn caller(plugin: &str) -> Caller {
+        Caller {
+            plugin: plugin.into(),
+            field_manager: plugin.into(),
+        }
+    }
+
+    fn event(n: usize) -> Event {
+        Event {
+            event_type: EventType::Normal,
+            // Distinct reasons: kube's recorder folds repeats of one reason into a series.
+            reason: format!("Flood{n}"),
+            action: "Test".into(),
+            note: format!("event {n}"),
+        }
+    }
+
+    #[tokio::test]
+    async fn a_plugins_event_flood_is_dropped_past_its_own_bucket_and_others_still_record() {
+        let server = ApiServer::start(ServerConfig::default())
+            .await
+            .expect("the API server starts");
+        let metrics = Arc::new(Metrics::new());
+        let cluster =
+            KubeCluster::new(server.client().expect("a client")).with_metrics(metrics.clone());
+        let namespace =
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}});
+        cluster
+            .create(&caller("setup"), namespace)
+            .await
+            .expect("namespace");
+        let regarding = ObjectRef {
+            api_version: "v1".into(),
+            kind: "ConfigMap".into(),
+            namespace: Some("ns".into()),
+            name: "cm".into(),
+        };
+        let flood = usize::try_from(EVENT_BURST).expect("small") + 20;
+        for n in 0..flood {
+            cluster
+                .record_event(&caller("noisy"), &regarding, &event(n))
+                .await
+                .expect("a dropped event is not an error");
+        }
+        cluster
+            .record_event(&caller("quiet"), &regarding, &event(0))
+            .await
+            .expect("another plugin's event");
+        let kind = KindRef {
+            api_version: "events.k8s.io/v1".into(),
+            kind: "Event".into(),
+            plural: "events".into(),
+            namespaced: true,
+        };
+        let events = cluster
+            .list(&kind, Some("ns"), &ListOptions::default())
+            .await
+            .expect("events");
+        let by = |controller: &str| {
+            events
+                .iter()
+                .filter(|e| e["reportingController"] == controller)
+                .count()
+        };
+        // The bucket refills at 10/s while the flood runs: at least the burst landed, and
+        // at most what a second of refill adds to it.
+        let noisy = by("wasm-operator/noisy");
+        let burst = usize::try_from(EVENT_BURST).expect("small");
+        assert!(
+            (burst..flood).contains(&noisy),
+            "{noisy} of {flood} recorded"
+        );
+        assert_eq!(by("wasm-operator/quiet"), 1);
+        let dropped = flood - noisy;
+        assert!(
+            metrics.render().contains(&format!(
+                "verb=\"event\",kind=\"Event\",code=\"429\"}} {dropped}"
+            )),
+            "{dropped} dropped:\n{}",
+            metrics.render()
+        );
+    }
+}
