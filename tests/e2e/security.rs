@@ -2,6 +2,7 @@
 //! the real host and the embedded API server, and the host refuses it with a named error
 //! while the fixture keeps serving.
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -11,8 +12,8 @@ use wasm_operator_sdk::ObjectRef;
 
 const WAIT: Duration = Duration::from_secs(20);
 
-/// The operator over a plugin directory holding the fixture and `rogue` (file names in the
-/// test plugin directory, copied under the stems given), with `plugins_toml`.
+/// The operator over a plugin directory holding `files` (built plugin files, copied under
+/// the stems given), with `plugins_toml`.
 struct Harness {
     cluster: Cluster,
     operator: Option<RunningOperator>,
@@ -21,7 +22,7 @@ struct Harness {
 }
 
 impl Harness {
-    async fn start(files: &[(&str, &str)], plugins_toml: &str) -> Self {
+    async fn start(files: &[(PathBuf, &str)], plugins_toml: &str) -> Self {
         wasm_operator_e2e::init_logs();
         let other = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "other"}});
         let cluster = cluster_with(&[other]).await;
@@ -108,14 +109,27 @@ impl Drop for Harness {
     }
 }
 
-const ROGUE: (&str, &str) = ("rogue-reconciler.wasm", "rogue");
-const FIXTURE: (&str, &str) = ("fixture-reconciler.wasm", "fixture");
+/// A test plugin file, as the plugin directory holds it under `stem`.
+fn test_plugin(file: &str, stem: &'static str) -> (PathBuf, &'static str) {
+    (wasm_operator::cli::test_plugin_dir().join(file), stem)
+}
+
+fn rogue() -> (PathBuf, &'static str) {
+    test_plugin("rogue-reconciler.wasm", "rogue")
+}
+
+fn fixture() -> (PathBuf, &'static str) {
+    test_plugin("fixture-reconciler.wasm", "fixture")
+}
 
 #[tokio::test]
 async fn a_plugin_declaring_a_kind_with_another_kinds_plural_is_refused_and_the_others_keep_serving()
  {
     let harness = Harness::start(
-        &[FIXTURE, ("rogue-kinds-reconciler.wasm", "rogue-kinds")],
+        &[
+            fixture(),
+            test_plugin("rogue-kinds-reconciler.wasm", "rogue-kinds"),
+        ],
         "",
     )
     .await;
@@ -140,7 +154,7 @@ async fn a_plugin_declaring_a_kind_with_another_kinds_plural_is_refused_and_the_
 
 #[tokio::test]
 async fn a_pass_reaches_only_its_primarys_namespace_owner_and_events() {
-    let harness = Harness::start(&[FIXTURE, ROGUE], "").await;
+    let harness = Harness::start(&[fixture(), rogue()], "").await;
     // (attempt, what the host answers: "allowed" for the valid rows)
     let cases = [
         ("own-namespace", "allowed"),
@@ -247,7 +261,7 @@ async fn a_pass_reaches_only_its_primarys_namespace_owner_and_events() {
 
 #[tokio::test]
 async fn plugins_toml_grants_a_plugin_another_namespace() {
-    let harness = Harness::start(&[ROGUE], "[plugins.rogue]\nnamespaces = [\"other\"]\n").await;
+    let harness = Harness::start(&[rogue()], "[plugins.rogue]\nnamespaces = [\"other\"]\n").await;
     assert_eq!(
         harness.attempt("granted", "other-namespace").await,
         "allowed"
@@ -259,5 +273,64 @@ async fn plugins_toml_grants_a_plugin_another_namespace() {
              \"ns\" and the namespaces plugins.toml grants (other)"
         ),
         "{outcome:?}"
+    );
+}
+
+#[tokio::test]
+async fn a_plugin_whose_kind_is_not_served_yet_is_refused_once_and_starts_when_its_crd_is_installed()
+ {
+    let shipped = wasm_operator::cli::shipped_plugin_dir();
+    let harness = Harness::start(
+        &[
+            (shipped.join("gitlabsecrets.wasm"), "gitlabsecrets"),
+            (shipped.join("secretgen.wasm"), "secretgen"),
+        ],
+        "",
+    )
+    .await;
+    let refusals = eventually("the PluginRefused event", WAIT, || async {
+        let found = harness.refusals().await;
+        (!found.is_empty()).then_some(found)
+    })
+    .await;
+    assert!(
+        refusals[0].contains(
+            "plugin gitlabsecrets: primary apps.gitlab.com/v2alpha1/GitLabSecrets is not served \
+             by the API server"
+        ),
+        "{refusals:?}"
+    );
+    let operator = harness.operator.as_ref().expect("running");
+    assert!(operator.controller("gitlabsecrets").is_none());
+    // The load is tried again while the CRD is missing: discovery is asked again.
+    let asked = || {
+        harness
+            .cluster
+            .counts()
+            .get("discover", "apps.gitlab.com/v2alpha1")
+    };
+    let first = asked();
+    eventually("the load tried again", WAIT, || async {
+        (asked() > first).then_some(())
+    })
+    .await;
+    harness
+        .cluster
+        .create(wasm_operator_e2e::gitlabsecrets_crd())
+        .await;
+    eventually("the gitlabsecrets controller", WAIT, || async {
+        operator.controller("gitlabsecrets")
+    })
+    .await;
+    // Tried again every few seconds while the CRD was missing, reported once.
+    let events = harness
+        .cluster
+        .events_with_reason("ns", "PluginRefused")
+        .await;
+    assert_eq!(events.len(), 1, "{events:?}");
+    assert_eq!(
+        events[0].get("series"),
+        None,
+        "reported more than once: {events:?}"
     );
 }

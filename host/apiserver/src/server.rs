@@ -344,6 +344,17 @@ async fn handle(
         Route::ApiVersions => ok(discovery::api_versions()),
         Route::ApiGroups => ok(discovery::api_groups(&registry())),
         Route::Resources { group, version } => {
+            // Counted as verb "discover" on the group/version, so a test can see a client
+            // asking again.
+            let group_version = if group.is_empty() {
+                version.clone()
+            } else {
+                format!("{group}/{version}")
+            };
+            shared
+                .lock()
+                .hooks
+                .on_request("discover", &group_version, None);
             ok(discovery::resources(&registry(), &group, &version)?)
         }
         Route::OpenApiV2 => ok(discovery::openapi_v2()),

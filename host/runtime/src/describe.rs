@@ -87,6 +87,17 @@ pub(crate) fn validate(d: &Description) -> Result<(), String> {
     semver::Version::parse(&d.version)
         .map_err(|e| format!("version {:?} is not semver: {e}", d.version))?;
     nonempty(&d.field_manager, "field-manager")?;
+    if !is_dns_label(&d.name) {
+        return Err(format!(
+            "name {:?} is not a plugin name (lower-case letters, digits and '-', at most 63)",
+            d.name
+        ));
+    }
+    for (value, field) in [(&d.name, "name"), (&d.field_manager, "field-manager")] {
+        if value == crate::backend::HOST_IDENTITY {
+            return Err(format!("{field} {value:?} is the host's own"));
+        }
+    }
     check_kind(&d.primary, "primary")?;
     let declared = |k: &KindRef, verb: Verb| {
         d.permissions.iter().any(|p| {
@@ -243,6 +254,29 @@ mod tests {
         assert_eq!(
             validate(&d).expect_err("no get"),
             "permissions lack get on the primary kind v1/ConfigMap"
+        );
+    }
+
+    #[test]
+    fn a_plugin_cannot_take_the_hosts_name_or_field_manager() {
+        let mut d = description();
+        d.name = "wasm-operator".into();
+        assert_eq!(
+            validate(&d).expect_err("the host's name"),
+            "name \"wasm-operator\" is the host's own"
+        );
+        let mut d = description();
+        d.field_manager = "wasm-operator".into();
+        assert_eq!(
+            validate(&d).expect_err("the host's field manager"),
+            "field-manager \"wasm-operator\" is the host's own"
+        );
+        let mut d = description();
+        d.name = "Rogue Plugin".into();
+        assert!(
+            validate(&d)
+                .expect_err("not a name")
+                .starts_with("name \"Rogue Plugin\" is not a plugin name")
         );
     }
 

@@ -28,7 +28,7 @@ use wasm_operator_types::{
 };
 
 use crate::metrics::Metrics;
-use wasm_operator_runtime::backend::{Caller, ClusterBackend};
+use wasm_operator_runtime::backend::{Caller, ClusterBackend, HOST_IDENTITY};
 
 /// How many times an apply is retried on a conflict.
 pub(crate) const APPLY_RETRIES: usize = 3;
@@ -67,7 +67,11 @@ pub(crate) const EVENTS_PER_SECOND: u32 = 10;
 /// The reporting controller of a plugin's events: set by the host, so a plugin cannot
 /// pose as another controller.
 pub(crate) fn reporting_controller(plugin: &str) -> String {
-    format!("wasm-operator/{plugin}")
+    if plugin == HOST_IDENTITY {
+        HOST_IDENTITY.to_owned()
+    } else {
+        format!("{HOST_IDENTITY}/{plugin}")
+    }
 }
 
 /// A cluster served by a kube-rs client.

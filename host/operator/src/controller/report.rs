@@ -20,10 +20,7 @@ use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 pub(crate) const CONDITION: &str = "Reconciled";
 
 fn host() -> Caller {
-    Caller {
-        plugin: "wasm-operator".into(),
-        field_manager: "wasm-operator".into(),
-    }
+    Caller::host()
 }
 
 fn object_ref(kind: &KindRef, request: &Request) -> ObjectRef {

@@ -17,6 +17,10 @@ use wasm_operator_types::{
     ApiError, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation, ReadFrom,
 };
 
+/// The name and field manager of the host's own writes (failure reports, refusal events);
+/// no plugin may take it (`describe()` validation refuses it).
+pub const HOST_IDENTITY: &str = "wasm-operator";
+
 /// Who makes a call: the plugin's name (event reporter) and its field manager.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Caller {
@@ -24,6 +28,16 @@ pub struct Caller {
     pub plugin: String,
     /// The field manager of its applies and writes.
     pub field_manager: String,
+}
+
+impl Caller {
+    /// The host itself.
+    pub fn host() -> Self {
+        Self {
+            plugin: HOST_IDENTITY.into(),
+            field_manager: HOST_IDENTITY.into(),
+        }
+    }
 }
 
 /// A cluster the host can serve plugins from.

@@ -402,10 +402,7 @@ impl PluginDirectory {
                 format!("{}: {reason}", file.display())
             },
         };
-        let caller = Caller {
-            plugin: "wasm-operator".into(),
-            field_manager: "wasm-operator".into(),
-        };
+        let caller = Caller::host();
         if let Err(error) = self
             .context
             .server
