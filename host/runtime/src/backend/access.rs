@@ -194,8 +194,9 @@ mod tests {
             namespaces: Namespaces::All,
             cluster_scoped: false,
         };
-        // (access, verb, target, home, expected error fragment)
-        let cases: [(&Access, Verb, Target<'_>, Option<&str>, Option<&str>); 7] = [
+        /// (access, verb, target, home, expected error fragment)
+        type Case<'a> = (&'a Access, Verb, Target<'a>, Option<&'a str>, Option<&'a str>);
+        let cases: [Case<'_>; 7] = [
             (&Access::default(), Verb::Get, Some("a"), Some("a"), None),
             (
                 &Access::default(),
