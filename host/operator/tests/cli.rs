@@ -345,7 +345,6 @@ fn deployed_pod() -> k8s_openapi::api::core::v1::PodSpec {
     deployments
         .remove(0)
         .spec
-        .expect("a spec")
         .template
         .spec
         .expect("a pod spec")
@@ -419,7 +418,8 @@ fn the_deployment_serves_metrics_on_the_pod_address_where_its_probes_reach_them(
 #[test]
 fn the_deployment_draws_the_cache_key_into_a_memory_volume_the_operator_mounts_read_only() {
     let pod = deployed_pod();
-    let init = &pod.init_containers.clone().unwrap_or_default()[0];
+    let inits = pod.init_containers.clone().unwrap_or_default();
+    let init = inits.first().expect("an init container");
     let operator = &pod.containers[0];
     let env = |name: &str| {
         operator

@@ -10,6 +10,16 @@ fn key(dir: &Path, byte: u8, cache: &Path) -> CacheKey {
     CacheKey::from_file(&path, cache).expect("a usable key")
 }
 
+/// A row: what it is, the key and context it is opened with, the file, what it opens to
+/// (the artifact, or a fragment of the refusal).
+type Case<'a> = (
+    &'a str,
+    &'a CacheKey,
+    &'a seal::Context<'a>,
+    &'a [u8],
+    Result<&'a [u8], &'a str>,
+);
+
 #[test]
 fn a_sealed_artifact_opens_only_with_its_key_engine_key_and_component() {
     let scratch = tempfile::tempdir().expect("tempdir");
@@ -36,13 +46,7 @@ fn a_sealed_artifact_opens_only_with_its_key_engine_key_and_component() {
         sha256: "bb",
         ..context
     };
-    let cases: [(
-        &str,
-        &CacheKey,
-        &seal::Context<'_>,
-        &[u8],
-        Result<&[u8], &str>,
-    ); 7] = [
+    let cases: [Case<'_>; 7] = [
         (
             "another key",
             &theirs,
