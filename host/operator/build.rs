@@ -1,8 +1,9 @@
 //! Builds every guest component for `wasm32-wasip2`, so `cargo run`, `cargo test` and the
 //! binary's `demo` find the `.wasm` plugins without a manual step.
 //!
-//! The guests are compiled by a nested `cargo build --release --target wasm32-wasip2` into
-//! their own target directory (`<target>/wasm-guests`), then copied: shipped plugins
+//! The guests are compiled by a nested
+//! `cargo build --locked --release --target wasm32-wasip2` into their own target directory
+//! (`<target>/wasm-guests`), then copied: shipped plugins
 //! (`guests/*`) to `<target>/wasm-guests/plugins`, test-only plugins (`tests/guests/*`) to
 //! `<target>/wasm-guests/test-plugins`. The directories reach the crate as the
 //! `WASM_OPERATOR_PLUGIN_DIR` and `WASM_OPERATOR_TEST_PLUGIN_DIR` environment variables.
@@ -87,7 +88,15 @@ fn main() {
     }
     cargo
         .current_dir(&workspace)
-        .args(["build", "--release", "--target", TARGET, "--target-dir"])
+        // --locked: the guests are built from exactly the workspace's Cargo.lock.
+        .args([
+            "build",
+            "--locked",
+            "--release",
+            "--target",
+            TARGET,
+            "--target-dir",
+        ])
         .arg(&out);
     for package in shipped.iter().chain(&test_only) {
         cargo.args(["-p", package]);

@@ -1,5 +1,6 @@
-//! Plugin lifecycle end to end: hot swap under load, refusals, removal, pinning, canaries,
-//! planner relinking, and failing guests contained and reported on their objects.
+//! Plugin lifecycle end to end: hot swap under load, refusals, removal, pinning (of
+//! reconcilers, canaries and the planner; `require_pins`), canaries, planner relinking, and
+//! failing guests contained and reported on their objects.
 
 use std::path::Path;
 use std::time::Duration;
@@ -323,6 +324,118 @@ async fn a_canary_reconciles_only_the_objects_its_selector_matches() {
     assert_eq!((stable.as_str(), tried.as_str()), ("0.1.0", "0.2.0"));
 }
 
+fn sha256_of(bytes: &[u8]) -> String {
+    use sha2::Digest as _;
+    hex::encode(sha2::Sha256::digest(bytes))
+}
+
+/// The fixture as `fixture.wasm` and fixture-next as its canary, with `pins` (the
+/// primary's, the canary's) in plugins.toml.
+async fn with_pinned_canary(primary_pin: &str, canary_pin: &str) -> Harness {
+    let toml = format!(
+        "[plugins.fixture]\nsha256 = \"{primary_pin}\"\n\
+         [plugins.fixture.canary]\nfile = \"fixture-next.wasm\"\nselector = \"track=canary\"\n\
+         sha256 = \"{canary_pin}\"\n"
+    );
+    Harness::start(
+        &[
+            (
+                "fixture.wasm",
+                read(&test_plugin("fixture-reconciler.wasm")),
+            ),
+            ("fixture-next.wasm", read(&test_plugin("fixture-next.wasm"))),
+        ],
+        Some(&toml),
+        false,
+    )
+    .await
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_canary_with_its_own_pin_serves_beside_a_pinned_primary() {
+    let primary = sha256_of(&read(&test_plugin("fixture-reconciler.wasm")));
+    let canary = sha256_of(&read(&test_plugin("fixture-next.wasm")));
+    let h = with_pinned_canary(&primary, &canary).await;
+
+    eventually("the canary set", WAIT, || async {
+        h.operator.controller("fixture")?.canary().map(|_| ())
+    })
+    .await;
+    let mut tried = config_map("ns", "tried", json!({}), None);
+    tried["metadata"]["labels"] = json!({"track": "canary"});
+    h.create(tried).await;
+    let served = eventually("tried echoed", WAIT, || async {
+        h.served_by("tried").await
+    })
+    .await;
+    assert_eq!(served, "0.2.0", "the pinned canary serves its primaries");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_canary_whose_own_pin_does_not_match_is_refused_while_its_primary_serves() {
+    let primary = sha256_of(&read(&test_plugin("fixture-reconciler.wasm")));
+    // The primary's sha256 as the canary's pin: fixture-next.wasm is not that file.
+    let h = with_pinned_canary(&primary, &primary).await;
+
+    let refused = eventually("a PluginRefused event", WAIT, || async {
+        h.events("PluginRefused").await.into_iter().next()
+    })
+    .await;
+    let note = refused["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("fixture-next.wasm") && note.contains("is not the pinned"),
+        "{refused}"
+    );
+    assert!(
+        h.operator
+            .controller("fixture")
+            .is_some_and(|c| c.canary().is_none())
+    );
+    let mut tried = config_map("ns", "tried", json!({}), None);
+    tried["metadata"]["labels"] = json!({"track": "canary"});
+    h.create(tried).await;
+    let served = eventually("tried echoed", WAIT, || async {
+        h.served_by("tried").await
+    })
+    .await;
+    assert_eq!(served, "0.1.0", "the primary serves the canary's objects");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn require_pins_refuses_an_unpinned_file_and_accepts_a_pinned_one() {
+    let fixture = read(&test_plugin("fixture-reconciler.wasm"));
+    let toml = format!(
+        "require_pins = true\n[plugins.fixture]\nsha256 = \"{}\"\n",
+        sha256_of(&fixture)
+    );
+    let h = Harness::start(
+        &[
+            ("fixture.wasm", fixture),
+            ("widget.wasm", read(&test_plugin("widget-reconciler.wasm"))),
+        ],
+        Some(&toml),
+        false,
+    )
+    .await;
+
+    let refused = eventually("a PluginRefused event", WAIT, || async {
+        h.events("PluginRefused").await.into_iter().next()
+    })
+    .await;
+    let note = refused["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("widget.wasm") && note.contains("no sha256 pin is set"),
+        "{refused}"
+    );
+    assert!(
+        h.operator.controller("widget").is_none(),
+        "the unpinned file does not run"
+    );
+    h.create(config_map("ns", "a", json!({}), None)).await;
+    let served = eventually("a echoed", WAIT, || async { h.served_by("a").await }).await;
+    assert_eq!(served, "0.1.0", "the pinned file serves");
+}
+
 fn widget_crd() -> Value {
     json!({
         "apiVersion": "apiextensions.k8s.io/v1",
@@ -527,6 +640,68 @@ async fn replacing_the_planner_relinks_the_reconcilers_that_import_it() {
     )
     .await;
     eventually("the Secret planned by the new planner", WAIT, || async {
+        h.cluster.get("v1", "Secret", "ns", "s").await
+    })
+    .await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_replaced_planner_whose_sha256_is_not_its_pin_is_refused_and_the_pinned_one_serves_on() {
+    let shipped = wasm_operator::cli::shipped_plugin_dir();
+    let secretgen = read(&shipped.join("secretgen.wasm"));
+    let pinned = sha256_of(&secretgen);
+    let toml = format!("[plugins.secretgen]\nsha256 = \"{pinned}\"\n");
+    let h = Harness::start(
+        &[
+            (
+                "gitlabsecrets.wasm",
+                read(&shipped.join("gitlabsecrets.wasm")),
+            ),
+            ("secretgen.wasm", secretgen.clone()),
+        ],
+        Some(&toml),
+        false,
+    )
+    .await;
+    h.wait_metric(
+        "the pinned planner linked",
+        &format!(r#"sha256="{pinned}",state="serving""#),
+    )
+    .await;
+    // The same planner with an extra custom section: another file, another sha256.
+    let mut next = secretgen;
+    let name = b"wasm-operator-test";
+    next.extend_from_slice(&[
+        0,
+        u8::try_from(name.len() + 1).expect("short"),
+        u8::try_from(name.len()).expect("short"),
+    ]);
+    next.extend_from_slice(name);
+    install(h.plugins.path(), "secretgen.wasm", &next);
+
+    let refused = eventually("a PluginRefused event", WAIT, || async {
+        h.events("PluginRefused").await.into_iter().next()
+    })
+    .await;
+    let note = refused["note"].as_str().unwrap_or_default();
+    assert!(
+        note.contains("secretgen.wasm") && note.contains("is not the pinned"),
+        "{refused}"
+    );
+    assert!(
+        h.metrics()
+            .contains(&format!(r#"sha256="{pinned}",state="serving""#)),
+        "the pinned planner is still linked"
+    );
+    h.create(wasm_operator_e2e::gitlabsecrets_crd()).await;
+    h.create(
+        json!({"apiVersion": "apps.gitlab.com/v2alpha1", "kind": "GitLabSecrets",
+        "metadata": {"name": "app", "namespace": "ns"},
+        "spec": {"secrets": [{"name": "s", "type": "Opaque", "generators": [
+            {"type": "random", "key": "k", "charset": "hex", "length": 8}]}]}}),
+    )
+    .await;
+    eventually("the Secret planned by the pinned planner", WAIT, || async {
         h.cluster.get("v1", "Secret", "ns", "s").await
     })
     .await;

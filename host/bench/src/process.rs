@@ -30,8 +30,10 @@ fn free_addr() -> anyhow::Result<SocketAddr> {
 
 impl OperatorProcess {
     /// Starts `exe run` over `plugins` against the cluster of `kubeconfig`, with precompiled
-    /// artifacts in `cache`, unlimited API rate (the benchmark measures the operator, not
-    /// its client-side limit), and `extra` arguments; its log goes to `log`.
+    /// artifacts in `cache` (sealed with a key beside it, shared by every cache of that
+    /// parent directory, so a later process trusts them), unlimited API rate (the benchmark
+    /// measures the operator, not its client-side limit), and `extra` arguments; its log
+    /// goes to `log`.
     pub fn start(
         exe: &Path,
         kubeconfig: &Path,
@@ -41,11 +43,19 @@ impl OperatorProcess {
         extra: &[&str],
     ) -> anyhow::Result<Self> {
         let health = free_addr()?;
+        let key = cache
+            .parent()
+            .unwrap_or(Path::new("."))
+            .join("artifact-cache.key");
+        wasm_operator_runtime::write_cache_key(&key)
+            .with_context(|| format!("cannot write the cache key {}", key.display()))?;
         let log_file = std::fs::File::create(log)
             .with_context(|| format!("cannot create {}", log.display()))?;
         let child = Command::new(exe)
             .arg("--cache-dir")
             .arg(cache)
+            .arg("--cache-key-file")
+            .arg(&key)
             .arg("run")
             .arg("--plugins")
             .arg(plugins)

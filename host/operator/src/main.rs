@@ -21,6 +21,11 @@ struct Args {
     /// Where precompiled plugin artifacts are cached (default: $XDG_CACHE_HOME/wasm-operator).
     #[arg(long, global = true, env = "WASM_OPERATOR_CACHE_DIR")]
     cache_dir: Option<PathBuf>,
+    /// The key cached artifacts are sealed with: a file of at least 32 bytes outside the
+    /// cache directory (default: a random key per process, so nothing cached by an earlier
+    /// process is trusted).
+    #[arg(long, global = true, env = "WASM_OPERATOR_CACHE_KEY_FILE")]
+    cache_key_file: Option<PathBuf>,
     #[command(subcommand)]
     command: Command,
 }
@@ -40,6 +45,12 @@ enum Command {
     },
     /// Print the CRDs of the shipped reconcilers.
     Crds,
+    /// Write a new random artifact cache key (mode 0400) for `--cache-key-file`; an
+    /// existing file is kept, never overwritten.
+    CacheKey {
+        /// The key file to create.
+        file: PathBuf,
+    },
     /// Run the embedded Kubernetes API server and write a kubeconfig for it.
     #[cfg(feature = "demo")]
     DevCluster {
@@ -135,10 +146,25 @@ fn main() -> ExitCode {
 }
 
 async fn run(args: Args) -> anyhow::Result<ExitCode> {
+    // Commands that load no plugin open no artifact cache.
+    match &args.command {
+        Command::Crds => {
+            print!("{}", cli::GITLABSECRETS_CRD);
+            return Ok(ExitCode::SUCCESS);
+        }
+        Command::CacheKey { file } => {
+            if !wasm_operator_runtime::write_cache_key(file)? {
+                eprintln!("{}: a key is already there; kept", file.display());
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        _ => {}
+    }
     let mut config = RuntimeConfig::default();
     if args.cache_dir.is_some() {
         config.cache_dir = args.cache_dir;
     }
+    config.cache_key_file = args.cache_key_file;
     let plugin_dir = match &args.command {
         Command::Run(run) => Some(run.plugins.clone()),
         Command::Rbac { plugins, .. } => Some(plugins.clone()),
@@ -166,10 +192,8 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             cli::demo::run(runtime, &options).await?;
             Ok(ExitCode::SUCCESS)
         }
-        Command::Crds => {
-            print!("{}", cli::GITLABSECRETS_CRD);
-            Ok(ExitCode::SUCCESS)
-        }
+        // Answered before the runtime started.
+        Command::Crds | Command::CacheKey { .. } => Ok(ExitCode::SUCCESS),
         #[cfg(feature = "demo")]
         Command::DevCluster {
             port,

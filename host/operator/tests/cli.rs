@@ -348,20 +348,31 @@ fn run_reconciles_against_the_kubeconfigs_cluster_and_exits_cleanly_on_sigterm()
     assert!(exit.success(), "exit after SIGTERM: {exit:?}");
 }
 
-#[test]
-fn the_deploy_manifests_parse_and_their_arguments_are_accepted_by_run() {
+#[derive(clap::Parser)]
+struct RunCli {
+    #[command(subcommand)]
+    command: RunSub,
+}
+
+#[derive(clap::Subcommand)]
+enum RunSub {
+    Run(wasm_operator::cli::run::RunArgs),
+}
+
+/// `run`'s options parsed from `args` (after the binary's name).
+fn run_args(args: impl IntoIterator<Item = String>) -> wasm_operator::cli::run::RunArgs {
+    let cli = <RunCli as clap::Parser>::try_parse_from(
+        std::iter::once("wasm-operator".to_owned()).chain(args),
+    )
+    .expect("run accepts the arguments");
+    let RunSub::Run(run) = cli.command;
+    run
+}
+
+/// The Pod template of deploy/operator.yaml's one Deployment.
+fn deployed_pod() -> k8s_openapi::api::core::v1::PodSpec {
     use k8s_openapi::api::apps::v1::Deployment;
     use serde::Deserialize as _;
-
-    #[derive(clap::Parser)]
-    struct Cli {
-        #[command(subcommand)]
-        command: Sub,
-    }
-    #[derive(clap::Subcommand)]
-    enum Sub {
-        Run(wasm_operator::cli::run::RunArgs),
-    }
 
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
@@ -376,20 +387,191 @@ fn the_deploy_manifests_parse_and_their_arguments_are_accepted_by_run() {
         }
     }
     assert_eq!(deployments.len(), 1);
-    let pod = deployments[0]
+    deployments
+        .remove(0)
         .spec
         .template
         .spec
-        .as_ref()
-        .expect("a pod spec");
-    let args = pod.containers[0].args.clone().unwrap_or_default();
-    let cli = <Cli as clap::Parser>::try_parse_from(
-        std::iter::once("wasm-operator".to_owned()).chain(args),
-    )
-    .expect("run accepts the Deployment's arguments");
-    let Sub::Run(run) = cli.command;
+        .expect("a pod spec")
+}
+
+/// `container`'s arguments with `$(VAR)` expanded as the kubelet does, each variable the
+/// downward API fills with `field` replaced by `value(field)`.
+fn expanded_args(
+    container: &k8s_openapi::api::core::v1::Container,
+    value: impl Fn(&str) -> String,
+) -> Vec<String> {
+    let mut args = container.args.clone().unwrap_or_default();
+    for var in container.env.clone().unwrap_or_default() {
+        let field = var
+            .value_from
+            .and_then(|v| v.field_ref)
+            .map(|f| f.field_path);
+        let Some(field) = field else { continue };
+        for arg in &mut args {
+            *arg = arg.replace(&format!("$({})", var.name), &value(&field));
+        }
+    }
+    args
+}
+
+#[test]
+fn the_deploy_manifests_parse_and_their_arguments_are_accepted_by_run() {
+    let pod = deployed_pod();
+    let run = run_args(expanded_args(&pod.containers[0], |_| "10.1.2.3".into()));
     assert!(run.in_cluster && run.leader_elect);
     assert!(run.config().leader_election.is_some());
+}
+
+#[test]
+fn run_serves_metrics_and_health_on_loopback_unless_told_an_address() {
+    let run = run_args(["run".into(), "--plugins".into(), "p".into()]);
+
+    assert!(run.health_addr.ip().is_loopback(), "{}", run.health_addr);
+}
+
+#[test]
+fn the_deployment_serves_metrics_on_the_pod_address_where_its_probes_reach_them() {
+    let pod = deployed_pod();
+    let container = &pod.containers[0];
+    let run = run_args(expanded_args(container, |field| match field {
+        "status.podIP" => "10.1.2.3".into(),
+        other => format!("<{other}>"),
+    }));
+
+    assert_eq!(run.health_addr.to_string(), "10.1.2.3:8080");
+    let ports = container.ports.clone().unwrap_or_default();
+    let metrics = ports
+        .iter()
+        .find(|p| p.name.as_deref() == Some("metrics"))
+        .expect("a metrics port");
+    assert_eq!(metrics.container_port, 8080);
+    for probe in [&container.liveness_probe, &container.readiness_probe] {
+        let http = probe
+            .as_ref()
+            .and_then(|p| p.http_get.as_ref())
+            .expect("an HTTP probe");
+        // No host: the kubelet probes the Pod's IP, where the operator listens.
+        assert_eq!(http.host, None);
+        assert_eq!(
+            http.port,
+            k8s_openapi::apimachinery::pkg::util::intstr::IntOrString::String("metrics".into())
+        );
+    }
+}
+
+#[test]
+fn the_deployment_draws_the_cache_key_into_a_memory_volume_the_operator_mounts_read_only() {
+    let pod = deployed_pod();
+    let inits = pod.init_containers.clone().unwrap_or_default();
+    let init = inits.first().expect("an init container");
+    let operator = &pod.containers[0];
+    let env = |name: &str| {
+        operator
+            .env
+            .clone()
+            .unwrap_or_default()
+            .into_iter()
+            .find(|v| v.name == name)
+            .and_then(|v| v.value)
+    };
+    let key = env("WASM_OPERATOR_CACHE_KEY_FILE").expect("a key file");
+    let cache = env("WASM_OPERATOR_CACHE_DIR").expect("a cache dir");
+
+    assert_eq!(
+        init.args.clone().unwrap_or_default(),
+        ["cache-key", key.as_str()]
+    );
+    assert!(
+        !key.starts_with(&format!("{cache}/")),
+        "the key is outside the cache"
+    );
+    let mount = operator
+        .volume_mounts
+        .clone()
+        .unwrap_or_default()
+        .into_iter()
+        .find(|m| key.starts_with(&format!("{}/", m.mount_path)))
+        .expect("the key's volume is mounted");
+    assert_eq!(mount.read_only, Some(true));
+    let volume = pod
+        .volumes
+        .clone()
+        .unwrap_or_default()
+        .into_iter()
+        .find(|v| v.name == mount.name)
+        .expect("the key's volume");
+    assert_eq!(
+        volume.empty_dir.and_then(|e| e.medium).as_deref(),
+        Some("Memory")
+    );
+}
+
+#[test]
+fn cache_key_writes_a_private_key_the_cache_accepts_and_keeps_an_existing_one() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let cache = tempfile::tempdir().expect("tempdir");
+    let keys = tempfile::tempdir().expect("tempdir");
+    let key = keys.path().join("key");
+
+    let output = wasm_operator(&cache)
+        .arg("cache-key")
+        .arg(&key)
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let written = std::fs::read(&key).expect("the key");
+    let mode = std::fs::metadata(&key)
+        .expect("metadata")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!((written.len(), format!("{mode:o}")), (32, "400".to_owned()));
+
+    let again = wasm_operator(&cache)
+        .arg("cache-key")
+        .arg(&key)
+        .output()
+        .expect("runs");
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    assert_eq!(
+        std::fs::read(&key).expect("the key"),
+        written,
+        "kept, not overwritten"
+    );
+
+    let plugins = fixture_dir();
+    let check = |key: &std::path::Path| {
+        wasm_operator(&cache)
+            .arg("--cache-key-file")
+            .arg(key)
+            .args(["plugin", "check"])
+            .arg(plugins.path().join("fixture.wasm"))
+            .output()
+            .expect("runs")
+    };
+    let accepted = check(&key);
+    assert!(
+        accepted.status.success(),
+        "{}",
+        String::from_utf8_lossy(&accepted.stderr)
+    );
+    let short = keys.path().join("short");
+    std::fs::write(&short, b"too short").expect("written");
+    let refused = check(&short);
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && stderr.contains("at least 32 bytes"),
+        "{stderr}"
+    );
 }
 
 #[test]

@@ -48,6 +48,14 @@ fn run_in_wasm(package: &str, dir: &str) {
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace.join("target"));
     let runner = format!("{} wasi-run", env!("CARGO_BIN_EXE_wasm-operator"));
+    // One key for every run, so the test binaries' artifacts stay trusted between runs.
+    let key = target_dir.join("wasm-guests/artifacts.key");
+    let made = Command::new(env!("CARGO_BIN_EXE_wasm-operator"))
+        .arg("cache-key")
+        .arg(&key)
+        .status()
+        .expect("cache-key runs");
+    assert!(made.success(), "cache-key {}: {made}", key.display());
     let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
         .current_dir(&workspace)
         // Release, in the guests' own target directory: the test binaries reuse the
@@ -68,6 +76,7 @@ fn run_in_wasm(package: &str, dir: &str) {
             "WASM_OPERATOR_CACHE_DIR",
             target_dir.join("wasm-guests/artifacts"),
         )
+        .env("WASM_OPERATOR_CACHE_KEY_FILE", &key)
         .env_remove("CARGO_TARGET_DIR")
         .output()
         .expect("cargo runs");

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use wasmtime::component::Linker;
 use wasmtime::{Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
 
-use super::cache::ArtifactCache;
+use super::cache::{ArtifactCache, CacheError};
 use super::contract::{self, PluginKind};
 use super::error::LoadError;
 use super::limits::Limits;
@@ -25,6 +25,10 @@ use crate::capabilities::{HasCluster, HasCrypto, HasLog, HasPlanner, PassState};
 pub struct RuntimeConfig {
     /// Where precompiled artifacts are kept; `None` compiles on every load.
     pub cache_dir: Option<PathBuf>,
+    /// The file holding the key artifacts are sealed with (at least 32 bytes, outside
+    /// `cache_dir`); `None`: a random key for this process, so artifacts cached by an
+    /// earlier process are recompiled.
+    pub cache_key_file: Option<PathBuf>,
     /// The limits of a plugin that sets none of its own.
     pub default_limits: Limits,
     /// The largest memory cap any plugin may have (sizes the pooling allocator's slots).
@@ -41,6 +45,7 @@ impl Default for RuntimeConfig {
     fn default() -> Self {
         Self {
             cache_dir: super::cache::default_dir(),
+            cache_key_file: None,
             default_limits: Limits::default(),
             max_memory_bytes: 1 << 30,
             max_concurrent_stores: 64,
@@ -59,6 +64,9 @@ pub enum RuntimeError {
     /// A capability could not be added to the linker.
     #[error("cannot link the host capabilities: {0:#}")]
     Linker(#[source] wasmtime::Error),
+    /// The artifact cache's directory or key cannot be trusted.
+    #[error(transparent)]
+    Cache(#[from] CacheError),
 }
 
 /// The plugin runtime: loads plugins and runs their passes. Cloning it is cheap and shares
@@ -90,7 +98,11 @@ impl Runtime {
         let engine = Engine::new(&engine_config(&config)).map_err(RuntimeError::Engine)?;
         let mut linker = Linker::new(&engine);
         add_capabilities(&mut linker).map_err(RuntimeError::Linker)?;
-        let cache = ArtifactCache::new(config.cache_dir.clone(), &engine);
+        let cache = ArtifactCache::open(
+            config.cache_dir.clone(),
+            config.cache_key_file.as_deref(),
+            &engine,
+        )?;
         let stop_ticker = Arc::new(AtomicBool::new(false));
         spawn_ticker(engine.clone(), config.epoch_tick, stop_ticker.clone());
         Ok(Self(Arc::new(Inner {
@@ -135,6 +147,12 @@ impl Runtime {
     /// The artifact cache.
     pub(crate) fn cache(&self) -> &ArtifactCache {
         &self.cache
+    }
+
+    /// How many artifacts found in the cache were refused (planted, tampered with, sealed
+    /// under another key, or not regular files) and replaced since the start.
+    pub fn artifacts_rejected(&self) -> u64 {
+        self.cache.rejected()
     }
 
     /// The runtime's configuration.

@@ -23,6 +23,9 @@ pub enum LoadError {
         expected: String,
         actual: String,
     },
+    /// Pins are required (`require_pins`), and none is set for the file.
+    #[error("{}: no sha256 pin is set, and pins are required (require_pins)", path.display())]
+    Unpinned { path: PathBuf },
     /// A fuel limit is set, and the runtime does not count fuel.
     #[error("{}: a fuel limit needs fuel counting, which is off in this runtime (set it at start)", path.display())]
     FuelOff { path: PathBuf },

@@ -15,7 +15,8 @@
 //!    holding every capability, and starts the epoch ticker.
 //! 2. [`Runtime::load`] reads a `.wasm` file, checks that it is a component, hashes it, and
 //!    loads the precompiled artifact keyed by that sha256 and the engine's version from the
-//!    [cache](cache) — compiling and storing it only on a miss.
+//!    [cache](cache), once its tag verifies under the cache key — compiling and storing it
+//!    on a miss or a refused artifact.
 //! 3. The component's exports and imports are checked against the [contract](contract):
 //!    the right world, the same major version of `wasm-operator:plugin` (and of
 //!    `gitlab:secretgen` for the planner and the reconcilers that import it).
@@ -40,9 +41,9 @@ mod plugin;
 pub mod wasi_run;
 
 pub use bindings::{CONTRACT_PACKAGE, CONTRACT_VERSION, PLANNER_PACKAGE, PLANNER_VERSION, planner};
-pub use cache::CacheOutcome;
+pub use cache::{CacheError, CacheOutcome, write_new_key as write_cache_key};
 pub use contract::PluginKind;
-pub use engine::{Runtime, RuntimeConfig};
+pub use engine::{Runtime, RuntimeConfig, RuntimeError};
 pub use error::{LoadError, PassError};
 pub use limits::Limits;
 pub use plugin::Plugin;

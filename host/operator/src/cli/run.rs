@@ -30,8 +30,9 @@ pub struct RunArgs {
     /// Watch and reconcile only this namespace.
     #[arg(long)]
     pub namespace: Option<String>,
-    /// Where to serve /metrics, /healthz and /readyz.
-    #[arg(long, default_value = "0.0.0.0:8080")]
+    /// Where to serve /metrics, /healthz and /readyz (in a Pod: its own address, e.g.
+    /// `$(POD_IP):8080`; never all interfaces by default).
+    #[arg(long, default_value = "127.0.0.1:8080")]
     pub health_addr: SocketAddr,
     /// Elect a leader on a Lease, so several replicas can run.
     #[arg(long)]

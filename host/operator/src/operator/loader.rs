@@ -4,8 +4,9 @@
 //!
 //! - [`list`]: the files `plugins.toml` enables, each with its settings; canary files
 //!   apart, with the primary plugin they stand in for; disabled files left out.
-//! - [`load`]: one file with the limits and the sha256 pin its settings give; [`check`]
-//!   the same checks for one file on its own; [`plugin_file`] a file's settings.
+//! - [`load`]: one file with the limits and the sha256 pin its settings give (refused
+//!   without one when `require_pins` is set); [`check`] the same checks for one file on its
+//!   own; [`plugin_file`] a file's settings.
 //! - [`load_directory`]: every listed file once, planners linked before the reconcilers
 //!   that import them, then the canaries.
 
@@ -33,7 +34,7 @@ pub struct PluginFile {
 pub struct CanaryFile {
     /// The stem of the plugin it stands in for.
     pub primary: String,
-    /// The canary's file; it runs with the primary plugin's settings.
+    /// The canary's file; it runs with the primary plugin's limits and its own pin.
     pub file: PluginFile,
     /// The label selector of the primaries it reconciles.
     pub selector: String,
@@ -81,7 +82,7 @@ pub fn list(dir: &Path, config: &PluginsToml) -> std::io::Result<Listing> {
                     file: PluginFile {
                         stem: self::stem(&file),
                         path: file,
-                        settings: settings.clone(),
+                        settings: settings.for_canary(),
                     },
                     selector: canary.selector.clone(),
                 });
@@ -96,11 +97,21 @@ pub fn list(dir: &Path, config: &PluginsToml) -> std::io::Result<Listing> {
     Ok(listing)
 }
 
+/// The sha256 pin of `file`; refused when pins are required and it has none.
+fn pin(file: &PluginFile) -> Result<Option<&str>, LoadError> {
+    match file.settings.sha256.as_deref() {
+        None if file.settings.require_pin => Err(LoadError::Unpinned {
+            path: file.path.clone(),
+        }),
+        pin => Ok(pin),
+    }
+}
+
 /// Loads `file` with the limits and the sha256 pin of its settings.
 pub async fn load(runtime: &Runtime, file: &PluginFile) -> Result<Plugin, LoadError> {
     let limits = file.settings.limits(runtime.config().default_limits);
     runtime
-        .load_pinned(&file.path, Some(limits), file.settings.sha256.as_deref())
+        .load_pinned(&file.path, Some(limits), pin(file)?)
         .await
         .map(|plugin| plugin.with_access(file.settings.access()))
 }
@@ -110,7 +121,7 @@ pub async fn load(runtime: &Runtime, file: &PluginFile) -> Result<Plugin, LoadEr
 pub async fn check(runtime: &Runtime, file: &PluginFile) -> Result<Plugin, LoadError> {
     let limits = file.settings.limits(runtime.config().default_limits);
     runtime
-        .check(&file.path, Some(limits), file.settings.sha256.as_deref())
+        .check(&file.path, Some(limits), pin(file)?)
         .await
         .map(|plugin| plugin.with_access(file.settings.access()))
 }
@@ -121,14 +132,17 @@ pub fn plugin_file(path: &Path) -> Result<PluginFile, ConfigError> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let config = PluginsToml::read(dir)?;
     let stem = stem(path);
-    // A canary runs with the settings of the plugin it stands in for.
+    // A canary runs with the limits of the plugin it stands in for, and its own pin.
     let name = file_name(path);
     let owner = config
         .plugins
         .iter()
         .find(|(_, s)| s.canary.as_ref().is_some_and(|c| c.file == name))
         .map(|(owner, _)| owner.clone());
-    let settings = config.settings(owner.as_deref().unwrap_or(&stem));
+    let settings = match owner {
+        Some(owner) => config.settings(&owner).for_canary(),
+        None => config.settings(&stem),
+    };
     Ok(PluginFile {
         stem,
         path: path.to_owned(),

@@ -1,6 +1,8 @@
 //! `plugins.toml`: optional per-plugin settings next to the plugin files.
 //!
 //! ```toml
+//! require_pins = true           # refuse every file (plugin, planner, canary) without a sha256 pin
+//!
 //! [plugins.fixture]             # the plugin file's stem: fixture.wasm
 //! deadline_ms = 5000            # per-pass deadline
 //! memory_mib = 64               # per-pass memory cap
@@ -13,6 +15,7 @@
 //! [plugins.fixture.canary]      # a second version for some objects
 //! file = "fixture-next.wasm"
 //! selector = "track=canary"     # primaries matching this label selector use it
+//! sha256 = "5e1f…"              # the canary's own pin (the primary's does not apply)
 //! ```
 //!
 //! Unknown keys are errors naming the key, so a typo never silently drops a limit.
@@ -34,6 +37,9 @@ pub(crate) const FILE_NAME: &str = "plugins.toml";
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PluginsToml {
+    /// Refuse every file that has no sha256 pin.
+    #[serde(default)]
+    pub require_pins: bool,
     #[serde(default)]
     pub plugins: BTreeMap<String, PluginSettings>,
 }
@@ -55,6 +61,10 @@ pub struct PluginSettings {
     #[serde(default)]
     pub cluster_scoped: bool,
     pub canary: Option<Canary>,
+    /// Whether the file must have a pin: `require_pins` of the whole file, set by
+    /// [`PluginsToml::settings`].
+    #[serde(skip)]
+    pub require_pin: bool,
 }
 
 fn enabled() -> bool {
@@ -72,6 +82,7 @@ impl Default for PluginSettings {
             namespaces: Vec::new(),
             cluster_scoped: false,
             canary: None,
+            require_pin: false,
         }
     }
 }
@@ -84,6 +95,8 @@ pub struct Canary {
     pub file: String,
     /// The label selector of the primaries it reconciles.
     pub selector: String,
+    /// The canary file's own sha256 pin.
+    pub sha256: Option<String>,
 }
 
 /// `plugins.toml` cannot be used.
@@ -140,10 +153,8 @@ impl PluginsToml {
             if settings.memory_mib == Some(0) {
                 return Err(invalid("memory_mib", "must be at least 1".into()));
             }
-            if let Some(sha) = &settings.sha256
-                && (sha.len() != 64 || !sha.chars().all(|c| c.is_ascii_hexdigit()))
-            {
-                return Err(invalid("sha256", format!("{sha:?} is not 64 hex digits")));
+            if let Some(sha) = &settings.sha256 {
+                check_sha256(sha).map_err(|m| invalid("sha256", m))?;
             }
             for ns in &settings.namespaces {
                 let valid = ns == "*"
@@ -162,6 +173,9 @@ impl PluginsToml {
                 }
             }
             if let Some(canary) = &settings.canary {
+                if let Some(sha) = &canary.sha256 {
+                    check_sha256(sha).map_err(|m| invalid("canary.sha256", m))?;
+                }
                 LabelSelector::parse(&canary.selector)
                     .map_err(|e| invalid("canary.selector", e.to_string()))?;
                 if !canary.file.ends_with(".wasm") || canary.file.contains('/') {
@@ -177,7 +191,9 @@ impl PluginsToml {
 
     /// The settings of the plugin in file `stem`.wasm.
     pub(crate) fn settings(&self, stem: &str) -> PluginSettings {
-        self.plugins.get(stem).cloned().unwrap_or_default()
+        let mut settings = self.plugins.get(stem).cloned().unwrap_or_default();
+        settings.require_pin = self.require_pins;
+        settings
     }
 
     /// The files that are canaries of another plugin (not plugins of their own).
@@ -194,6 +210,15 @@ impl PluginsToml {
     }
 }
 
+/// Refuses anything but 64 hex digits.
+fn check_sha256(sha: &str) -> Result<(), String> {
+    if sha.len() == 64 && sha.chars().all(|c| c.is_ascii_hexdigit()) {
+        Ok(())
+    } else {
+        Err(format!("{sha:?} is not 64 hex digits"))
+    }
+}
+
 impl PluginSettings {
     /// What these settings grant beyond the primary's namespace.
     pub(crate) fn access(&self) -> Access {
@@ -207,6 +232,16 @@ impl PluginSettings {
         Access {
             namespaces,
             cluster_scoped: self.cluster_scoped,
+        }
+    }
+
+    /// The settings the canary of this plugin runs with: these limits and grants, the
+    /// canary's own pin (none when it sets none) and the same `require_pin`.
+    pub(crate) fn for_canary(&self) -> PluginSettings {
+        PluginSettings {
+            sha256: self.canary.as_ref().and_then(|c| c.sha256.clone()),
+            canary: None,
+            ..self.clone()
         }
     }
 
@@ -240,6 +275,7 @@ mod tests {
              [plugins.fixture.canary]\nfile = \"next.wasm\"\nselector = \"track=canary\"\n",
         )
         .expect("parses");
+        assert!(!config.require_pins);
         let limits = config.settings("fixture").limits(Limits::default());
         assert_eq!(limits.deadline, Duration::from_millis(500));
         assert_eq!(limits.memory_bytes, 64 << 20);
@@ -288,6 +324,16 @@ mod tests {
                 "plugins.a.sha256: \"abc\" is not 64 hex digits",
             ),
             (
+                "a short canary sha256",
+                "[plugins.a.canary]\nfile = \"b.wasm\"\nselector = \"x\"\nsha256 = \"abc\"\n",
+                "plugins.a.canary.sha256: \"abc\" is not 64 hex digits",
+            ),
+            (
+                "a require_pins that is not a boolean",
+                "require_pins = \"yes\"\n",
+                "require_pins",
+            ),
+            (
                 "a bad canary selector",
                 "[plugins.a.canary]\nfile = \"b.wasm\"\nselector = \"x in y\"\n",
                 "plugins.a.canary.selector:",
@@ -307,5 +353,32 @@ mod tests {
             let error = parse(text).expect_err(case).to_string();
             assert!(error.contains(expected), "{case}: {error}");
         }
+        let valid = format!(
+            "require_pins = true\n[plugins.a]\nsha256 = \"{0}\"\n\
+             [plugins.a.canary]\nfile = \"b.wasm\"\nselector = \"x\"\nsha256 = \"{0}\"\n",
+            "ab".repeat(32)
+        );
+        parse(&valid).expect("the valid row parses");
+    }
+
+    #[test]
+    fn a_canary_runs_with_its_own_pin_and_its_primarys_limits() {
+        let (primary, canary) = ("aa".repeat(32), "bb".repeat(32));
+        let config = parse(&format!(
+            "require_pins = true\n[plugins.a]\nsha256 = \"{primary}\"\ndeadline_ms = 7\n\
+             [plugins.a.canary]\nfile = \"b.wasm\"\nselector = \"x\"\nsha256 = \"{canary}\"\n"
+        ))
+        .expect("parses");
+        let settings = config.settings("a");
+        let for_canary = settings.for_canary();
+
+        assert_eq!(settings.sha256.as_deref(), Some(primary.as_str()));
+        assert_eq!(for_canary.sha256.as_deref(), Some(canary.as_str()));
+        assert_eq!(for_canary.deadline_ms, Some(7));
+        assert!(settings.require_pin && for_canary.require_pin);
+        assert!(
+            config.settings("unnamed").require_pin,
+            "require_pins covers every file"
+        );
     }
 }

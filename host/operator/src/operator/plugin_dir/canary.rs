@@ -16,8 +16,8 @@ impl PluginDirectory {
     pub(super) async fn refresh_canaries(&mut self, refusals: &mut Vec<(PathBuf, String)>) {
         let stems: Vec<String> = self.serving.keys().cloned().collect();
         for stem in stems {
-            let settings = self.config.settings(&stem);
-            let Some(canary) = settings.canary.clone() else {
+            let primary = self.config.settings(&stem);
+            let Some(canary) = primary.canary.clone() else {
                 if let Some(serving) = self.serving.get_mut(&stem)
                     && serving.canary.take().is_some()
                 {
@@ -26,6 +26,8 @@ impl PluginDirectory {
                 continue;
             };
             let file = self.dir.join(&canary.file);
+            // The primary's limits, the canary's own pin.
+            let settings = primary.for_canary();
             let Some(seen) = look(&file, settings.clone()) else {
                 continue;
             };
