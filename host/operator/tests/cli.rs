@@ -609,3 +609,93 @@ fn plugin_check_passes_a_good_file_and_refuses_one_whose_pin_does_not_match() {
         "{stdout}"
     );
 }
+
+#[test]
+fn the_deploy_manifests_bind_every_role_rbac_prints_for_the_shipped_plugins() {
+    use serde::Deserialize as _;
+
+    let cache = tempfile::tempdir().expect("tempdir");
+    let output = wasm_operator(&cache)
+        .args([
+            "rbac",
+            "--leader-elect",
+            "--lease-namespace",
+            "wasm-operator",
+            "--plugins",
+        ])
+        .arg(wasm_operator::cli::shipped_plugin_dir())
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let documents = |text: &str| -> Vec<serde_json::Value> {
+        serde_yaml_ng::Deserializer::from_str(text)
+            .map(|d| serde_json::Value::deserialize(d).expect("a YAML document"))
+            .filter(|v| !v.is_null())
+            .collect()
+    };
+    let printed: Vec<(String, String, String)> =
+        documents(&String::from_utf8_lossy(&output.stdout))
+            .iter()
+            .map(|role| {
+                let field = |path: &str| {
+                    role.pointer(path)
+                        .and_then(|v| v.as_str())
+                        .unwrap_or_default()
+                        .to_owned()
+                };
+                (
+                    field("/kind"),
+                    field("/metadata/name"),
+                    field("/metadata/namespace"),
+                )
+            })
+            .collect();
+    assert_eq!(
+        printed,
+        [
+            (
+                "ClusterRole".to_owned(),
+                "wasm-operator".to_owned(),
+                String::new()
+            ),
+            (
+                "Role".to_owned(),
+                "wasm-operator-leader-election".to_owned(),
+                "wasm-operator".to_owned()
+            ),
+        ]
+    );
+    let deploy = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../deploy/operator.yaml"
+    ))
+    .expect("deploy/operator.yaml");
+    let bound: Vec<(String, String, String)> = documents(&deploy)
+        .iter()
+        .filter(|d| d["kind"] == "ClusterRoleBinding" || d["kind"] == "RoleBinding")
+        .map(|binding| {
+            (
+                binding["roleRef"]["kind"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                binding["roleRef"]["name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                binding["metadata"]["namespace"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        bound, printed,
+        "deploy/operator.yaml binds what rbac prints"
+    );
+}

@@ -195,7 +195,13 @@ mod tests {
             cluster_scoped: false,
         };
         /// (access, verb, target, home, expected error fragment)
-        type Case<'a> = (&'a Access, Verb, Target<'a>, Option<&'a str>, Option<&'a str>);
+        type Case<'a> = (
+            &'a Access,
+            Verb,
+            Target<'a>,
+            Option<&'a str>,
+            Option<&'a str>,
+        );
         let cases: [Case<'_>; 7] = [
             (&Access::default(), Verb::Get, Some("a"), Some("a"), None),
             (
