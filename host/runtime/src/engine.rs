@@ -317,8 +317,9 @@ const KEEP_RESIDENT: usize = 4 << 20;
 const WARM_SLOTS: u32 = 16;
 
 /// What one component (one plugin's instance in a pass's store) may hold. The shipped
-/// plugins and the test plugins (Rust, `wasm32-wasip2`) have one memory, at most two tables
-/// and at most four core instances; the rest is headroom. A component over any of these is
+/// plugins and the test plugins (Rust, `wasm32-wasip2`) have one memory and two tables
+/// (`Component::resources_required`) and load within these core instances; the rest is
+/// headroom. A component over any of these is
 /// refused at load ([`LoadError::Limits`](super::LoadError::Limits)), so no plugin takes
 /// more of the shared pool than this.
 pub(crate) const MAX_MEMORIES_PER_COMPONENT: u32 = 2;
