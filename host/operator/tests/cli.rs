@@ -303,8 +303,11 @@ fn run_reconciles_against_the_kubeconfigs_cluster_and_exits_cleanly_on_sigterm()
     assert!(exit.success(), "exit after SIGTERM: {exit:?}");
 }
 
-#[test]
-fn the_deploy_manifests_parse_and_their_arguments_are_accepted_by_run() {
+/// The Deployment of `deploy/operator.yaml`: its pod and the `run` arguments parsed.
+fn deployment() -> (
+    k8s_openapi::api::core::v1::PodSpec,
+    wasm_operator::cli::run::RunArgs,
+) {
     use k8s_openapi::api::apps::v1::Deployment;
     use serde::Deserialize as _;
 
@@ -331,11 +334,11 @@ fn the_deploy_manifests_parse_and_their_arguments_are_accepted_by_run() {
         }
     }
     assert_eq!(deployments.len(), 1);
-    let pod = deployments[0]
+    let pod = deployments
+        .remove(0)
         .spec
         .template
         .spec
-        .as_ref()
         .expect("a pod spec");
     let args = pod.containers[0].args.clone().unwrap_or_default();
     let cli = <Cli as clap::Parser>::try_parse_from(
@@ -343,8 +346,53 @@ fn the_deploy_manifests_parse_and_their_arguments_are_accepted_by_run() {
     )
     .expect("run accepts the Deployment's arguments");
     let Sub::Run(run) = cli.command;
+    (pod, run)
+}
+
+#[test]
+fn the_deploy_manifests_parse_and_their_arguments_are_accepted_by_run() {
+    let (_, run) = deployment();
     assert!(run.in_cluster && run.leader_elect);
     assert!(run.config().leader_election.is_some());
+}
+
+#[test]
+fn the_deployments_memory_limit_covers_the_guest_memory_its_arguments_allow() {
+    // gitlabsecrets; secretgen is its planner, whose calls take a second store per pass.
+    const SHIPPED_RECONCILERS: u64 = 1;
+    const STORES_PER_PASS: u64 = 2;
+    // The host itself: informer caches, warm pool slots, key generation (README, "Limits").
+    const HOST_ROOM: u64 = 256 << 20;
+    let (pod, run) = deployment();
+    let limit = pod.containers[0]
+        .resources
+        .as_ref()
+        .and_then(|r| r.limits.as_ref())
+        .and_then(|l| l.get("memory"))
+        .expect("a memory limit")
+        .0
+        .clone();
+    let (number, unit) = limit.split_at(
+        limit
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(limit.len()),
+    );
+    let shift = match unit {
+        "Mi" => 20,
+        "Gi" => 30,
+        other => panic!("a memory limit in Mi or Gi, not {other:?}"),
+    };
+    let limit_bytes = number.parse::<u64>().expect("a number") << shift;
+    let concurrency = u64::try_from(run.config().controller.concurrency).expect("fits");
+    let cap = u64::try_from(wasm_operator_runtime::Limits::default().memory_bytes).expect("fits");
+
+    let guests = SHIPPED_RECONCILERS * concurrency * STORES_PER_PASS * cap;
+    assert!(
+        limit_bytes >= guests + HOST_ROOM,
+        "limit {limit} < {} MiB of guest memory + {} MiB for the host",
+        guests >> 20,
+        HOST_ROOM >> 20
+    );
 }
 
 #[test]
