@@ -9,6 +9,7 @@
 //! Randomness is rand's thread-local CSPRNG, seeded by the OS (wasi:random in wasm32).
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use p256::elliptic_curve::Generate as _;
 
@@ -60,6 +61,9 @@ pub enum KeyError {
     /// The RSA size is outside [`MIN_RSA_BITS`]..=[`MAX_RSA_BITS`].
     #[error("RSA key size {0} is outside {MIN_RSA_BITS}..={MAX_RSA_BITS} bits")]
     RsaSize(u32),
+    /// The caller gave up on the key (its cancel flag was set) before it was done.
+    #[error("{algorithm} key generation was cancelled")]
+    Cancelled { algorithm: KeyAlgorithm },
     /// The underlying library failed.
     #[error("{algorithm} key generation failed: {message}")]
     Generate {
@@ -70,6 +74,16 @@ pub enum KeyError {
 
 /// A fresh private key of `algorithm` as PKCS#8 DER.
 pub fn generate_pkcs8(algorithm: KeyAlgorithm) -> Result<Vec<u8>, KeyError> {
+    generate_pkcs8_cancellable(algorithm, &AtomicBool::new(false))
+}
+
+/// [`generate_pkcs8`], giving up with [`KeyError::Cancelled`] soon after `cancel` is set:
+/// an RSA prime search checks it at every candidate (natively; ECDSA and Ed25519 keys take
+/// microseconds and are not interrupted).
+pub fn generate_pkcs8_cancellable(
+    algorithm: KeyAlgorithm,
+    cancel: &AtomicBool,
+) -> Result<Vec<u8>, KeyError> {
     use ::rsa::pkcs8::EncodePrivateKey as _;
     let failed = |e: &dyn fmt::Display| KeyError::Generate {
         algorithm,
@@ -77,7 +91,7 @@ pub fn generate_pkcs8(algorithm: KeyAlgorithm) -> Result<Vec<u8>, KeyError> {
     };
     let mut rng = rand::rng();
     let der = match algorithm {
-        KeyAlgorithm::Rsa(bits) => rsa_key(bits)?.to_pkcs8_der(),
+        KeyAlgorithm::Rsa(bits) => rsa_key_cancellable(bits, cancel)?.to_pkcs8_der(),
         KeyAlgorithm::Ecdsa(Curve::P256) => {
             p256::SecretKey::generate_from_rng(&mut rng).to_pkcs8_der()
         }
@@ -96,23 +110,30 @@ pub fn generate_pkcs8(algorithm: KeyAlgorithm) -> Result<Vec<u8>, KeyError> {
 /// A fresh RSA key whose modulus has exactly `bits` bits, e = 65537: natively with each
 /// prime searched on all cores, in wasm32 (no threads) by rsa's own generator.
 pub fn rsa_key(bits: u32) -> Result<::rsa::PrivateKey, KeyError> {
+    rsa_key_cancellable(bits, &AtomicBool::new(false))
+}
+
+/// [`rsa_key`], giving up with [`KeyError::Cancelled`] soon after `cancel` is set (natively;
+/// in wasm32 the flag is not looked at).
+pub fn rsa_key_cancellable(bits: u32, cancel: &AtomicBool) -> Result<::rsa::PrivateKey, KeyError> {
     if !(MIN_RSA_BITS..=MAX_RSA_BITS).contains(&bits) {
         return Err(KeyError::RsaSize(bits));
     }
     let generated = {
         #[cfg(not(target_arch = "wasm32"))]
         {
-            multicore_rsa::generate(bits)
+            multicore_rsa::generate(bits, cancel)
         }
         #[cfg(target_arch = "wasm32")]
         {
             ::rsa::PrivateKey::new(&mut rand::rng(), bits as usize).map_err(|e| e.to_string())
         }
     };
-    generated.map_err(|message| KeyError::Generate {
-        algorithm: KeyAlgorithm::Rsa(bits),
-        message,
-    })
+    let algorithm = KeyAlgorithm::Rsa(bits);
+    if cancel.load(Ordering::Relaxed) {
+        return Err(KeyError::Cancelled { algorithm });
+    }
+    generated.map_err(|message| KeyError::Generate { algorithm, message })
 }
 
 #[cfg(test)]

@@ -13,6 +13,8 @@
 //! lot, so two primes on two threads take the longer of the two searches (about 1.5 times one
 //! on average), while two threads on one search then on the other take about one.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+
 use crypto_primes::hazmat::{SetBits, SmallFactorsSieveFactory};
 use crypto_primes::{Flavor, is_prime, multicore};
 use rsa::BoxedUint;
@@ -28,8 +30,9 @@ const MAX_THREADS: usize = 8;
 /// probability of about 2/65537 (e divides p−1 or q−1).
 const MAX_DRAWS: usize = 64;
 
-/// Generates an RSA private key whose modulus has exactly `bits` bits.
-pub(super) fn generate(bits: u32) -> Result<rsa::PrivateKey, String> {
+/// Generates an RSA private key whose modulus has exactly `bits` bits, giving up (with an
+/// error the caller tells apart by `cancel`) soon after `cancel` is set.
+pub(super) fn generate(bits: u32, cancel: &AtomicBool) -> Result<rsa::PrivateKey, String> {
     let threads = std::thread::available_parallelism()
         .map_or(1, |n| n.get())
         .min(MAX_THREADS);
@@ -37,8 +40,8 @@ pub(super) fn generate(bits: u32) -> Result<rsa::PrivateKey, String> {
     let mut rng: rand::rngs::StdRng = rand::make_rng();
     let (p_bits, q_bits) = (bits / 2, bits - bits / 2);
     for _ in 0..MAX_DRAWS {
-        let p = prime(&mut rng, p_bits, threads)?;
-        let q = prime(&mut rng, q_bits, threads)?;
+        let p = prime(&mut rng, p_bits, threads, cancel)?;
+        let q = prime(&mut rng, q_bits, threads, cancel)?;
         match rsa::PrivateKey::from_primes(vec![p, q], BoxedUint::from(EXPONENT)) {
             Ok(key) if key.n().bit_width() == bits => return Ok(key),
             Ok(key) => {
@@ -58,17 +61,29 @@ pub(super) fn generate(bits: u32) -> Result<rsa::PrivateKey, String> {
 }
 
 /// A random prime of exactly `bits` bits whose two top bits are set.
-fn prime(rng: &mut rand::rngs::StdRng, bits: u32, threads: usize) -> Result<BoxedUint, String> {
+///
+/// Once `cancel` is set every further candidate is taken, which ends the search at once on
+/// every thread; the candidate is then refused here rather than returned.
+fn prime(
+    rng: &mut rand::rngs::StdRng,
+    bits: u32,
+    threads: usize,
+    cancel: &AtomicBool,
+) -> Result<BoxedUint, String> {
+    let cancelled = || cancel.load(Ordering::Relaxed);
     let sieve = SmallFactorsSieveFactory::new(Flavor::Any, bits, SetBits::TwoMsb)
         .map_err(|e| e.to_string())?;
-    multicore::sieve_and_find(
+    let found = multicore::sieve_and_find(
         rng,
         sieve,
-        |_rng, candidate| is_prime(Flavor::Any, candidate),
+        |_rng, candidate| cancelled() || is_prime(Flavor::Any, candidate),
         threads,
     )
-    .map_err(|e| e.to_string())?
-    .ok_or_else(|| format!("the sieve ran out of {bits}-bit candidates"))
+    .map_err(|e| e.to_string())?;
+    if cancelled() {
+        return Err("cancelled".into());
+    }
+    found.ok_or_else(|| format!("the sieve ran out of {bits}-bit candidates"))
 }
 
 #[cfg(test)]
@@ -88,7 +103,7 @@ mod tests {
     /// d = e⁻¹ mod (p−1)(q−1), and the CRT values dP = d mod (p−1), dQ = d mod (q−1),
     /// qInv = q⁻¹ mod p.
     fn check(bits: u32) {
-        let key = generate(bits).expect("generates");
+        let key = generate(bits, &AtomicBool::new(false)).expect("generates");
         let der = key.to_pkcs1_der().expect("PKCS#1");
         let parsed = pkcs1::RsaPrivateKey::try_from(der.as_bytes()).expect("parses");
         let [n, e, d, p, q, dp, dq, qinv] = [
@@ -138,6 +153,12 @@ mod tests {
     }
 
     #[test]
+    fn a_cancelled_search_gives_up() {
+        let cancel = AtomicBool::new(true);
+        assert_eq!(generate(8192, &cancel).map(drop), Err("cancelled".into()));
+    }
+
+    #[test]
     fn keys_have_the_exact_size_and_standard_parameters() {
         check(2048);
     }
@@ -151,7 +172,7 @@ mod tests {
     fn a_key_signs_and_verifies() {
         use rsa::pkcs1v15::{SigningKey, VerifyingKey};
         use rsa::signature::{Keypair as _, SignatureEncoding as _, Signer as _, Verifier as _};
-        let key = generate(2048).expect("generates");
+        let key = generate(2048, &AtomicBool::new(false)).expect("generates");
         let signing = SigningKey::<sha2::Sha256>::new(key);
         let signature = signing.sign(b"chart default");
         let verifying: VerifyingKey<sha2::Sha256> = signing.verifying_key();

@@ -6,6 +6,7 @@
 //! | `wasm_operator_pass_errors_total` | plugin, error | failed passes by cause (`deadline`, `memory_cap`, `panic`, `trap`, `reconcile`, ...) |
 //! | `wasm_operator_pass_duration_seconds` | plugin | pass wall-clock time (histogram) |
 //! | `wasm_operator_queue_depth` | plugin | keys waiting in the plugin's work queue |
+//! | `wasm_operator_passes_in_flight` | plugin | passes running now |
 //! | `wasm_operator_api_requests_total` | verb, kind, code | API requests made for plugins (code `0` = no response) |
 //! | `wasm_operator_plugin_info` | plugin, version, sha256, state | 1 per loaded plugin version; state `serving` or `refused` |
 //! | `wasm_operator_leader` | | 1 while this replica holds the leader Lease |
@@ -33,6 +34,7 @@ pub struct Metrics {
     pass_errors: Family<Labels, Counter>,
     pass_duration: Family<Labels, Histogram, fn() -> Histogram>,
     queue_depth: Family<Labels, Gauge>,
+    in_flight: Family<Labels, Gauge>,
     api_requests: Family<Labels, Counter>,
     plugin_info: Family<Labels, Gauge>,
     leader: Gauge,
@@ -54,6 +56,7 @@ impl Metrics {
             duration_histogram,
         );
         let queue_depth = Family::<Labels, Gauge>::default();
+        let in_flight = Family::<Labels, Gauge>::default();
         let api_requests = Family::<Labels, Counter>::default();
         let plugin_info = Family::<Labels, Gauge>::default();
         let leader = Gauge::default();
@@ -69,6 +72,7 @@ impl Metrics {
             "Keys waiting in the work queue",
             queue_depth.clone(),
         );
+        registry.register("passes_in_flight", "Passes running now", in_flight.clone());
         registry.register(
             "api_requests",
             "Kubernetes API requests made for plugins",
@@ -86,6 +90,7 @@ impl Metrics {
             pass_errors,
             pass_duration,
             queue_depth,
+            in_flight,
             api_requests,
             plugin_info,
             leader,
@@ -119,6 +124,13 @@ impl Metrics {
         self.queue_depth
             .get_or_create(&vec![("plugin", plugin.to_owned())])
             .set(i64::try_from(depth).unwrap_or(i64::MAX));
+    }
+
+    /// Counts a pass of `plugin` as started (`+1`) or ended (`-1`).
+    pub(crate) fn in_flight(&self, plugin: &str, delta: i64) {
+        self.in_flight
+            .get_or_create(&vec![("plugin", plugin.to_owned())])
+            .inc_by(delta);
     }
 
     /// Counts one API request.

@@ -575,6 +575,46 @@ fn cache_key_writes_a_private_key_the_cache_accepts_and_keeps_an_existing_one() 
 }
 
 #[test]
+fn the_deployments_memory_limit_covers_the_guest_memory_its_arguments_allow() {
+    // gitlabsecrets; secretgen is its planner, whose calls take a second store per pass.
+    const SHIPPED_RECONCILERS: u64 = 1;
+    const STORES_PER_PASS: u64 = 2;
+    // The host itself: informer caches, warm pool slots, key generation (README, "Limits").
+    const HOST_ROOM: u64 = 256 << 20;
+    let pod = deployed_pod();
+    let run = run_args(expanded_args(&pod.containers[0], |_| "10.1.2.3".into()));
+    let limit = pod.containers[0]
+        .resources
+        .as_ref()
+        .and_then(|r| r.limits.as_ref())
+        .and_then(|l| l.get("memory"))
+        .expect("a memory limit")
+        .0
+        .clone();
+    let (number, unit) = limit.split_at(
+        limit
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(limit.len()),
+    );
+    let shift = match unit {
+        "Mi" => 20,
+        "Gi" => 30,
+        other => panic!("a memory limit in Mi or Gi, not {other:?}"),
+    };
+    let limit_bytes = number.parse::<u64>().expect("a number") << shift;
+    let concurrency = u64::try_from(run.config().controller.concurrency).expect("fits");
+    let cap = u64::try_from(wasm_operator_runtime::Limits::default().memory_bytes).expect("fits");
+
+    let guests = SHIPPED_RECONCILERS * concurrency * STORES_PER_PASS * cap;
+    assert!(
+        limit_bytes >= guests + HOST_ROOM,
+        "limit {limit} < {} MiB of guest memory + {} MiB for the host",
+        guests >> 20,
+        HOST_ROOM >> 20
+    );
+}
+
+#[test]
 fn plugin_check_passes_a_good_file_and_refuses_one_whose_pin_does_not_match() {
     let cache = tempfile::tempdir().expect("tempdir");
     let plugins = fixture_dir();

@@ -18,7 +18,7 @@ use crate::backend::access::{Access, Permissions};
 use crate::bindings::{
     PlannerPluginPre, ReconcilerPluginPre, cluster, crypto, logging, planner_import, types,
 };
-use crate::capabilities::{HasCluster, HasCrypto, HasLog, HasPlanner, PassState};
+use crate::capabilities::{HasCluster, HasCrypto, HasLog, HasPlanner, Keygens, PassState};
 
 /// How the runtime is set up.
 #[derive(Debug, Clone)]
@@ -39,6 +39,9 @@ pub struct RuntimeConfig {
     pub epoch_tick: Duration,
     /// Count fuel, so plugins may be given a fuel limit (costs some speed in every pass).
     pub fuel: bool,
+    /// How many key generations (the `crypto` capability) may run at once, over all
+    /// plugins; more wait for a turn within their pass's deadline.
+    pub max_concurrent_keygens: usize,
 }
 
 impl Default for RuntimeConfig {
@@ -51,6 +54,7 @@ impl Default for RuntimeConfig {
             max_concurrent_stores: 64,
             epoch_tick: Duration::from_millis(10),
             fuel: false,
+            max_concurrent_keygens: std::thread::available_parallelism().map_or(1, |n| n.get()),
         }
     }
 }
@@ -82,6 +86,7 @@ pub struct Inner {
     pub(crate) config: RuntimeConfig,
     /// The planner plugin that reconcilers importing `planner` are linked to.
     planner: RwLock<Option<Arc<Plugin>>>,
+    pub(crate) keygens: Arc<Keygens>,
     stop_ticker: Arc<AtomicBool>,
 }
 
@@ -104,6 +109,7 @@ impl Runtime {
             &engine,
         )?;
         let stop_ticker = Arc::new(AtomicBool::new(false));
+        let keygens = Arc::new(Keygens::new(config.max_concurrent_keygens));
         spawn_ticker(engine.clone(), config.epoch_tick, stop_ticker.clone());
         Ok(Self(Arc::new(Inner {
             engine,
@@ -111,6 +117,7 @@ impl Runtime {
             cache,
             config,
             planner: RwLock::new(None),
+            keygens,
             stop_ticker,
         })))
     }
@@ -137,6 +144,17 @@ impl Runtime {
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
+    }
+
+    /// Key generations started so far (the `crypto` capability).
+    pub fn keygens_started(&self) -> u64 {
+        self.keygens.started()
+    }
+
+    /// Key generations running now; one a pass stopped waiting for counts until its
+    /// thread has stopped.
+    pub fn keygens_running(&self) -> usize {
+        self.keygens.running()
     }
 
     /// The engine (shared with the wasi runner).
@@ -227,9 +245,18 @@ impl Runtime {
         let (component, cache) = self
             .cache
             .component(&self.engine, &bytes, &sha256)
-            .map_err(|source| LoadError::Compile {
-                path: path.to_owned(),
-                source,
+            .map_err(|source| {
+                if is_pool_refusal(&source) {
+                    LoadError::Limits {
+                        path: path.to_owned(),
+                        message: source.to_string(),
+                    }
+                } else {
+                    LoadError::Compile {
+                        path: path.to_owned(),
+                        source,
+                    }
+                }
             })?;
         let contract =
             contract::check(&self.engine, &component).map_err(|source| LoadError::Contract {
@@ -282,7 +309,7 @@ impl Runtime {
                     .await
                     .map_err(|message| LoadError::Describe {
                         path: path.to_owned(),
-                        message,
+                        message: crate::text::guest_text(&message),
                     })?;
             plugin.name = description.name.clone();
             plugin.permissions = Arc::new(Permissions::new(
@@ -310,14 +337,36 @@ const KEEP_RESIDENT: usize = 4 << 20;
 /// core of a large node.
 const WARM_SLOTS: u32 = 16;
 
+/// What one component (one plugin's instance in a pass's store) may hold. The shipped
+/// plugins and the test plugins (Rust, `wasm32-wasip2`) have one memory and two tables
+/// (`Component::resources_required`) and load within these core instances; the rest is
+/// headroom. A component over any of these is
+/// refused at load ([`LoadError::Limits`](super::LoadError::Limits)), so no plugin takes
+/// more of the shared pool than this.
+pub(crate) const MAX_MEMORIES_PER_COMPONENT: u32 = 2;
+/// See [`MAX_MEMORIES_PER_COMPONENT`].
+pub(crate) const MAX_TABLES_PER_COMPONENT: u32 = 8;
+/// See [`MAX_MEMORIES_PER_COMPONENT`].
+pub(crate) const MAX_CORE_INSTANCES_PER_COMPONENT: u32 = 16;
+/// Bytes of instance metadata (not linear memory) one component may need: wasmtime's
+/// default, named here so that it is a decision.
+const MAX_COMPONENT_INSTANCE_SIZE: usize = 1 << 20;
+
 fn engine_config(config: &RuntimeConfig) -> Config {
     let stores = config.max_concurrent_stores.max(1);
     let mut pool = PoolingAllocationConfig::new();
+    // Each store holds one component instance (a planner call gets its own store), so the
+    // pool's totals are the per-component maxima times the stores.
     pool.total_component_instances(stores * 2)
-        .total_core_instances(stores * 16)
-        .total_memories(stores * 2)
-        .total_tables(stores * 16)
+        .total_core_instances(stores * MAX_CORE_INSTANCES_PER_COMPONENT)
+        .total_memories(stores * MAX_MEMORIES_PER_COMPONENT)
+        .total_tables(stores * MAX_TABLES_PER_COMPONENT)
         .total_stacks(stores * 2)
+        .max_memories_per_component(MAX_MEMORIES_PER_COMPONENT)
+        .max_tables_per_component(MAX_TABLES_PER_COMPONENT)
+        .max_core_instances_per_component(MAX_CORE_INSTANCES_PER_COMPONENT)
+        .max_component_instance_size(MAX_COMPONENT_INSTANCE_SIZE)
+        .max_memories_per_module(1)
         .max_memory_size(config.max_memory_bytes)
         // Every pass and planner call gets a fresh instance. Resetting a slot's first pages
         // with memset instead of madvise spares the TLB shootdowns and page faults that
@@ -334,6 +383,25 @@ fn engine_config(config: &RuntimeConfig) -> Config {
         .consume_fuel(config.fuel)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
     c
+}
+
+/// Whether wasmtime refused a component for what the pooling allocator gives one
+/// component (memories, tables, core instances, instance size).
+///
+/// DECISION: wasmtime checks these when it makes the `Component` (compiled or loaded
+/// precompiled) and reports them only as text; its messages (wasmtime is pinned) all say
+/// "pooling allocator". Telling them apart here turns them into a named
+/// [`LoadError::Limits`](super::LoadError::Limits) instead of a compile failure, and the
+/// many-memories test fails if a wasmtime upgrade changes the wording.
+pub(crate) fn is_pool_refusal(error: &CacheError) -> bool {
+    match error {
+        CacheError::Compile(e) => format!("{e:#}").contains("pooling allocator"),
+        CacheError::Write { .. }
+        | CacheError::Dir { .. }
+        | CacheError::UnsafeDir { .. }
+        | CacheError::Key { .. }
+        | CacheError::Random => false,
+    }
 }
 
 fn add_capabilities(linker: &mut Linker<PassState>) -> wasmtime::Result<()> {

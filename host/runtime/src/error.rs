@@ -35,6 +35,10 @@ pub enum LoadError {
     /// The file is a core module, not a component.
     #[error("{}: a core WebAssembly module, not a component (build for wasm32-wasip2)", path.display())]
     CoreModule { path: PathBuf },
+    /// The component needs more than the host gives one plugin (memories, tables, core
+    /// instances, instance size).
+    #[error("{}: over the limits of one plugin: {message}", path.display())]
+    Limits { path: PathBuf, message: String },
     /// Compiling or loading the artifact failed.
     #[error("{}: {source}", path.display())]
     Compile {

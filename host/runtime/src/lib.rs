@@ -6,6 +6,7 @@
 //!
 //! - [`capabilities`]: the WIT imports (cluster, logging, crypto, planner).
 //! - [`backend`]: the cluster a pass is served from, and its permission check.
+//! - [`text`]: guest text escaped and capped before the host shows it.
 //! - [`wasi_run`]: the `wasm32-wasip2` test runner behind `wasm-operator wasi-run`.
 //!
 //! The lifecycle of a plugin, as this module implements it:
@@ -23,8 +24,9 @@
 //! 4. The linker pre-instantiates it once (`instantiate_pre`); a reconciler's `describe()`
 //!    runs in a first store and is validated.
 //! 5. Every pass ([`Plugin::reconcile`], [`Plugin::index`]) gets a fresh `Store` and
-//!    instance from that `InstancePre`, with the plugin's deadline (epoch ticks, plus a
-//!    wall-clock timeout over host calls) and memory cap; nothing survives a pass.
+//!    instance from that `InstancePre`, with the plugin's deadline (epoch ticks, at each of
+//!    which the guest yields to tokio, plus a wall-clock timeout over host calls) and memory
+//!    cap (over all of the store's memories); nothing survives a pass.
 //! 6. A failed pass becomes a [`PassError`] naming the plugin, the object and the cause.
 
 pub mod backend;
@@ -38,6 +40,7 @@ mod error;
 pub(crate) mod limits;
 mod pass;
 mod plugin;
+pub mod text;
 pub mod wasi_run;
 
 pub use bindings::{CONTRACT_PACKAGE, CONTRACT_VERSION, PLANNER_PACKAGE, PLANNER_VERSION, planner};
@@ -47,3 +50,4 @@ pub use engine::{Runtime, RuntimeConfig, RuntimeError};
 pub use error::{LoadError, PassError};
 pub use limits::Limits;
 pub use plugin::Plugin;
+pub use text::GUEST_TEXT_MAX;

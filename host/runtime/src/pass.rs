@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use serde_json::Value;
 use wasm_operator_types::{self as shared, Description, Outcome, Request};
-use wasmtime::{Store, Trap};
+use wasmtime::{Store, Trap, UpdateDeadline};
 
 use super::Runtime;
 use super::error::PassError;
@@ -13,7 +13,8 @@ use super::plugin::{Plugin, PluginInfo};
 use crate::backend::checked::Checked;
 use crate::backend::{Caller, ClusterBackend};
 use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre, planner, reconciler as wit};
-use crate::capabilities::{ClusterCtx, LogCtx, PassState, PlannerCtx};
+use crate::capabilities::{ClusterCtx, CryptoCtx, LogCtx, PassState, PlannerCtx};
+use crate::text::guest_text;
 
 impl Plugin {
     /// Runs one reconcile pass for `request` against `backend`.
@@ -67,13 +68,13 @@ impl Plugin {
             Err(wit::ReconcileError::Transient(message)) => Err(PassError::Reconcile {
                 plugin: self.name.clone(),
                 object,
-                message,
+                message: guest_text(&message),
                 retryable: true,
             }),
             Err(wit::ReconcileError::Permanent(message)) => Err(PassError::Reconcile {
                 plugin: self.name.clone(),
                 object,
-                message,
+                message: guest_text(&message),
                 retryable: false,
             }),
         }
@@ -240,12 +241,28 @@ impl Plugin {
             MemoryCap::new(self.limits.memory_bytes),
             log,
             cluster,
+            CryptoCtx::new(runtime.keygens.clone()),
             PlannerCtx::new(runtime.clone()),
         );
         let mut store = Store::new(&runtime.engine, state);
         store.limiter(|s| &mut s.memory);
-        store.set_epoch_deadline(runtime.ticks(self.limits.deadline));
-        store.epoch_deadline_trap();
+        // At every epoch tick the guest yields to tokio, so a spinning guest leaves the
+        // runtime's other tasks (Lease renewal, health, the change feed) their turn; when its
+        // ticks are used up the pass traps with the deadline.
+        let mut ticks_left = runtime.ticks(self.limits.deadline);
+        store.set_epoch_deadline(1);
+        store.epoch_deadline_callback(move |_| {
+            ticks_left = ticks_left.saturating_sub(1);
+            if ticks_left == 0 {
+                return Err(Trap::Interrupt.into());
+            }
+            // tokio's own yield: the worker polls its I/O and timer drivers before the guest
+            // runs again (a plain self-wake would let the guest starve them).
+            Ok(UpdateDeadline::YieldCustom(
+                1,
+                Box::pin(tokio::task::yield_now()),
+            ))
+        });
         if runtime.config.fuel {
             // Cannot fail: the engine counts fuel.
             let _ = store.set_fuel(self.limits.fuel.unwrap_or(u64::MAX));
@@ -274,7 +291,7 @@ impl Plugin {
                 return Err(PassError::Instantiate {
                     plugin,
                     object,
-                    message: format!("{e:#}"),
+                    message: guest_text(&format!("{e:#}")),
                 });
             }
             Ok(Err(Failure::Call(e))) => e,
@@ -307,10 +324,11 @@ impl Plugin {
                 message,
             });
         }
-        let trap = match error.downcast_ref::<Trap>() {
+        // A trap's description names guest functions: guest text too.
+        let trap = guest_text(&match error.downcast_ref::<Trap>() {
             Some(trap) => trap.to_string(),
             None => format!("{error:#}"),
-        };
+        });
         Err(PassError::Trap {
             plugin,
             object,
@@ -335,11 +353,11 @@ fn panic_message(stderr: &str) -> Option<String> {
         .lines()
         .take_while(|l| !l.starts_with("note: "))
         .collect();
-    Some(format!(
+    Some(guest_text(&format!(
         "{} (at {})",
         message.join("\n").trim(),
         location.trim_end_matches(':')
-    ))
+    )))
 }
 
 #[cfg(test)]
@@ -348,10 +366,10 @@ mod tests {
 
     #[test]
     fn a_panic_message_is_read_from_stderr() {
-        let stderr = "\nthread '<unnamed>' panicked at src/lib.rs:10:5:\nboom\nnote: run with `RUST_BACKTRACE=1`\n";
+        let stderr = "\nthread '<unnamed>' panicked at src/lib.rs:10:5:\nboom\nagain\nnote: run with `RUST_BACKTRACE=1`\n";
         assert_eq!(
             panic_message(stderr).as_deref(),
-            Some("boom (at src/lib.rs:10:5)")
+            Some(r"boom\nagain (at src/lib.rs:10:5)")
         );
         assert_eq!(panic_message("memory allocation of 5 bytes failed"), None);
     }

@@ -97,6 +97,7 @@ impl RunArgs {
                 lease_name: self.lease_name.clone(),
                 ..LeaderElection::new(&lease_namespace, &identity)
             }),
+            leading: None,
             health_addr: Some(self.health_addr),
             watch_interval: Some(Duration::from_millis(self.watch_ms)),
             report_to: pod_ref(),

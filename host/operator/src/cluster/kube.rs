@@ -416,10 +416,11 @@ impl ClusterBackend for KubeCluster {
                 EventType::Warning => KubeEventType::Warning,
             },
             reason: event.reason.clone(),
-            note: Some(
-                wasm_operator_runtime::capabilities::logging::truncate(&event.note, 1024)
-                    .into_owned(),
-            ),
+            // The note may be a guest's text: escaped, and within the Event note's 1 KiB.
+            note: Some(wasm_operator_runtime::text::escape(
+                &event.note,
+                wasm_operator_runtime::GUEST_TEXT_MAX,
+            )),
             action: event.action.clone(),
             secondary: None,
         };

@@ -8,7 +8,10 @@
 //! 4. A dispatcher hands queued keys to passes while this replica leads, never two passes
 //!    of one key at once and at most `concurrency` at a time; each pass ends in the queue
 //!    (success, requeue-after, backoff, or wait for the next change) and in the metrics.
-//! 5. On stop the dispatcher takes no new key and waits up to the drain deadline for the
+//! 5. When this replica stops leading, the passes in flight are cancelled (their keys go
+//!    back to the front of the queue, counted as `leadership_lost`) and no new pass starts
+//!    until it leads again: two replicas never run passes at once.
+//! 6. On stop the dispatcher takes no new key and waits up to the drain deadline for the
 //!    passes in flight.
 
 use std::sync::{Arc, RwLock};
@@ -314,7 +317,7 @@ impl Controller {
                 self.queue.give_back(request);
                 continue;
             }
-            passes.spawn(self.clone().pass(request));
+            passes.spawn(self.clone().pass(request, leading.clone()));
         }
         let in_flight = passes.len();
         if in_flight > 0 {
@@ -339,12 +342,29 @@ impl Controller {
         }
     }
 
-    async fn pass(self: Arc<Self>, request: Request) {
+    async fn pass(self: Arc<Self>, request: Request, mut leading: watch::Receiver<bool>) {
         let plugin = self.plugin_for(&request);
+        let in_flight = InFlight::start(&self.metrics, self.name());
         let started = Instant::now();
-        let result = plugin
-            .reconcile(&self.runtime, self.cluster.clone(), &request)
-            .await;
+        let result = tokio::select! {
+            result = plugin.reconcile(&self.runtime, self.cluster.clone(), &request) => result,
+            () = leadership_lost(&mut leading) => {
+                // Dropping the pass's future drops its store: the guest stops where it was.
+                drop(in_flight);
+                tracing::warn!(
+                    plugin = self.name(),
+                    namespace = request.namespace.as_deref(),
+                    name = request.name,
+                    "pass cancelled: this replica stopped leading"
+                );
+                self.metrics
+                    .pass(self.name(), "error", Some(LEADERSHIP_LOST), started.elapsed());
+                self.queue.give_back(request);
+                self.metrics.queue_depth(self.name(), self.queue.depth());
+                return;
+            }
+        };
+        drop(in_flight);
         let elapsed = started.elapsed();
         tracing::debug!(
             plugin = self.name(),
@@ -426,6 +446,37 @@ impl Controller {
                 request.namespace.as_deref(),
                 &request.name,
             ))
+    }
+}
+
+/// The error label of a pass cancelled because this replica stopped leading.
+const LEADERSHIP_LOST: &str = "leadership_lost";
+
+/// Returns once `leading` turns `false`; never when its sender is gone (no election to lose:
+/// the operator is shutting down, and its passes drain).
+async fn leadership_lost(leading: &mut watch::Receiver<bool>) {
+    if leading.wait_for(|l| !*l).await.is_err() {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Counts a pass in `passes_in_flight` from its start until it is dropped (ended or
+/// cancelled).
+struct InFlight<'a> {
+    metrics: &'a Metrics,
+    plugin: &'a str,
+}
+
+impl<'a> InFlight<'a> {
+    fn start(metrics: &'a Metrics, plugin: &'a str) -> Self {
+        metrics.in_flight(plugin, 1);
+        Self { metrics, plugin }
+    }
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.metrics.in_flight(self.plugin, -1);
     }
 }
 

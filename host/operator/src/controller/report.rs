@@ -107,7 +107,7 @@ async fn set_condition(
             "type": CONDITION,
             "status": status,
             "reason": reason,
-            "message": wasm_operator_runtime::capabilities::logging::truncate(message, 32 * 1024),
+            "message": wasm_operator_runtime::text::escape(message, 32 * 1024),
             "observedGeneration": object.pointer("/metadata/generation").cloned().unwrap_or(json!(0)),
             "lastTransitionTime": now(),
         });

@@ -49,8 +49,14 @@ pub struct OperatorConfig {
     pub controller: ControllerConfig,
     /// The client-side limit on API requests made for plugins (`None`: unlimited).
     pub rate_limit: Option<RateLimit>,
-    /// Leader election; `None` makes this replica the leader.
+    /// Leader election; `None` makes this replica the leader (or follows [`leading`]).
+    ///
+    /// [`leading`]: Self::leading
     pub leader_election: Option<LeaderElection>,
+    /// Leadership decided outside the operator (an embedding program, tests): passes run
+    /// while it holds `true`, and losing it cancels the passes in flight. Ignored when
+    /// `leader_election` is set.
+    pub leading: Option<watch::Receiver<bool>>,
     /// Where to serve `/metrics`, `/healthz` and `/readyz`.
     pub health_addr: Option<SocketAddr>,
     /// How often the plugin directory is checked for changes; `None` loads it once.
@@ -68,6 +74,7 @@ impl OperatorConfig {
             controller: ControllerConfig::default(),
             rate_limit: Some(RateLimit::default()),
             leader_election: None,
+            leading: None,
             health_addr: None,
             watch_interval: Some(Duration::from_millis(250)),
             report_to: None,
@@ -143,7 +150,13 @@ impl Operator {
                 let leading = election.leading();
                 (Some(election), leading)
             }
-            None => (None, watch::channel(true).1),
+            None => (
+                None,
+                config
+                    .leading
+                    .clone()
+                    .unwrap_or_else(|| watch::channel(true).1),
+            ),
         };
         let leader_gauge = spawn_leader_gauge(metrics.clone(), leading.clone());
 

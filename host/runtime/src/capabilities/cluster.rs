@@ -182,7 +182,18 @@ impl Host for ClusterCtx {
 
 impl types::Host for ClusterCtx {}
 
+/// The largest object or patch text a guest may send: the request body limit of the
+/// embedded API server and of kube-apiserver (3 MiB). Larger text is refused before it is
+/// parsed, so a guest cannot make the host parse (and hold) more than the server would take.
+pub(crate) const MAX_BODY: usize = 3 * 1024 * 1024;
+
 fn parse(text: &str) -> Result<Value, types::ApiError> {
+    if text.len() > MAX_BODY {
+        return Err(types::ApiError::TooLarge(format!(
+            "the plugin sent {} bytes; a request body is at most {MAX_BODY} bytes",
+            text.len()
+        )));
+    }
     serde_json::from_str(text).map_err(|e| {
         types::ApiError::Invalid(format!("the plugin sent an object that is not JSON: {e}"))
     })

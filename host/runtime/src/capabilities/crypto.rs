@@ -2,15 +2,63 @@
 //! `wasm-operator-keygen` (each RSA prime searched on all cores).
 //!
 //! Generation runs on tokio's blocking pool: RSA-8192 takes seconds, and the guest is
-//! blocked in the call anyway.
+//! blocked in the call anyway. At most [`RuntimeConfig::max_concurrent_keygens`] run at
+//! once over all plugins (the others wait within their pass's deadline), and a generation
+//! whose call is dropped — its pass missed its deadline, or was cancelled — is told to stop
+//! and gives its turn back once its threads have.
+//!
+//! [`RuntimeConfig::max_concurrent_keygens`]: crate::RuntimeConfig::max_concurrent_keygens
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+
+use tokio::sync::Semaphore;
 
 use wasm_operator_keygen as keygen;
 
 use crate::bindings::crypto::{Curve, Host, KeyAlgorithm};
 
-/// The crypto capability (stateless: randomness comes from the OS).
-#[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct CryptoCtx;
+/// The key generations of one runtime: their turns, and counters of those started and
+/// running.
+#[derive(Debug)]
+pub(crate) struct Keygens {
+    turns: Arc<Semaphore>,
+    started: AtomicU64,
+    running: AtomicUsize,
+}
+
+impl Keygens {
+    /// At most `concurrency` (at least one) key generations at once.
+    pub(crate) fn new(concurrency: usize) -> Self {
+        Self {
+            turns: Arc::new(Semaphore::new(concurrency.max(1))),
+            started: AtomicU64::new(0),
+            running: AtomicUsize::new(0),
+        }
+    }
+
+    /// Key generations started so far.
+    pub(crate) fn started(&self) -> u64 {
+        self.started.load(Ordering::Relaxed)
+    }
+
+    /// Key generations running now.
+    pub(crate) fn running(&self) -> usize {
+        self.running.load(Ordering::Relaxed)
+    }
+}
+
+/// The crypto capability of one pass.
+#[derive(Debug, Clone)]
+pub(crate) struct CryptoCtx {
+    keygens: Arc<Keygens>,
+}
+
+impl CryptoCtx {
+    pub(crate) fn new(keygens: Arc<Keygens>) -> Self {
+        Self { keygens }
+    }
+}
 
 impl Host for CryptoCtx {
     async fn generate_key(&mut self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
@@ -21,9 +69,34 @@ impl Host for CryptoCtx {
             KeyAlgorithm::Ecdsa(Curve::P521) => keygen::KeyAlgorithm::Ecdsa(keygen::Curve::P521),
             KeyAlgorithm::Ed25519 => keygen::KeyAlgorithm::Ed25519,
         };
-        match tokio::task::spawn_blocking(move || keygen::generate_pkcs8(algorithm)).await {
+        let keygens = self.keygens.clone();
+        let Ok(turn) = keygens.turns.clone().acquire_owned().await else {
+            return Err("key generation is shut down".into());
+        };
+        let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
+        let flag = cancel.0.clone();
+        keygens.started.fetch_add(1, Ordering::Relaxed);
+        keygens.running.fetch_add(1, Ordering::Relaxed);
+        let generated = tokio::task::spawn_blocking(move || {
+            let generated = keygen::generate_pkcs8_cancellable(algorithm, &flag);
+            keygens.running.fetch_sub(1, Ordering::Relaxed);
+            drop(turn);
+            generated
+        })
+        .await;
+        drop(cancel);
+        match generated {
             Ok(generated) => generated.map_err(|e| e.to_string()),
             Err(e) => Err(format!("key generation task failed: {e}")),
         }
+    }
+}
+
+/// Sets the flag when dropped: a generation whose call is dropped stops.
+struct CancelOnDrop(Arc<AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
     }
 }

@@ -6,8 +6,9 @@
 //!
 //! What a guest gets: the `cluster` it declared (checked per call), `logging` into the
 //! host's tracing, `crypto` key generation, and WASI with a wall clock and randomness only —
-//! no preopened directory, no environment, no network, stdout discarded, stderr captured
-//! (it carries a guest's panic message).
+//! no preopened directory, no environment, no network (TCP, UDP and name lookup refused,
+//! every address denied), stdout discarded, stderr captured (it carries a guest's panic
+//! message).
 
 pub(crate) mod cluster;
 pub(crate) mod crypto;
@@ -19,7 +20,7 @@ use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 pub(crate) use cluster::ClusterCtx;
-pub(crate) use crypto::CryptoCtx;
+pub(crate) use crypto::{CryptoCtx, Keygens};
 pub(crate) use logging::LogCtx;
 pub(crate) use planner::PlannerCtx;
 
@@ -46,10 +47,19 @@ impl PassState {
         memory: MemoryCap,
         log: LogCtx,
         cluster: ClusterCtx,
+        crypto: CryptoCtx,
         planner: PlannerCtx,
     ) -> Self {
         let stderr = MemoryOutputPipe::new(STDERR_CAPACITY);
-        let wasi = WasiCtx::builder().stderr(stderr.clone()).build();
+        let wasi = WasiCtx::builder()
+            .stderr(stderr.clone())
+            // No network, whatever wasmtime-wasi's defaults: the linker serves wasi:sockets
+            // (it is WASI), and every use of it is refused here.
+            .allow_tcp(false)
+            .allow_udp(false)
+            .allow_ip_name_lookup(false)
+            .socket_addr_check(|_, _| Box::pin(async { false }))
+            .build();
         Self {
             wasi,
             table: ResourceTable::new(),
@@ -57,7 +67,7 @@ impl PassState {
             memory,
             log,
             cluster,
-            crypto: CryptoCtx,
+            crypto,
             planner,
         }
     }
