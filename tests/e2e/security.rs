@@ -6,8 +6,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
-use wasm_operator_e2e::{Cluster, cluster_with, config_map, eventually, runtime_with_cache};
+use wasm_operator::operator::{OperatorConfig, RunningOperator};
+use wasm_operator_e2e::{Cluster, cluster_with, config_map, eventually};
 use wasm_operator_sdk::ObjectRef;
 
 const WAIT: Duration = Duration::from_secs(20);
@@ -52,13 +52,7 @@ impl Harness {
             namespace: Some("ns".into()),
             name: "operator".into(),
         });
-        let operator = Operator::start(
-            runtime_with_cache(&cache),
-            cluster.server.client().expect("client"),
-            config,
-        )
-        .await
-        .expect("the operator starts");
+        let operator = cluster.start_operator(&cache, config).await;
         Self {
             cluster,
             operator: Some(operator),

@@ -52,6 +52,21 @@ impl Cluster {
         self.backend.clone()
     }
 
+    /// Starts the operator over this cluster with `config`, its artifact cache in `cache`.
+    pub async fn start_operator(
+        &self,
+        cache: &tempfile::TempDir,
+        config: wasm_operator::operator::OperatorConfig,
+    ) -> wasm_operator::operator::RunningOperator {
+        wasm_operator::operator::Operator::start(
+            runtime_with_cache(cache),
+            self.server.client().expect("a client"),
+            config,
+        )
+        .await
+        .expect("the operator starts")
+    }
+
     /// The requests served so far.
     pub fn counts(&self) -> Counts {
         self.server.counts()

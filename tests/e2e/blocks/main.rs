@@ -16,9 +16,9 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 use wasm_operator::controller::{Backoff, ControllerConfig};
-use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
+use wasm_operator::operator::{OperatorConfig, RunningOperator};
 use wasm_operator_apiserver::Counts;
-use wasm_operator_e2e::{Cluster, cluster_with, eventually, runtime_with_cache, yaml_objects};
+use wasm_operator_e2e::{Cluster, cluster_with, eventually, yaml_objects};
 use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 use wasm_operator_sdk::{ObjectRef, Patch};
 
@@ -114,13 +114,7 @@ impl Harness {
             },
             ..ControllerConfig::default()
         };
-        let operator = Operator::start(
-            runtime_with_cache(&cache),
-            cluster.server.client().expect("client"),
-            config,
-        )
-        .await
-        .expect("the operator starts");
+        let operator = cluster.start_operator(&cache, config).await;
         Self {
             cluster,
             _operator: operator,

@@ -9,11 +9,10 @@ mod safety;
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
+use wasm_operator::operator::{OperatorConfig, RunningOperator};
 use wasm_operator_apiserver::Fault;
 use wasm_operator_e2e::{
-    Cluster, cluster_with, eventually, gitlabsecrets_crd, runtime_with_cache, setup,
-    shipped_plugin_dir,
+    Cluster, cluster_with, eventually, gitlabsecrets_crd, setup, shipped_plugin_dir,
 };
 use wasm_operator_runtime::backend::ClusterBackend;
 use wasm_operator_sdk::{ObjectRef, Patch, ReadFrom};
@@ -90,13 +89,7 @@ impl Harness {
         let mut config = OperatorConfig::new(plugins.path());
         config.controller.backoff.base = Duration::from_millis(50);
         config.controller.backoff.max = Duration::from_secs(2);
-        let operator = Operator::start(
-            runtime_with_cache(&cache),
-            cluster.server.client().expect("client"),
-            config,
-        )
-        .await
-        .expect("the operator starts");
+        let operator = cluster.start_operator(&cache, config).await;
         assert!(
             operator.controller("gitlabsecrets").is_some(),
             "gitlabsecrets serves, linked to secretgen"

@@ -6,47 +6,14 @@ use std::time::Duration;
 
 use serde_json::Value;
 use tokio::sync::watch;
-use wasm_operator::controller::{Backoff, ControllerConfig};
-use wasm_operator::operator::{LeaderElection, Operator, OperatorConfig, RunningOperator};
-use wasm_operator_e2e::{Cluster, cluster_with, eventually, runtime_with_cache};
+use wasm_operator::operator::{LeaderElection, RunningOperator};
+use wasm_operator_e2e::{Cluster, cluster_with, eventually};
 use wasm_operator_runtime::planner::SecretRequest;
 use wasm_operator_runtime::{Limits, PassError, Runtime, RuntimeConfig};
 
-use super::{hostile, hostile_wasm};
+use super::{hostile, start_hostile};
 
 const WAIT: Duration = Duration::from_secs(20);
-
-/// An operator running the hostile plugin with a 60 s deadline (far beyond every wait).
-async fn start(
-    cluster: &Cluster,
-    configure: impl FnOnce(&mut OperatorConfig),
-) -> (RunningOperator, tempfile::TempDir, tempfile::TempDir) {
-    let plugins = tempfile::tempdir().expect("plugins");
-    std::fs::copy(hostile_wasm(), plugins.path().join("hostile.wasm")).expect("copied");
-    std::fs::write(
-        plugins.path().join("plugins.toml"),
-        "[plugins.hostile]\ndeadline_ms = 60000\n",
-    )
-    .expect("plugins.toml");
-    let cache = tempfile::tempdir().expect("cache");
-    let mut config = OperatorConfig::new(plugins.path());
-    config.controller = ControllerConfig {
-        backoff: Backoff {
-            base: Duration::from_secs(30),
-            max: Duration::from_secs(30),
-        },
-        ..ControllerConfig::default()
-    };
-    configure(&mut config);
-    let operator = Operator::start(
-        runtime_with_cache(&cache),
-        cluster.server.client().expect("client"),
-        config,
-    )
-    .await
-    .expect("the operator starts");
-    (operator, plugins, cache)
-}
 
 /// The value of the sample of `metric` (name and labels, as rendered), 0 when absent.
 fn sample(operator: &RunningOperator, metric: &str) -> f64 {
@@ -97,7 +64,7 @@ async fn status(addr: std::net::SocketAddr, path: &str) -> u16 {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn spinning_guests_do_not_stall_lease_renewal_health_or_the_change_feed() {
     let cluster = cluster_with(&[]).await;
-    let (operator, _p, _c) = start(&cluster, |config| {
+    let (operator, _p, _c) = start_hostile(&cluster, |config| {
         config.health_addr = Some("127.0.0.1:0".parse().expect("addr"));
         config.leader_election = Some(LeaderElection {
             duration: Duration::from_secs(2),
@@ -150,7 +117,7 @@ async fn spinning_guests_do_not_stall_lease_renewal_health_or_the_change_feed() 
 async fn losing_leadership_cancels_the_passes_in_flight_and_starts_no_new_one() {
     let cluster = cluster_with(&[]).await;
     let (lead, leading) = watch::channel(true);
-    let (operator, _p, _c) = start(&cluster, |config| config.leading = Some(leading)).await;
+    let (operator, _p, _c) = start_hostile(&cluster, |config| config.leading = Some(leading)).await;
     cluster.create(hostile("spin", "spin")).await;
     eventually("the spinning pass to start", WAIT, || async {
         (sample(&operator, IN_FLIGHT) == 1.0).then_some(())

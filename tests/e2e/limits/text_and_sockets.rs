@@ -4,12 +4,10 @@
 use std::time::Duration;
 
 use serde_json::json;
-use wasm_operator::controller::{Backoff, ControllerConfig};
-use wasm_operator::operator::{Operator, OperatorConfig};
 use wasm_operator_e2e::{cluster_with, eventually, runtime_with_cache};
 use wasm_operator_runtime::PassError;
 
-use super::{ADDR, hostile, hostile_wasm, request};
+use super::{ADDR, hostile, hostile_wasm, request, start_hostile};
 
 /// The longest guest text the host passes on (`wasm_operator_runtime::GUEST_TEXT_MAX`).
 const CAP: usize = 1024;
@@ -59,24 +57,7 @@ async fn a_guest_panic_message_is_escaped_and_capped() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_pass_failed_event_of_an_ugly_panic_is_escaped_and_within_the_note_limit() {
     let cluster = cluster_with(&[]).await;
-    let plugins = tempfile::tempdir().expect("plugins");
-    std::fs::copy(hostile_wasm(), plugins.path().join("hostile.wasm")).expect("copied");
-    let cache = tempfile::tempdir().expect("cache");
-    let mut config = OperatorConfig::new(plugins.path());
-    config.controller = ControllerConfig {
-        backoff: Backoff {
-            base: Duration::from_secs(30),
-            max: Duration::from_secs(30),
-        },
-        ..ControllerConfig::default()
-    };
-    let operator = Operator::start(
-        runtime_with_cache(&cache),
-        cluster.server.client().expect("client"),
-        config,
-    )
-    .await
-    .expect("starts");
+    let (operator, _plugins, _cache) = start_hostile(&cluster, |_| {}).await;
     cluster.create(hostile("panics", "ugly-panic")).await;
 
     let events = eventually("the PassFailed event", Duration::from_secs(20), || async {
