@@ -121,7 +121,7 @@ async fn a_new_primary_is_reconciled_by_the_running_operator() {
 async fn a_changed_secret_is_mapped_through_the_field_index_to_the_primary_naming_it() {
     let h = Harness::start(|_| {}).await;
     let s1 = h.create(secret("s1", "one")).await;
-    h.create(secret("s2", "two")).await;
+    let s2 = h.create(secret("s2", "two")).await;
     h.create(referring("a", "s1")).await;
     h.create(referring("b", "s2")).await;
     let rv1 = s1["metadata"]["resourceVersion"]
@@ -132,7 +132,17 @@ async fn a_changed_secret_is_mapped_through_the_field_index_to_the_primary_namin
         (h.echo_data("a", "secret-versions").await? == format!("s1={rv1}")).then_some(())
     })
     .await;
-    let b_before = eventually("b's echo", WAIT, || async { h.echo("b").await }).await;
+    // b's echo as it settles: with s2's version (a first pass may run before the cache
+    // holds s2 and echo "missing"; the watch of s2 then rewrites it once).
+    let s2_version = format!(
+        "s2={}",
+        s2["metadata"]["resourceVersion"].as_str().expect("rv")
+    );
+    let b_before = eventually("b's echo with s2's version", WAIT, || async {
+        let echo = h.echo("b").await?;
+        (echo["data"]["secret-versions"] == s2_version.as_str()).then_some(echo)
+    })
+    .await;
 
     let r = in_ns("Secret", "s1");
     let changed = h

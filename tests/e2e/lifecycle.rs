@@ -693,7 +693,6 @@ async fn a_replaced_planner_whose_sha256_is_not_its_pin_is_refused_and_the_pinne
             .contains(&format!(r#"sha256="{pinned}",state="serving""#)),
         "the pinned planner is still linked"
     );
-    h.create(wasm_operator_e2e::gitlabsecrets_crd()).await;
     h.create(
         json!({"apiVersion": "apps.gitlab.com/v2alpha1", "kind": "GitLabSecrets",
         "metadata": {"name": "app", "namespace": "ns"},
