@@ -92,6 +92,18 @@ pub struct Request {
     pub name: String,
 }
 
+impl Request {
+    /// The primary as an object of `kind`.
+    pub fn object(&self, kind: &crate::KindRef) -> crate::ObjectRef {
+        crate::ObjectRef {
+            api_version: kind.api_version.clone(),
+            kind: kind.kind.clone(),
+            namespace: self.namespace.clone(),
+            name: self.name.clone(),
+        }
+    }
+}
+
 /// How a successful pass ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Outcome {

@@ -30,17 +30,11 @@ impl Plugin {
             plugin: self.name.clone(),
             field_manager: description.field_manager.clone(),
         };
-        let primary = shared::ObjectRef {
-            api_version: description.primary.api_version.clone(),
-            kind: description.primary.kind.clone(),
-            namespace: request.namespace.clone(),
-            name: request.name.clone(),
-        };
         let cluster = ClusterCtx::new(Checked::new(
             backend,
             caller,
             self.permissions.clone(),
-            primary,
+            request.object(&description.primary),
         ));
         let wit_request = wit::Request {
             namespace: request.namespace.clone(),

@@ -23,15 +23,6 @@ fn host() -> Caller {
     Caller::host()
 }
 
-fn object_ref(kind: &KindRef, request: &Request) -> ObjectRef {
-    ObjectRef {
-        api_version: kind.api_version.clone(),
-        kind: kind.kind.clone(),
-        namespace: request.namespace.clone(),
-        name: request.name.clone(),
-    }
-}
-
 /// Records the event and the condition of a failed pass of `plugin` on the primary.
 pub(crate) async fn failure(
     server: &dyn ClusterBackend,
@@ -40,7 +31,7 @@ pub(crate) async fn failure(
     request: &Request,
     error: &PassError,
 ) {
-    let regarding = object_ref(kind, request);
+    let regarding = request.object(kind);
     let event = Event {
         event_type: EventType::Warning,
         reason: "PassFailed".into(),
@@ -80,7 +71,7 @@ pub(crate) async fn success(
                     .any(|c| c["type"] == CONDITION && c["status"] == "False")
             });
     if failed {
-        let regarding = object_ref(kind, request);
+        let regarding = request.object(kind);
         set_condition(
             server,
             &regarding,

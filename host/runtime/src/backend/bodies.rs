@@ -182,6 +182,24 @@ impl Primary {
     }
 }
 
+/// Whether an apply or create body sets owner references (and so needs the primary's uid).
+pub(crate) fn body_names_owners(body: &Value) -> bool {
+    body.pointer("/metadata/ownerReferences").is_some()
+}
+
+/// Whether a patch may set owner references: a merge patch naming them, or a JSON patch
+/// operation on the whole object or under `/metadata`.
+pub(crate) fn patch_names_owners(patch: &Patch) -> bool {
+    match patch {
+        Patch::Merge(body) => body_names_owners(body),
+        Patch::Json(ops) => ops.as_array().into_iter().flatten().any(|op| {
+            op.get("path")
+                .and_then(Value::as_str)
+                .is_some_and(|p| p.is_empty() || p.starts_with("/metadata"))
+        }),
+    }
+}
+
 /// Refuses a Secret of type service-account-token.
 fn check_type(plugin: &str, target: &ObjectRef, value: Option<&Value>) -> Result<(), ApiError> {
     let is_secret = target.api_version == "v1" && target.kind == "Secret";

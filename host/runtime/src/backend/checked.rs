@@ -22,7 +22,7 @@ use wasm_operator_types::{
 };
 
 use super::access::{Access, Permissions};
-use super::bodies::Primary;
+use super::bodies::{self, Primary};
 use super::{Caller, ClusterBackend};
 
 /// A backend as one plugin may use it.
@@ -75,17 +75,11 @@ impl Checked {
             plugin: description.name.clone(),
             field_manager: description.field_manager.clone(),
         };
-        let primary = ObjectRef {
-            api_version: description.primary.api_version.clone(),
-            kind: description.primary.kind.clone(),
-            namespace: request.namespace.clone(),
-            name: request.name.clone(),
-        };
         Self::new(
             backend,
             caller,
             Arc::new(Permissions::new(&description.permissions, access)),
-            primary,
+            request.object(&description.primary),
         )
     }
 
@@ -103,6 +97,18 @@ impl Checked {
             target,
             self.primary.namespace.as_deref(),
         )
+    }
+
+    /// The primary, with its uid read only when `owners` says a write names owners (the
+    /// Secret-type checks need no uid).
+    async fn primary_for(&self, owners: bool) -> Result<Primary, ApiError> {
+        if owners {
+            return self.primary().await;
+        }
+        Ok(Primary {
+            object: self.primary.clone(),
+            uid: None,
+        })
     }
 
     /// The primary with its uid as the cache (or the server) has it now.
@@ -127,21 +133,11 @@ impl Checked {
         })
     }
 
-    /// Checks owner references in a body that sets any.
+    /// Checks the owner references and the Secret type of an apply or create body.
     async fn check_body(&self, target: &ObjectRef, body: &Value) -> Result<(), ApiError> {
-        let sets_owners = body.pointer("/metadata/ownerReferences").is_some();
-        if sets_owners {
-            self.primary()
-                .await?
-                .check_body(&self.caller.plugin, target, body)
-        } else {
-            // No owner to compare: only the Secret type check applies.
-            Primary {
-                object: self.primary.clone(),
-                uid: None,
-            }
+        self.primary_for(bodies::body_names_owners(body))
+            .await?
             .check_body(&self.caller.plugin, target, body)
-        }
     }
 
     /// Reads one object (`get`).
@@ -226,23 +222,9 @@ impl Checked {
             &object.kind,
             object.namespace.as_deref(),
         )?;
-        let sets_owners = match patch {
-            Patch::Merge(body) => body.pointer("/metadata/ownerReferences").is_some(),
-            Patch::Json(ops) => ops.as_array().into_iter().flatten().any(|op| {
-                op.get("path")
-                    .and_then(Value::as_str)
-                    .is_some_and(|p| p.is_empty() || p.starts_with("/metadata"))
-            }),
-        };
-        let primary = if sets_owners {
-            self.primary().await?
-        } else {
-            Primary {
-                object: self.primary.clone(),
-                uid: None,
-            }
-        };
-        primary.check_patch(&self.caller.plugin, object, patch)?;
+        self.primary_for(bodies::patch_names_owners(patch))
+            .await?
+            .check_patch(&self.caller.plugin, object, patch)?;
         self.backend
             .patch(&self.caller, object, patch, resource_version)
             .await
