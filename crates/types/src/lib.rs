@@ -8,6 +8,7 @@
 //!   deletion propagation, owner references, events).
 //! - [`error`]: [`ApiError`], why a cluster call failed, and [`MissingField`].
 //! - [`selector`]: label selectors, parsed and matched.
+//! - [`names`]: the Kubernetes name rules checked before a call ([`is_dns_label`]).
 //!
 //! No wasmtime, no kube client, no tokio: guests link this crate into their `.wasm`, and
 //! the embedded API server, the host's informer cache and its canary routing use the same
@@ -15,12 +16,14 @@
 
 pub mod call;
 pub mod error;
+pub mod names;
 pub mod object;
 pub mod plugin;
 pub mod selector;
 
 pub use call::{Event, EventType, ListOptions, Owner, Patch, Propagation, ReadFrom};
 pub use error::{ApiError, MissingField};
+pub use names::is_dns_label;
 pub use object::{KindRef, ObjectRef, object_key, split_api_version};
 pub use plugin::{
     Description, FieldIndex, Mapping, Outcome, Permission, Predicate, Request, Verb, Watch,

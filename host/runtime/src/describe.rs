@@ -1,7 +1,7 @@
 //! describe(): the WIT description in the shared types, and the checks a description must pass
 //! before the host runs the plugin.
 
-use wasm_operator_types::{self as shared, Description, KindRef, Mapping, Verb};
+use wasm_operator_types::{self as shared, Description, KindRef, Mapping, Verb, is_dns_label};
 
 use crate::bindings::{reconciler as wit, types};
 
@@ -188,18 +188,6 @@ fn check_kind(k: &KindRef, field: &str) -> Result<(), String> {
         );
     }
     Ok(())
-}
-
-/// An RFC 1123 label: lower-case alphanumerics and '-', alphanumeric at both ends, ≤ 63.
-fn is_dns_label(value: &str) -> bool {
-    let bytes = value.as_bytes();
-    !bytes.is_empty()
-        && bytes.len() <= 63
-        && bytes
-            .iter()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || *b == b'-')
-        && bytes[0] != b'-'
-        && bytes[bytes.len() - 1] != b'-'
 }
 
 /// An RFC 1123 subdomain: dot-separated labels, ≤ 253.

@@ -157,14 +157,7 @@ impl PluginsToml {
                 check_sha256(sha).map_err(|m| invalid("sha256", m))?;
             }
             for ns in &settings.namespaces {
-                let valid = ns == "*"
-                    || (!ns.is_empty()
-                        && ns.len() <= 63
-                        && ns
-                            .bytes()
-                            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                        && !ns.starts_with('-')
-                        && !ns.ends_with('-'));
+                let valid = ns == "*" || wasm_operator_types::is_dns_label(ns);
                 if !valid {
                     return Err(invalid(
                         "namespaces",
