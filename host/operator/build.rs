@@ -53,7 +53,7 @@ fn main() {
         .map(PathBuf::from)
         .unwrap_or_else(|| workspace.join("target"));
     let out = target_root.join("wasm-guests");
-    for watched in ["wit", "guests", "tests/guests", "Cargo.lock"] {
+    for watched in ["wit", "crates", "guests", "tests/guests", "Cargo.lock"] {
         println!(
             "cargo:rerun-if-changed={}",
             workspace.join(watched).display()
