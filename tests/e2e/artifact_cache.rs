@@ -53,11 +53,10 @@ async fn fixture_and_next_artifacts() -> (tempfile::TempDir, PathBuf, tempfile::
     (cache, looked_up, other, planted)
 }
 
-#[tokio::test]
-async fn an_artifact_of_another_component_planted_under_the_looked_up_name_is_not_loaded() {
-    let (cache, looked_up, _other, planted) = fixture_and_next_artifacts().await;
-    std::fs::copy(&planted, &looked_up).expect("planted");
-    let runtime = runtime_with_cache(&cache);
+/// Loads the fixture with a fresh runtime over `cache`, and asserts that the real
+/// component runs after the one artifact found under its name was refused and recompiled.
+async fn loads_the_fixture_refusing_one_artifact(cache: &tempfile::TempDir) {
+    let runtime = runtime_with_cache(cache);
 
     let plugin = runtime
         .load(&fixture_wasm(), None)
@@ -67,6 +66,13 @@ async fn an_artifact_of_another_component_planted_under_the_looked_up_name_is_no
     assert_eq!(version(&plugin), "0.1.0", "the real component runs");
     assert_eq!(plugin.cache_outcome(), CacheOutcome::Recompiled);
     assert_eq!(runtime.artifacts_rejected(), 1);
+}
+
+#[tokio::test]
+async fn an_artifact_of_another_component_planted_under_the_looked_up_name_is_not_loaded() {
+    let (cache, looked_up, _other, planted) = fixture_and_next_artifacts().await;
+    std::fs::copy(&planted, &looked_up).expect("planted");
+    loads_the_fixture_refusing_one_artifact(&cache).await;
     let again = runtime_with_cache(&cache)
         .load(&fixture_wasm(), None)
         .await
@@ -84,16 +90,7 @@ async fn a_symlink_in_place_of_an_artifact_is_not_followed() {
     let planted_bytes = std::fs::read(&planted).expect("the planted artifact");
     std::fs::remove_file(&looked_up).expect("removed");
     std::os::unix::fs::symlink(&planted, &looked_up).expect("symlinked");
-    let runtime = runtime_with_cache(&cache);
-
-    let plugin = runtime
-        .load(&fixture_wasm(), None)
-        .await
-        .expect("the fixture loads");
-
-    assert_eq!(version(&plugin), "0.1.0", "the real component runs");
-    assert_eq!(plugin.cache_outcome(), CacheOutcome::Recompiled);
-    assert_eq!(runtime.artifacts_rejected(), 1);
+    loads_the_fixture_refusing_one_artifact(&cache).await;
     let replaced = std::fs::symlink_metadata(&looked_up).expect("the artifact");
     assert!(replaced.file_type().is_file(), "the symlink is replaced");
     assert_eq!(

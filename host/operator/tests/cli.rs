@@ -514,16 +514,19 @@ fn cache_key_writes_a_private_key_the_cache_accepts_and_keeps_an_existing_one() 
     let keys = tempfile::tempdir().expect("tempdir");
     let key = keys.path().join("key");
 
-    let output = wasm_operator(&cache)
-        .arg("cache-key")
-        .arg(&key)
-        .output()
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
+    let cache_key = || {
+        let output = wasm_operator(&cache)
+            .arg("cache-key")
+            .arg(&key)
+            .output()
+            .expect("runs");
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+    };
+    cache_key();
     let written = std::fs::read(&key).expect("the key");
     let mode = std::fs::metadata(&key)
         .expect("metadata")
@@ -532,16 +535,7 @@ fn cache_key_writes_a_private_key_the_cache_accepts_and_keeps_an_existing_one() 
         & 0o777;
     assert_eq!((written.len(), format!("{mode:o}")), (32, "400".to_owned()));
 
-    let again = wasm_operator(&cache)
-        .arg("cache-key")
-        .arg(&key)
-        .output()
-        .expect("runs");
-    assert!(
-        again.status.success(),
-        "{}",
-        String::from_utf8_lossy(&again.stderr)
-    );
+    cache_key();
     assert_eq!(
         std::fs::read(&key).expect("the key"),
         written,
