@@ -7,6 +7,10 @@ use serde_json::Value;
 
 use crate::error::MissingField;
 
+/// The largest request body kube-apiserver takes (3 MiB): what the embedded API server
+/// serves and the most object or patch text the host accepts from a guest.
+pub const MAX_REQUEST_BODY: usize = 3 * 1024 * 1024;
+
 /// Where a read is served from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ReadFrom {

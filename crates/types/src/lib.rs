@@ -21,7 +21,9 @@ pub mod object;
 pub mod plugin;
 pub mod selector;
 
-pub use call::{Event, EventType, ListOptions, Owner, Patch, Propagation, ReadFrom};
+pub use call::{
+    Event, EventType, ListOptions, MAX_REQUEST_BODY, Owner, Patch, Propagation, ReadFrom,
+};
 pub use error::{ApiError, MissingField};
 pub use names::is_dns_label;
 pub use object::{KindRef, ObjectRef, object_key, split_api_version};

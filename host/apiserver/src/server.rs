@@ -22,7 +22,7 @@ use crate::wal::WalError;
 use crate::{discovery, lifecycle, read, write};
 
 /// The largest request body the server takes (kube-apiserver's 3 MiB).
-pub(crate) const MAX_BODY: usize = 3 * 1024 * 1024;
+pub(crate) const MAX_BODY: usize = wasm_operator_types::MAX_REQUEST_BODY;
 
 /// How a server starts.
 #[derive(Debug, Clone)]

@@ -182,10 +182,10 @@ impl Host for ClusterCtx {
 
 impl types::Host for ClusterCtx {}
 
-/// The largest object or patch text a guest may send: the request body limit of the
-/// embedded API server and of kube-apiserver (3 MiB). Larger text is refused before it is
-/// parsed, so a guest cannot make the host parse (and hold) more than the server would take.
-pub(crate) const MAX_BODY: usize = 3 * 1024 * 1024;
+/// The largest object or patch text a guest may send: the request body limit of
+/// kube-apiserver and the embedded API server. Larger text is refused before it is parsed,
+/// so a guest cannot make the host parse (and hold) more than the server would take.
+pub(crate) const MAX_BODY: usize = wasm_operator_types::MAX_REQUEST_BODY;
 
 fn parse(text: &str) -> Result<Value, types::ApiError> {
     if text.len() > MAX_BODY {
