@@ -296,7 +296,12 @@ async fn metrics_health_and_readiness_are_served() {
     .await;
     assert_eq!(status, 200);
     assert_eq!(get("/healthz").await.expect("healthz").0, 200);
-    let (status, metrics) = get("/metrics").await.expect("metrics");
+    // The echo lands inside the pass; its success is counted once the pass returns.
+    let success = r#"wasm_operator_passes_total{plugin="fixture",result="success"}"#;
+    let (status, metrics) = eventually("/metrics counting the pass", WAIT, || async {
+        get("/metrics").await.filter(|(_, m)| m.contains(success))
+    })
+    .await;
     assert_eq!(status, 200);
     for expected in [
         r#"wasm_operator_passes_total{plugin="fixture",result="success"}"#,
