@@ -51,7 +51,7 @@ async fn a_plugin_built_against_another_major_contract_version_is_refused_naming
         tempfile::tempdir().expect("tempdir"),
         tempfile::tempdir().expect("tempdir"),
     );
-    let wit = host_wit().replace("wasm-operator:plugin@1.0.0", "wasm-operator:plugin@2.0.0");
+    let wit = host_wit().replace("wasm-operator:plugin@1.1.0", "wasm-operator:plugin@2.0.0");
     let path = write(&files, "v2.wasm", &component_for(&wit, "reconciler-plugin"));
 
     let err = runtime_with_cache(&cache)
@@ -67,7 +67,7 @@ async fn a_plugin_built_against_another_major_contract_version_is_refused_naming
     assert_eq!(
         err.to_string(),
         format!(
-            "{}: is built against contract 2.0.0, but this host speaks wasm-operator:plugin@1.0.0 (major versions differ)",
+            "{}: is built against contract 2.0.0, but this host speaks wasm-operator:plugin@1.1.0 (major versions differ)",
             path.display()
         )
     );
@@ -153,4 +153,49 @@ async fn files_that_are_not_components_are_refused_with_the_reason() {
             .starts_with(&format!("{}: cannot read:", missing.display())),
         "{err}"
     );
+}
+
+/// The fixture as it was built against contract 1.0 (`tests/fixtures/contract-1.0/`, built
+/// from the fixture's source at commit 943e2b3 before 1.1 existed): the file is never
+/// rebuilt, so it imports `cluster@1.0.0` and exports only `reconciler@1.0.0`.
+fn fixture_built_against_1_0() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/contract-1.0/fixture-1.0.0.wasm")
+}
+
+#[tokio::test]
+async fn a_plugin_built_against_contract_1_0_loads_and_passes_on_the_1_1_host() {
+    use serde_json::json;
+    use wasm_operator_e2e::{cluster_with, config_map};
+    let cache = tempfile::tempdir().expect("tempdir");
+    let runtime = runtime_with_cache(&cache);
+    let plugin = runtime
+        .load(&fixture_built_against_1_0(), None)
+        .await
+        .expect("the 1.0 fixture loads on the 1.1 host");
+    assert_eq!(plugin.contract().to_string(), "1.0.0");
+    let description = plugin.description().expect("a reconciler");
+    assert_eq!(
+        (description.name.as_str(), description.watches.len()),
+        ("fixture", 2),
+        "its 1.0 description, watches included, is read as before"
+    );
+    let cluster = cluster_with(&[config_map("ns", "a", json!({"k": "v"}), None)]).await;
+
+    plugin
+        .reconcile(
+            &runtime,
+            cluster.backend(),
+            &wasm_operator_sdk::Request {
+                namespace: Some("ns".into()),
+                name: "a".into(),
+            },
+        )
+        .await
+        .expect("the 1.0 plugin's pass succeeds");
+
+    let echo = cluster
+        .get("v1", "ConfigMap", "ns", "a-echo")
+        .await
+        .expect("the echo exists");
+    assert_eq!(echo["data"], json!({"k": "v", "served-by": "0.1.0"}));
 }

@@ -50,6 +50,38 @@ pub enum Propagation {
     Orphan,
 }
 
+/// Conditions a delete must meet; the server refuses it with 409 otherwise.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Preconditions {
+    /// The object must still have this uid.
+    pub uid: Option<String>,
+    /// The object must still be at this resourceVersion.
+    pub resource_version: Option<String>,
+}
+
+impl Preconditions {
+    /// Whether there is no condition at all.
+    pub fn is_empty(&self) -> bool {
+        self.uid.is_none() && self.resource_version.is_none()
+    }
+}
+
+/// How an object is deleted.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct DeleteOptions {
+    pub propagation: Propagation,
+    pub preconditions: Preconditions,
+}
+
+impl From<Propagation> for DeleteOptions {
+    fn from(propagation: Propagation) -> Self {
+        Self {
+            propagation,
+            preconditions: Preconditions::default(),
+        }
+    }
+}
+
 /// The controller owner of an applied object.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Owner {

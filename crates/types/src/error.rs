@@ -28,6 +28,10 @@ pub enum ApiError {
     /// Anything else, with the server's message.
     #[error("{0}")]
     Other(String),
+    /// The cluster does not serve the kind (no CRD, or not at that version). Contract 1.0
+    /// plugins see it as [`NotFound`](Self::NotFound), which is what the API server answers.
+    #[error("not served: {0}")]
+    NotServed(String),
 }
 
 impl ApiError {
@@ -57,7 +61,8 @@ impl ApiError {
             | Self::Forbidden(m)
             | Self::Gone(m)
             | Self::Unavailable(m)
-            | Self::Other(m) => m,
+            | Self::Other(m)
+            | Self::NotServed(m) => m,
         }
     }
 

@@ -22,12 +22,14 @@ pub mod plugin;
 pub mod selector;
 
 pub use call::{
-    Event, EventType, ListOptions, MAX_REQUEST_BODY, Owner, Patch, Propagation, ReadFrom,
+    DeleteOptions, Event, EventType, ListOptions, MAX_REQUEST_BODY, Owner, Patch, Preconditions,
+    Propagation, ReadFrom,
 };
 pub use error::{ApiError, MissingField};
 pub use names::is_dns_label;
 pub use object::{KindRef, ObjectRef, object_key, split_api_version};
 pub use plugin::{
-    Description, FieldIndex, Mapping, Outcome, Permission, Predicate, Request, Verb, Watch,
+    Description, FieldIndex, KindIndex, Mapping, Outcome, Permission, Predicate, Request,
+    SubresourcePermission, Verb, Watch,
 };
 pub use selector::{LabelSelector, SelectorError};

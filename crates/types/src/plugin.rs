@@ -49,6 +49,12 @@ pub enum Mapping {
     FieldIndex(String),
     /// To the primary of the object's namespace named by this label's value.
     Label(String),
+    /// To the primary of the object's namespace named by the string at this dot-separated
+    /// field path of the object (e.g. `spec.keystoneRef.name`).
+    Reference(String),
+    /// Two steps: to the primaries that the watched objects of `kind` whose field index
+    /// `index` includes the object's key map to, by their own watch's mapping.
+    Via { kind: KindRef, index: String },
 }
 
 /// A kind watched besides the primary.
@@ -56,6 +62,26 @@ pub enum Mapping {
 pub struct Watch {
     pub kind: KindRef,
     pub mapping: Mapping,
+    /// While the cluster does not serve the kind, the watch waits for it instead of holding
+    /// the host's readiness.
+    pub optional: bool,
+}
+
+impl Watch {
+    /// A required watch of `kind` mapped by `mapping`.
+    pub fn new(kind: KindRef, mapping: Mapping) -> Self {
+        Self {
+            kind,
+            mapping,
+            optional: false,
+        }
+    }
+
+    /// The same watch, optional: it waits while its kind is not served.
+    pub fn optional(mut self) -> Self {
+        self.optional = true;
+        self
+    }
 }
 
 /// A filter on changes of the primary; a change passes when any listed predicate holds.
@@ -72,6 +98,22 @@ pub struct FieldIndex {
     pub description: String,
 }
 
+/// A field index over a watched kind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KindIndex {
+    pub kind: KindRef,
+    pub index: FieldIndex,
+}
+
+/// The verbs a plugin uses on one subresource of a kind (e.g. `create` on
+/// ServiceAccounts' `token`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubresourcePermission {
+    pub kind: KindRef,
+    pub subresource: String,
+    pub verbs: Vec<Verb>,
+}
+
 /// What the host needs to run a plugin.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Description {
@@ -81,8 +123,15 @@ pub struct Description {
     pub primary: KindRef,
     pub primary_predicates: Vec<Predicate>,
     pub watches: Vec<Watch>,
+    /// Field indexes over the primary kind.
     pub indexes: Vec<FieldIndex>,
     pub permissions: Vec<Permission>,
+    /// Field indexes over watched kinds (contract 1.1).
+    pub watched_indexes: Vec<KindIndex>,
+    /// Verbs on subresources (contract 1.1).
+    pub subresources: Vec<SubresourcePermission>,
+    /// Where the plugin may send HTTP(S) requests: `host:port` patterns (contract 1.1).
+    pub egress: Vec<String>,
 }
 
 /// The primary object of one pass.

@@ -32,7 +32,11 @@ pub fn describe() -> Description {
         watches: vec![Watch {
             kind: secret.clone(),
             mapping: Mapping::FieldIndex(DECLARED_SECRETS.into()),
+            optional: false,
         }],
+        watched_indexes: vec![],
+        subresources: vec![],
+        egress: vec![],
         indexes: vec![FieldIndex {
             name: DECLARED_SECRETS.into(),
             description: "namespace/name of every Secret the GitLabSecrets declares: \

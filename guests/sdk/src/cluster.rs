@@ -14,7 +14,8 @@ use crate::error::{ApiError, Error, Result};
 use crate::object::{KindRef, ObjectRef};
 
 pub use wasm_operator_types::call::{
-    Event, EventType, ListOptions, Owner, Patch, Propagation, ReadFrom,
+    DeleteOptions, Event, EventType, ListOptions, Owner, Patch, Preconditions, Propagation,
+    ReadFrom,
 };
 
 /// The cluster: the WIT `cluster` interface in Rust types.
@@ -43,12 +44,30 @@ pub trait Cluster {
         patch: &Patch,
         resource_version: Option<&str>,
     ) -> Result<Value, ApiError>;
-    /// Deletes one object.
-    fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError>;
+    /// Deletes one object, under `options.preconditions`: the server refuses with
+    /// [`ApiError::Conflict`] when the object's uid or resourceVersion is not the one given.
+    fn delete_with(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError>;
+    /// Deletes one object, unconditionally.
+    fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
+        self.delete_with(object, &propagation.into())
+    }
     /// Replaces the status subresource of `object`.
     fn update_status(&self, object: &Value) -> Result<Value, ApiError>;
     /// Records an event about `regarding`.
     fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError>;
+    /// Whether the cluster serves `kind` (a kind the plugin declared), from the host's
+    /// discovery cache. A call on a kind that is not served fails
+    /// [`ApiError::NotServed`].
+    fn served(&self, kind: &KindRef) -> Result<bool, ApiError>;
+    /// Creates `body` on subresource `subresource` of `object` (declared in
+    /// [`Description::subresources`](crate::plugin::Description)), e.g. a TokenRequest on a
+    /// ServiceAccount's `token`; returns the server's answer.
+    fn create_subresource(
+        &self,
+        object: &ObjectRef,
+        subresource: &str,
+        body: &Value,
+    ) -> Result<Value, ApiError>;
 }
 
 /// Typed helpers over [`Cluster`] for k8s-openapi types and any serde type that implements
@@ -183,8 +202,19 @@ impl<C: Cluster + ?Sized> Cluster for &C {
     ) -> Result<Value, ApiError> {
         (**self).patch(object, patch, resource_version)
     }
-    fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
-        (**self).delete(object, propagation)
+    fn delete_with(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError> {
+        (**self).delete_with(object, options)
+    }
+    fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
+        (**self).served(kind)
+    }
+    fn create_subresource(
+        &self,
+        object: &ObjectRef,
+        subresource: &str,
+        body: &Value,
+    ) -> Result<Value, ApiError> {
+        (**self).create_subresource(object, subresource, body)
     }
     fn update_status(&self, object: &Value) -> Result<Value, ApiError> {
         (**self).update_status(object)

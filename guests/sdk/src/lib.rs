@@ -35,14 +35,15 @@ pub mod testing;
 pub mod wit;
 
 pub use cluster::{
-    Cluster, ClusterExt, Event, EventType, ListOptions, Owner, Patch, Propagation, ReadFrom,
+    Cluster, ClusterExt, DeleteOptions, Event, EventType, ListOptions, Owner, Patch, Preconditions,
+    Propagation, ReadFrom,
 };
 pub use error::{ApiError, Error, Result};
 pub use object::{KindRef, ObjectRef};
 pub use planner::Planner;
 pub use plugin::{
-    Description, FieldIndex, Mapping, Outcome, Permission, Predicate, ReconcileError, Reconciler,
-    Request, Verb, Watch,
+    Description, FieldIndex, KindIndex, Mapping, Outcome, Permission, Predicate, ReconcileError,
+    Reconciler, Request, SubresourcePermission, Verb, Watch,
 };
 
 /// Re-exported so guests name the same versions the SDK's helpers take.

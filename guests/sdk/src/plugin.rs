@@ -7,7 +7,8 @@ use serde_json::Value;
 use crate::cluster::Cluster;
 
 pub use wasm_operator_types::plugin::{
-    Description, FieldIndex, Mapping, Outcome, Permission, Predicate, Request, Verb, Watch,
+    Description, FieldIndex, KindIndex, Mapping, Outcome, Permission, Predicate, Request,
+    SubresourcePermission, Verb, Watch,
 };
 
 /// How a failed pass ends.
@@ -19,6 +20,12 @@ pub enum ReconcileError {
     /// Not retried; the next change starts the next pass.
     #[error("{0} (not retried)")]
     Permanent(String),
+    /// Retried after this delay instead of the backoff (e.g. a server's Retry-After).
+    #[error("{message} (retried after {after:?})")]
+    RetryAfter {
+        after: std::time::Duration,
+        message: String,
+    },
 }
 
 impl From<crate::error::Error> for ReconcileError {

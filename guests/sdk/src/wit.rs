@@ -8,7 +8,9 @@
 
 use serde_json::Value;
 
-use crate::cluster::{Cluster, Event, EventType, ListOptions, Owner, Patch, Propagation, ReadFrom};
+use crate::cluster::{
+    Cluster, DeleteOptions, Event, EventType, ListOptions, Owner, Patch, Propagation, ReadFrom,
+};
 use crate::error::ApiError;
 use crate::log::Level;
 use crate::object::{KindRef, ObjectRef};
@@ -16,7 +18,8 @@ use crate::planner;
 use crate::plugin::{self, Reconciler};
 
 /// The generated bindings of the `planning-reconciler-plugin` world of `gitlab:secretgen`
-/// (`wit/secretgen/`): `wasm-operator:plugin`'s `reconciler-plugin` plus the `planner`
+/// (`wit/secretgen/`): `wasm-operator:plugin`'s `extended-reconciler-plugin` (contract 1.1) plus
+/// the `planner`
 /// import. A reconciler imports `planner` only when it calls it, so plain reconcilers do not
 /// depend on a planner.
 pub mod bindings {
@@ -33,10 +36,11 @@ pub mod bindings {
 
 pub use bindings::export_plugin;
 
+use bindings::exports::wasm_operator::plugin::extensions as wit_extensions;
 use bindings::exports::wasm_operator::plugin::reconciler as wit_reconciler;
 use bindings::gitlab::secretgen::planner as wit_planner;
 use bindings::wasm_operator::plugin::{
-    cluster as wit_cluster, logging as wit_logging, types as wit_types,
+    client as wit_client, cluster as wit_cluster, logging as wit_logging, types as wit_types,
 };
 
 /// Exports a [`Reconciler`] as the WIT `reconciler` interface.
@@ -47,6 +51,7 @@ impl<R: Reconciler> wit_reconciler::Guest for Exported<R> {
         R::describe().into()
     }
 
+    /// What a 1.0 host calls; a 1.1 host calls `extensions.reconcile`.
     fn reconcile(
         request: wit_reconciler::Request,
     ) -> Result<wit_reconciler::Outcome, wit_reconciler::ReconcileError> {
@@ -68,12 +73,26 @@ impl<R: Reconciler> wit_reconciler::Guest for Exported<R> {
     }
 }
 
+impl<R: Reconciler> wit_extensions::Guest for Exported<R> {
+    fn describe_extensions() -> wit_extensions::DescriptionExtensions {
+        extensions(R::describe())
+    }
+
+    fn reconcile(
+        request: wit_reconciler::Request,
+    ) -> Result<wit_reconciler::Outcome, wit_extensions::PassError> {
+        R::reconcile(&WitCluster, &request.into())
+            .map(Into::into)
+            .map_err(Into::into)
+    }
+}
+
 /// The [`Cluster`] served by the host across the component boundary.
 pub struct WitCluster;
 
 impl Cluster for WitCluster {
     fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
-        wit_cluster::get(&object.into(), from.into())?
+        wit_client::get(&object.into(), from.into())?
             .map(|text| parse(&text))
             .transpose()
     }
@@ -84,7 +103,7 @@ impl Cluster for WitCluster {
         namespace: Option<&str>,
         options: &ListOptions,
     ) -> Result<Vec<Value>, ApiError> {
-        wit_cluster::list(&kind.into(), namespace, &options.into())?
+        wit_client::list(&kind.into(), namespace, &options.into())?
             .iter()
             .map(|text| parse(text))
             .collect()
@@ -92,11 +111,11 @@ impl Cluster for WitCluster {
 
     fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
         let owner = owner.map(wit_cluster::Owner::from);
-        parse(&wit_cluster::apply(&object.to_string(), owner.as_ref())?)
+        parse(&wit_client::apply(&object.to_string(), owner.as_ref())?)
     }
 
     fn create(&self, object: &Value) -> Result<Value, ApiError> {
-        parse(&wit_cluster::create(&object.to_string())?)
+        parse(&wit_client::create(&object.to_string())?)
     }
 
     fn patch(
@@ -109,7 +128,7 @@ impl Cluster for WitCluster {
             Patch::Merge(body) => (wit_cluster::PatchType::Merge, body),
             Patch::Json(body) => (wit_cluster::PatchType::Json, body),
         };
-        let stored = wit_cluster::patch(
+        let stored = wit_client::patch(
             &object.into(),
             patch_type,
             &body.to_string(),
@@ -118,16 +137,33 @@ impl Cluster for WitCluster {
         parse(&stored)
     }
 
-    fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
-        Ok(wit_cluster::delete(&object.into(), propagation.into())?)
+    fn delete_with(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError> {
+        Ok(wit_client::delete(&object.into(), &options.into())?)
     }
 
     fn update_status(&self, object: &Value) -> Result<Value, ApiError> {
-        parse(&wit_cluster::update_status(&object.to_string())?)
+        parse(&wit_client::update_status(&object.to_string())?)
     }
 
     fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError> {
-        Ok(wit_cluster::record_event(&regarding.into(), &event.into())?)
+        Ok(wit_client::record_event(&regarding.into(), &event.into())?)
+    }
+
+    fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
+        Ok(wit_client::served(&kind.into())?)
+    }
+
+    fn create_subresource(
+        &self,
+        object: &ObjectRef,
+        subresource: &str,
+        body: &Value,
+    ) -> Result<Value, ApiError> {
+        parse(&wit_client::create_subresource(
+            &object.into(),
+            subresource,
+            &body.to_string(),
+        )?)
     }
 }
 
@@ -183,6 +219,15 @@ impl From<wit_types::ApiError> for ApiError {
     }
 }
 
+impl From<wit_types::CallError> for ApiError {
+    fn from(error: wit_types::CallError) -> Self {
+        match error {
+            wit_types::CallError::Api(api) => api.into(),
+            wit_types::CallError::NotServed(m) => Self::NotServed(m),
+        }
+    }
+}
+
 impl From<EventType> for wit_types::EventType {
     fn from(event_type: EventType) -> Self {
         match event_type {
@@ -218,6 +263,18 @@ impl From<Propagation> for wit_cluster::Propagation {
             Propagation::Background => Self::Background,
             Propagation::Foreground => Self::Foreground,
             Propagation::Orphan => Self::Orphan,
+        }
+    }
+}
+
+impl From<&DeleteOptions> for wit_client::DeleteOptions {
+    fn from(options: &DeleteOptions) -> Self {
+        Self {
+            propagation: options.propagation.into(),
+            preconditions: wit_client::Preconditions {
+                uid: options.preconditions.uid.clone(),
+                resource_version: options.preconditions.resource_version.clone(),
+            },
         }
     }
 }
@@ -279,11 +336,28 @@ impl From<plugin::Outcome> for wit_reconciler::Outcome {
     }
 }
 
+/// 1.0 has no retry-after: a 1.0 host retries it with its backoff.
 impl From<plugin::ReconcileError> for wit_reconciler::ReconcileError {
     fn from(error: plugin::ReconcileError) -> Self {
         match error {
             plugin::ReconcileError::Transient(m) => Self::Transient(m),
             plugin::ReconcileError::Permanent(m) => Self::Permanent(m),
+            plugin::ReconcileError::RetryAfter { message, .. } => Self::Transient(message),
+        }
+    }
+}
+
+impl From<plugin::ReconcileError> for wit_extensions::PassError {
+    fn from(error: plugin::ReconcileError) -> Self {
+        match error {
+            plugin::ReconcileError::Transient(m) => Self::Transient(m),
+            plugin::ReconcileError::Permanent(m) => Self::Permanent(m),
+            plugin::ReconcileError::RetryAfter { after, message } => {
+                Self::RetryAfter(wit_extensions::Retry {
+                    after_ms: u64::try_from(after.as_millis()).unwrap_or(u64::MAX),
+                    message,
+                })
+            }
         }
     }
 }
@@ -312,21 +386,29 @@ impl From<plugin::Predicate> for wit_reconciler::Predicate {
     }
 }
 
-impl From<plugin::Mapping> for wit_reconciler::Mapping {
+impl From<plugin::Mapping> for wit_extensions::WatchMapping {
     fn from(mapping: plugin::Mapping) -> Self {
         match mapping {
-            plugin::Mapping::Owner => Self::Owner,
-            plugin::Mapping::FieldIndex(name) => Self::FieldIndex(name),
-            plugin::Mapping::Label(label) => Self::Label(label),
+            plugin::Mapping::Owner => Self::Base(wit_reconciler::Mapping::Owner),
+            plugin::Mapping::FieldIndex(name) => {
+                Self::Base(wit_reconciler::Mapping::FieldIndex(name))
+            }
+            plugin::Mapping::Label(label) => Self::Base(wit_reconciler::Mapping::Label(label)),
+            plugin::Mapping::Reference(path) => Self::Reference(path),
+            plugin::Mapping::Via { kind, index } => Self::Via(wit_extensions::ViaIndex {
+                kind: (&kind).into(),
+                index,
+            }),
         }
     }
 }
 
-impl From<plugin::Watch> for wit_reconciler::Watch {
+impl From<plugin::Watch> for wit_extensions::ExtendedWatch {
     fn from(watch: plugin::Watch) -> Self {
         Self {
             kind: (&watch.kind).into(),
             mapping: watch.mapping.into(),
+            optional: watch.optional,
         }
     }
 }
@@ -349,6 +431,8 @@ impl From<plugin::Permission> for wit_reconciler::Permission {
     }
 }
 
+/// The 1.0 part of a description. Every watch goes to `extensions` (a 1.1 host reads them
+/// there), so `watches` is empty here.
 impl From<plugin::Description> for wit_reconciler::Description {
     fn from(d: plugin::Description) -> Self {
         Self {
@@ -357,10 +441,36 @@ impl From<plugin::Description> for wit_reconciler::Description {
             field_manager: d.field_manager,
             primary: (&d.primary).into(),
             primary_predicates: d.primary_predicates.into_iter().map(Into::into).collect(),
-            watches: d.watches.into_iter().map(Into::into).collect(),
+            watches: Vec::new(),
             indexes: d.indexes.into_iter().map(Into::into).collect(),
             permissions: d.permissions.into_iter().map(Into::into).collect(),
         }
+    }
+}
+
+/// The parts of a description contract 1.1 adds: every watch, the indexes on watched kinds,
+/// the subresources and the egress destinations.
+fn extensions(d: plugin::Description) -> wit_extensions::DescriptionExtensions {
+    wit_extensions::DescriptionExtensions {
+        egress: d.egress,
+        watches: d.watches.into_iter().map(Into::into).collect(),
+        indexes: d
+            .watched_indexes
+            .into_iter()
+            .map(|i| wit_extensions::KindIndex {
+                kind: (&i.kind).into(),
+                index: i.index.into(),
+            })
+            .collect(),
+        subresources: d
+            .subresources
+            .into_iter()
+            .map(|s| wit_extensions::SubresourcePermission {
+                kind: (&s.kind).into(),
+                subresource: s.subresource,
+                verbs: s.verbs.into_iter().map(Into::into).collect(),
+            })
+            .collect(),
     }
 }
 

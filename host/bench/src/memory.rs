@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use async_trait::async_trait;
 use serde_json::Value;
 use wasm_operator_sdk::{
-    ApiError, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation, ReadFrom,
+    ApiError, DeleteOptions, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, ReadFrom,
 };
 
 use wasm_operator_runtime::backend::{Caller, ClusterBackend};
@@ -86,7 +86,7 @@ impl ClusterBackend for MemoryCluster {
             .ok_or_else(|| ApiError::NotFound(key(object)))
     }
 
-    async fn delete(&self, _object: &ObjectRef, _propagation: Propagation) -> Result<(), ApiError> {
+    async fn delete(&self, _object: &ObjectRef, _options: &DeleteOptions) -> Result<(), ApiError> {
         Ok(())
     }
 

@@ -7,11 +7,12 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::runtime::Handle;
 use wasm_operator_sdk::{
-    self as sdk, ApiError, Event, KindRef, ListOptions, ObjectRef, Outcome, Owner, Patch,
-    Propagation, ReadFrom, ReconcileError, Reconciler, Request,
+    self as sdk, ApiError, DeleteOptions, Event, KindRef, ListOptions, ObjectRef, Outcome, Owner,
+    Patch, ReadFrom, ReconcileError, Reconciler, Request,
 };
 
 use wasm_operator_runtime::backend::ClusterBackend;
+
 use wasm_operator_runtime::backend::access::Access;
 use wasm_operator_runtime::backend::checked::Checked;
 
@@ -73,9 +74,24 @@ impl sdk::Cluster for NativeCluster {
             .block_on(self.cluster.patch(object, patch, resource_version))
     }
 
-    fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
-        self.handle
-            .block_on(self.cluster.delete(object, propagation))
+    fn delete_with(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError> {
+        self.handle.block_on(self.cluster.delete(object, options))
+    }
+
+    fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
+        self.handle.block_on(self.cluster.served(kind))
+    }
+
+    fn create_subresource(
+        &self,
+        object: &ObjectRef,
+        subresource: &str,
+        body: &Value,
+    ) -> Result<Value, ApiError> {
+        self.handle.block_on(
+            self.cluster
+                .create_subresource(object, subresource, body.clone()),
+        )
     }
 
     fn update_status(&self, object: &Value) -> Result<Value, ApiError> {

@@ -12,7 +12,10 @@ mod generated {
     pub(crate) mod reconciler {
         wasmtime::component::bindgen!({
             path: "../../wit",
-            world: "reconciler-plugin",
+            // The 1.1 world: every import a 1.0 or 1.1 reconciler may name. Its exports are
+            // looked up one interface at a time (`reconciler` always, `extensions` when the
+            // plugin is built against 1.1), so a 1.0 plugin loads through the same bindings.
+            world: "extended-reconciler-plugin",
             imports: { default: async },
             exports: { default: async },
         });
@@ -26,6 +29,7 @@ mod generated {
             exports: { default: async },
             with: {
                 "wasm-operator:plugin/logging": super::reconciler::wasm_operator::plugin::logging,
+                "wasm-operator:plugin/crypto": super::reconciler::wasm_operator::plugin::crypto,
             },
         });
     }
@@ -42,6 +46,9 @@ mod generated {
                 "wasm-operator:plugin/types": super::reconciler::wasm_operator::plugin::types,
                 "wasm-operator:plugin/cluster": super::reconciler::wasm_operator::plugin::cluster,
                 "wasm-operator:plugin/logging": super::reconciler::wasm_operator::plugin::logging,
+                "wasm-operator:plugin/crypto": super::reconciler::wasm_operator::plugin::crypto,
+                "wasm-operator:plugin/client": super::reconciler::wasm_operator::plugin::client,
+                "wasm-operator:plugin/egress": super::reconciler::wasm_operator::plugin::egress,
             },
         });
     }
@@ -49,20 +56,80 @@ mod generated {
 
 pub(crate) use generated::planner::PlannerPluginPre;
 pub use generated::planner::exports::gitlab::secretgen::planner;
-pub(crate) use generated::planner::wasm_operator::plugin::crypto;
 pub(crate) use generated::planning::gitlab::secretgen::planner as planner_import;
-pub(crate) use generated::reconciler::ReconcilerPluginPre;
-pub(crate) use generated::reconciler::exports::wasm_operator::plugin::reconciler;
-pub(crate) use generated::reconciler::wasm_operator::plugin::{cluster, logging, types};
+pub(crate) use generated::reconciler::exports::wasm_operator::plugin::{extensions, reconciler};
+pub(crate) use generated::reconciler::wasm_operator::plugin::{
+    client, cluster, crypto, egress, logging, types,
+};
 
 /// The platform WIT package the host speaks, e.g. `wasm-operator:plugin`.
 pub const CONTRACT_PACKAGE: &str = "wasm-operator:plugin";
 
 /// The platform contract version the host speaks (the package's version).
-pub const CONTRACT_VERSION: &str = "1.0.0";
+pub const CONTRACT_VERSION: &str = "1.1.0";
 
 /// The WIT package of the GitLabSecrets planner, `gitlab:secretgen`.
 pub const PLANNER_PACKAGE: &str = "gitlab:secretgen";
 
 /// The planner contract version the host speaks (the package's version).
 pub const PLANNER_VERSION: &str = "1.0.0";
+
+/// A reconciler's component, pre-instantiated, with its exports looked up once.
+pub(crate) struct ReconcilerPre {
+    pre: wasmtime::component::InstancePre<crate::capabilities::PassState>,
+    reconciler: reconciler::GuestIndices,
+    /// `Some` for a plugin built against 1.1 (it exports `extensions`).
+    extensions: Option<extensions::GuestIndices>,
+}
+
+/// One instance of a reconciler: its `reconciler` export and, from 1.1 on, its
+/// `extensions`.
+pub(crate) struct ReconcilerInstance {
+    pub(crate) reconciler: reconciler::Guest,
+    pub(crate) extensions: Option<extensions::Guest>,
+}
+
+impl ReconcilerPre {
+    /// Looks up the exports of `pre`; fails when it does not export `reconciler`.
+    pub(crate) fn new(
+        pre: wasmtime::component::InstancePre<crate::capabilities::PassState>,
+    ) -> wasmtime::Result<Self> {
+        let reconciler = reconciler::GuestIndices::new(&pre)?;
+        // Absent in a 1.0 plugin; present but mistyped is an error (a 1.1 plugin the host
+        // cannot serve).
+        let extensions = if pre
+            .component()
+            .get_export_index(None, EXTENSIONS_INTERFACE)
+            .is_some()
+        {
+            Some(extensions::GuestIndices::new(&pre)?)
+        } else {
+            None
+        };
+        Ok(Self {
+            pre,
+            reconciler,
+            extensions,
+        })
+    }
+
+    /// Instantiates the component in `store`.
+    pub(crate) async fn instantiate_async(
+        &self,
+        store: &mut wasmtime::Store<crate::capabilities::PassState>,
+    ) -> wasmtime::Result<ReconcilerInstance> {
+        let instance = self.pre.instantiate_async(&mut *store).await?;
+        let reconciler = self.reconciler.load(&mut *store, &instance)?;
+        let extensions = match &self.extensions {
+            Some(indices) => Some(indices.load(&mut *store, &instance)?),
+            None => None,
+        };
+        Ok(ReconcilerInstance {
+            reconciler,
+            extensions,
+        })
+    }
+}
+
+/// The name (semver-matched by wasmtime) of 1.1's exported `extensions` interface.
+const EXTENSIONS_INTERFACE: &str = "wasm-operator:plugin/extensions@1.1.0";

@@ -3,7 +3,7 @@
 
 use wasm_operator_types::{self as shared, Description, KindRef, Mapping, Verb, is_dns_label};
 
-use crate::bindings::{reconciler as wit, types};
+use crate::bindings::{extensions as ext, reconciler as wit, types};
 
 /// The shared form of a WIT description.
 pub(crate) fn from_wit(d: wit::Description) -> Description {
@@ -23,23 +23,9 @@ pub(crate) fn from_wit(d: wit::Description) -> Description {
         watches: d
             .watches
             .into_iter()
-            .map(|w| shared::Watch {
-                kind: kind(w.kind),
-                mapping: match w.mapping {
-                    wit::Mapping::Owner => Mapping::Owner,
-                    wit::Mapping::FieldIndex(name) => Mapping::FieldIndex(name),
-                    wit::Mapping::Label(label) => Mapping::Label(label),
-                },
-            })
+            .map(|w| shared::Watch::new(kind(w.kind), mapping(w.mapping)))
             .collect(),
-        indexes: d
-            .indexes
-            .into_iter()
-            .map(|i| shared::FieldIndex {
-                name: i.name,
-                description: i.description,
-            })
-            .collect(),
+        indexes: d.indexes.into_iter().map(field_index).collect(),
         permissions: d
             .permissions
             .into_iter()
@@ -48,6 +34,56 @@ pub(crate) fn from_wit(d: wit::Description) -> Description {
                 verbs: p.verbs.into_iter().map(verb).collect(),
             })
             .collect(),
+        watched_indexes: Vec::new(),
+        subresources: Vec::new(),
+        egress: Vec::new(),
+    }
+}
+
+/// Adds what a 1.1 plugin's `describe-extensions` returned.
+pub(crate) fn extend(d: &mut Description, e: ext::DescriptionExtensions) {
+    d.egress.extend(e.egress);
+    d.watches
+        .extend(e.watches.into_iter().map(|w| shared::Watch {
+            kind: kind(w.kind),
+            mapping: match w.mapping {
+                ext::WatchMapping::Base(m) => mapping(m),
+                ext::WatchMapping::Reference(path) => Mapping::Reference(path),
+                ext::WatchMapping::Via(via) => Mapping::Via {
+                    kind: kind(via.kind),
+                    index: via.index,
+                },
+            },
+            optional: w.optional,
+        }));
+    d.watched_indexes
+        .extend(e.indexes.into_iter().map(|i| shared::KindIndex {
+            kind: kind(i.kind),
+            index: field_index(i.index),
+        }));
+    d.subresources.extend(
+        e.subresources
+            .into_iter()
+            .map(|s| shared::SubresourcePermission {
+                kind: kind(s.kind),
+                subresource: s.subresource,
+                verbs: s.verbs.into_iter().map(verb).collect(),
+            }),
+    );
+}
+
+fn mapping(m: wit::Mapping) -> Mapping {
+    match m {
+        wit::Mapping::Owner => Mapping::Owner,
+        wit::Mapping::FieldIndex(name) => Mapping::FieldIndex(name),
+        wit::Mapping::Label(label) => Mapping::Label(label),
+    }
+}
+
+fn field_index(i: wit::FieldIndex) -> shared::FieldIndex {
+    shared::FieldIndex {
+        name: i.name,
+        description: i.description,
     }
 }
 
@@ -121,11 +157,87 @@ pub(crate) fn validate(d: &Description) -> Result<(), String> {
                 w.kind
             ));
         }
-        if let Mapping::FieldIndex(name) = &w.mapping
-            && !d.indexes.iter().any(|x| &x.name == name)
+        match &w.mapping {
+            Mapping::FieldIndex(name) if !d.indexes.iter().any(|x| &x.name == name) => {
+                return Err(format!(
+                    "watches[{i}].mapping names field index {name:?}, which indexes does not define"
+                ));
+            }
+            Mapping::Reference(path) if !is_field_path(path) => {
+                return Err(format!(
+                    "watches[{i}].mapping.reference {path:?} is not a field path (dot-separated names, e.g. spec.keystoneRef.name)"
+                ));
+            }
+            Mapping::Label(label) if label.trim().is_empty() => {
+                return Err(format!("watches[{i}].mapping.label is empty"));
+            }
+            Mapping::Via { kind, index } => {
+                let step = d.watches.iter().position(|v| same_kind(&v.kind, kind));
+                match step {
+                    None => {
+                        return Err(format!(
+                            "watches[{i}].mapping.via names {kind}, which the plugin does not watch"
+                        ));
+                    }
+                    Some(j) if matches!(d.watches[j].mapping, Mapping::Via { .. }) => {
+                        return Err(format!(
+                            "watches[{i}].mapping.via names {kind}, whose own watch (watches[{j}]) maps via another kind: one intermediate step at most"
+                        ));
+                    }
+                    Some(_) => {}
+                }
+                if !d
+                    .watched_indexes
+                    .iter()
+                    .any(|x| same_kind(&x.kind, kind) && &x.index.name == index)
+                {
+                    return Err(format!(
+                        "watches[{i}].mapping.via names index {index:?} on {kind}, which the plugin does not define"
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    let mut names: Vec<&str> = d.indexes.iter().map(|x| x.name.as_str()).collect();
+    for (i, x) in d.watched_indexes.iter().enumerate() {
+        check_kind(&x.kind, &format!("watched-indexes[{i}].kind"))?;
+        nonempty(&x.index.name, &format!("watched-indexes[{i}].name"))?;
+        if !d.watches.iter().any(|w| same_kind(&w.kind, &x.kind)) {
+            return Err(format!(
+                "watched-indexes[{i}] is on {}, which the plugin does not watch",
+                x.kind
+            ));
+        }
+        names.push(&x.index.name);
+    }
+    names.sort_unstable();
+    if let Some(pair) = names.windows(2).find(|p| p[0] == p[1]) {
+        return Err(format!(
+            "field index {:?} is defined twice (index names are unique over all kinds)",
+            pair[0]
+        ));
+    }
+    for (i, s) in d.subresources.iter().enumerate() {
+        check_kind(&s.kind, &format!("subresources[{i}].kind"))?;
+        if !is_dns_label(&s.subresource) {
+            return Err(format!(
+                "subresources[{i}].subresource {:?} is not a subresource name",
+                s.subresource
+            ));
+        }
+        if s.subresource == "status" {
+            return Err(format!(
+                "subresources[{i}]: the status subresource is written with update-status"
+            ));
+        }
+        if s.verbs.is_empty()
+            || s.verbs
+                .iter()
+                .any(|v| !matches!(v, Verb::Create | Verb::Get))
         {
             return Err(format!(
-                "watches[{i}].mapping names field index {name:?}, which indexes does not define"
+                "subresources[{i}].verbs: a subresource takes create and get only"
             ));
         }
     }
@@ -190,6 +302,23 @@ fn check_kind(k: &KindRef, field: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Two descriptions name the same kind.
+fn same_kind(a: &KindRef, b: &KindRef) -> bool {
+    a.api_version == b.api_version && a.kind == b.kind
+}
+
+/// A dot-separated path of JSON field names (letters, digits, `_`, `-`), e.g.
+/// `spec.keystoneRef.name`.
+fn is_field_path(path: &str) -> bool {
+    !path.is_empty()
+        && path.split('.').all(|part| {
+            !part.is_empty()
+                && part
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-')
+        })
+}
+
 /// An RFC 1123 subdomain: dot-separated labels, ≤ 253.
 fn is_dns_subdomain(value: &str) -> bool {
     value.len() <= 253 && value.split('.').all(is_dns_label)
@@ -210,7 +339,11 @@ mod tests {
             watches: vec![shared::Watch {
                 kind: KindRef::of::<Secret>(),
                 mapping: Mapping::FieldIndex("names".into()),
+                optional: false,
             }],
+            watched_indexes: vec![],
+            subresources: vec![],
+            egress: vec![],
             indexes: vec![],
             permissions: vec![
                 shared::Permission {

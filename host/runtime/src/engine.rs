@@ -16,7 +16,8 @@ use super::limits::Limits;
 use super::plugin::{Plugin, PluginInfo};
 use crate::backend::access::{Access, Permissions};
 use crate::bindings::{
-    PlannerPluginPre, ReconcilerPluginPre, cluster, crypto, logging, planner_import, types,
+    PlannerPluginPre, ReconcilerPre, client, cluster, crypto, egress, logging, planner_import,
+    types,
 };
 use crate::capabilities::{HasCluster, HasCrypto, HasLog, HasPlanner, Keygens, PassState};
 
@@ -294,7 +295,7 @@ impl Runtime {
             permissions: Arc::default(),
             info: match contract.kind {
                 PluginKind::Reconciler => PluginInfo::Reconciler {
-                    pre: ReconcilerPluginPre::new(pre).map_err(link)?,
+                    pre: ReconcilerPre::new(pre).map_err(link)?,
                     description: None,
                 },
                 PluginKind::Planner => PluginInfo::Planner {
@@ -408,6 +409,8 @@ fn add_capabilities(linker: &mut Linker<PassState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_async(linker)?;
     types::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
     cluster::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
+    client::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
+    egress::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
     logging::add_to_linker::<PassState, HasLog>(linker, |s| &mut s.log)?;
     crypto::add_to_linker::<PassState, HasCrypto>(linker, |s| &mut s.crypto)?;
     planner_import::add_to_linker::<PassState, HasPlanner>(linker, |s| &mut s.planner)?;

@@ -127,6 +127,9 @@ pub enum PassError {
         object: String,
         message: String,
         retryable: bool,
+        /// When the plugin asked to be retried (contract 1.1's `retry-after`), instead of
+        /// the controller's backoff.
+        retry_after: Option<std::time::Duration>,
     },
 }
 
@@ -153,6 +156,14 @@ impl PassError {
     /// The reason of the failure in conditions and events, e.g. `MemoryCapExceeded`.
     pub fn reason(&self) -> &'static str {
         self.names().1
+    }
+
+    /// The delay the plugin asked for before the next try (contract 1.1's `retry-after`).
+    pub fn retry_after(&self) -> Option<std::time::Duration> {
+        match self {
+            PassError::Reconcile { retry_after, .. } => *retry_after,
+            _ => None,
+        }
     }
 
     /// Whether the controller should retry the pass with backoff.

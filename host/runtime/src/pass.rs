@@ -12,7 +12,7 @@ use super::limits::MemoryCap;
 use super::plugin::{Plugin, PluginInfo};
 use crate::backend::checked::Checked;
 use crate::backend::{Caller, ClusterBackend};
-use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre, planner, reconciler as wit};
+use crate::bindings::{PlannerPluginPre, ReconcilerPre, extensions, planner, reconciler as wit};
 use crate::capabilities::{ClusterCtx, CryptoCtx, LogCtx, PassState, PlannerCtx};
 use crate::text::guest_text;
 
@@ -46,31 +46,40 @@ impl Plugin {
                     .instantiate_async(&mut *store)
                     .await
                     .map_err(Failure::Instantiate)?;
-                instance
-                    .wasm_operator_plugin_reconciler()
-                    .call_reconcile(store, &wit_request)
-                    .await
-                    .map_err(Failure::Call)
+                match &instance.extensions {
+                    Some(extensions) => extensions
+                        .call_reconcile(store, &wit_request)
+                        .await
+                        .map_err(Failure::Call),
+                    None => instance
+                        .reconciler
+                        .call_reconcile(store, &wit_request)
+                        .await
+                        .map(|r| r.map_err(extensions::PassError::from))
+                        .map_err(Failure::Call),
+                }
             })
             .await?;
+        let failed = |message: String, retryable: bool, retry_after| PassError::Reconcile {
+            plugin: self.name.clone(),
+            object: object.clone(),
+            message: guest_text(&message),
+            retryable,
+            retry_after,
+        };
         match result {
             Ok(outcome) => Ok(Outcome {
                 requeue_after: outcome
                     .requeue_after_ms
                     .map(std::time::Duration::from_millis),
             }),
-            Err(wit::ReconcileError::Transient(message)) => Err(PassError::Reconcile {
-                plugin: self.name.clone(),
-                object,
-                message: guest_text(&message),
-                retryable: true,
-            }),
-            Err(wit::ReconcileError::Permanent(message)) => Err(PassError::Reconcile {
-                plugin: self.name.clone(),
-                object,
-                message: guest_text(&message),
-                retryable: false,
-            }),
+            Err(extensions::PassError::Transient(message)) => Err(failed(message, true, None)),
+            Err(extensions::PassError::Permanent(message)) => Err(failed(message, false, None)),
+            Err(extensions::PassError::RetryAfter(retry)) => Err(failed(
+                retry.message,
+                true,
+                Some(std::time::Duration::from_millis(retry.after_ms)),
+            )),
         }
     }
 
@@ -106,7 +115,7 @@ impl Plugin {
                 .await
                 .map_err(Failure::Instantiate)?;
             instance
-                .wasm_operator_plugin_reconciler()
+                .reconciler
                 .call_index(store, name, &text)
                 .await
                 .map_err(Failure::Call)
@@ -176,29 +185,39 @@ impl Plugin {
             return Err("not a reconciler".into());
         };
         let cluster = ClusterCtx::none(&self.name);
-        let description = self
+        let (description, extended) = self
             .run(runtime, "describe()", cluster, async |store| {
                 let instance = pre
                     .instantiate_async(&mut *store)
                     .await
                     .map_err(Failure::Instantiate)?;
-                instance
-                    .wasm_operator_plugin_reconciler()
-                    .call_describe(store)
+                let description = instance
+                    .reconciler
+                    .call_describe(&mut *store)
                     .await
-                    .map_err(Failure::Call)
+                    .map_err(Failure::Call)?;
+                let extended = match &instance.extensions {
+                    Some(extensions) => Some(
+                        extensions
+                            .call_describe_extensions(&mut *store)
+                            .await
+                            .map_err(Failure::Call)?,
+                    ),
+                    None => None,
+                };
+                Ok((description, extended))
             })
             .await
             .map_err(|e| e.to_string())?;
-        let description = super::describe::from_wit(description);
+        let mut description = super::describe::from_wit(description);
+        if let Some(extended) = extended {
+            super::describe::extend(&mut description, extended);
+        }
         super::describe::validate(&description)?;
         Ok(description)
     }
 
-    fn reconciler(
-        &self,
-        object: &str,
-    ) -> Result<(&ReconcilerPluginPre<PassState>, &Description), PassError> {
+    fn reconciler(&self, object: &str) -> Result<(&ReconcilerPre, &Description), PassError> {
         match &self.info {
             PluginInfo::Reconciler {
                 pre,
@@ -366,5 +385,15 @@ mod tests {
             Some(r"boom\nagain (at src/lib.rs:10:5)")
         );
         assert_eq!(panic_message("memory allocation of 5 bytes failed"), None);
+    }
+}
+
+/// A 1.0 plugin's failure in 1.1's terms.
+impl From<wit::ReconcileError> for extensions::PassError {
+    fn from(error: wit::ReconcileError) -> Self {
+        match error {
+            wit::ReconcileError::Transient(m) => Self::Transient(m),
+            wit::ReconcileError::Permanent(m) => Self::Permanent(m),
+        }
     }
 }

@@ -8,14 +8,14 @@ use wasm_operator_types::Description;
 use super::cache::CacheOutcome;
 use super::limits::Limits;
 use crate::backend::access::{Access, Permissions};
-use crate::bindings::{PlannerPluginPre, ReconcilerPluginPre};
+use crate::bindings::{PlannerPluginPre, ReconcilerPre};
 use crate::capabilities::PassState;
 
 /// What kind of plugin, with its pre-instantiated component.
 pub(crate) enum PluginInfo {
     /// A reconciler and what its describe() returned.
     Reconciler {
-        pre: ReconcilerPluginPre<PassState>,
+        pre: ReconcilerPre,
         description: Option<Box<Description>>,
     },
     /// A planner, linked into the reconcilers that import it.

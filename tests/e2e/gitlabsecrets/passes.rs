@@ -142,7 +142,7 @@ async fn deleting_the_gitlabsecrets_leaves_every_secret() {
         .backend
         .delete(
             &gitlabsecrets_ref("ns", "app"),
-            wasm_operator_sdk::Propagation::Background,
+            &wasm_operator_sdk::Propagation::Background.into(),
         )
         .await
         .expect("deleted");
@@ -169,7 +169,7 @@ async fn a_deleted_declared_secret_is_created_again_through_the_field_index() {
         .backend
         .delete(
             &secret_ref("ns", "a"),
-            wasm_operator_sdk::Propagation::Background,
+            &wasm_operator_sdk::Propagation::Background.into(),
         )
         .await
         .expect("deleted");

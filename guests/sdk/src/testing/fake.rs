@@ -7,7 +7,7 @@ use std::fmt;
 use serde_json::{Map, Value, json};
 use wasm_operator_types::selector::LabelSelector;
 
-use crate::cluster::{Cluster, Event, ListOptions, Owner, Patch, Propagation, ReadFrom};
+use crate::cluster::{Cluster, DeleteOptions, Event, ListOptions, Owner, Patch, ReadFrom};
 use crate::error::ApiError;
 use crate::object::{KindRef, ObjectRef};
 
@@ -59,8 +59,10 @@ pub enum Call {
     Create(ObjectRef),
     /// A patch, with the patch sent.
     Patch(ObjectRef, Patch),
-    /// A delete.
-    Delete(ObjectRef, Propagation),
+    /// A delete, with its propagation and preconditions.
+    Delete(ObjectRef, DeleteOptions),
+    /// A create on a subresource (e.g. a TokenRequest), with the body sent.
+    CreateSubresource(ObjectRef, String, Value),
     /// A status update.
     UpdateStatus(ObjectRef),
     /// An event recorded about the object.
@@ -76,6 +78,7 @@ impl Call {
             | Self::Create(object)
             | Self::Patch(object, _)
             | Self::Delete(object, _)
+            | Self::CreateSubresource(object, ..)
             | Self::UpdateStatus(object)
             | Self::Event(object, _) => Some(object),
             Self::List(..) => None,
@@ -87,7 +90,11 @@ impl Call {
     pub fn is_write(&self) -> bool {
         match self {
             Self::Apply { wrote, .. } => *wrote,
-            Self::Create(_) | Self::Patch(..) | Self::Delete(..) | Self::UpdateStatus(_) => true,
+            Self::Create(_)
+            | Self::Patch(..)
+            | Self::Delete(..)
+            | Self::UpdateStatus(_)
+            | Self::CreateSubresource(..) => true,
             Self::Get(..) | Self::List(..) | Self::Event(..) => false,
         }
     }
@@ -107,6 +114,9 @@ impl fmt::Display for Call {
             Self::Create(r) => on(f, "create", r),
             Self::Patch(r, _) => on(f, "patch", r),
             Self::Delete(r, _) => on(f, "delete", r),
+            Self::CreateSubresource(r, subresource, _) => {
+                write!(f, "create {} {} {subresource}", r.kind, r.key())
+            }
             Self::UpdateStatus(r) => on(f, "update-status", r),
             Self::Event(r, event) => write!(f, "event {} {} {}", event.reason, r.kind, r.key()),
         }
@@ -197,6 +207,10 @@ struct State {
     faults: Vec<Fault>,
     after_server_read: Vec<(String, Hook)>,
     calls: Vec<Recorded>,
+    /// Kinds ([`KindRef::plural`] of each) the cluster does not serve.
+    unserved: Vec<String>,
+    /// What a create on each subresource answers.
+    subresource_answers: BTreeMap<String, Value>,
 }
 
 /// An in-memory API server and its watch cache, implementing [`Cluster`].
@@ -263,6 +277,22 @@ impl FakeCluster {
     }
 
     // --- Setting up ---
+
+    /// Makes the cluster not serve the kind of plural `plural`: [`served`](Cluster::served)
+    /// answers false for it. (Calls on it are not refused: the host does that.)
+    pub fn not_serving(self, plural: &str) -> Self {
+        self.state.borrow_mut().unserved.push(plural.to_owned());
+        self
+    }
+
+    /// What a create on subresource `subresource` of an existing object answers.
+    pub fn answer_subresource(self, subresource: &str, answer: Value) -> Self {
+        self.state
+            .borrow_mut()
+            .subresource_answers
+            .insert(subresource.to_owned(), answer);
+        self
+    }
 
     /// Stores `object` (see [`put`](Self::put)) and returns the cluster, for building one
     /// in an expression.
@@ -888,10 +918,35 @@ impl Cluster for FakeCluster {
         result
     }
 
-    fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
+    fn delete_with(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError> {
         self.refuse_op(Op::Delete, &object.kind, object);
         let result = self.fault(&[Op::Delete], &object.name).and_then(|()| {
             let mut s = self.state.borrow_mut();
+            if let Some(current) = s.server.get(object) {
+                let meta = |field: &str| {
+                    current
+                        .pointer(&format!("/metadata/{field}"))
+                        .and_then(Value::as_str)
+                        .map(str::to_owned)
+                };
+                let wanted = &options.preconditions;
+                if wanted.uid.is_some() && wanted.uid != meta("uid") {
+                    return Err(ApiError::Conflict(format!(
+                        "Precondition failed: UID in precondition: {}, UID in object meta: {}",
+                        wanted.uid.as_deref().unwrap_or_default(),
+                        meta("uid").unwrap_or_default()
+                    )));
+                }
+                if wanted.resource_version.is_some()
+                    && wanted.resource_version != meta("resourceVersion")
+                {
+                    return Err(ApiError::Conflict(format!(
+                        "Precondition failed: ResourceVersion in precondition: {}, ResourceVersion in object meta: {}",
+                        wanted.resource_version.as_deref().unwrap_or_default(),
+                        meta("resourceVersion").unwrap_or_default()
+                    )));
+                }
+            }
             let removed = s.server.remove(object);
             if !s.frozen {
                 s.cache.remove(object);
@@ -901,7 +956,40 @@ impl Cluster for FakeCluster {
                 None => Err(ApiError::NotFound(format!("{object} not found"))),
             }
         });
-        self.record(Call::Delete(object.clone(), propagation), result.is_ok());
+        self.record(
+            Call::Delete(object.clone(), options.clone()),
+            result.is_ok(),
+        );
+        result
+    }
+
+    fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
+        Ok(!self.state.borrow().unserved.contains(&kind.plural))
+    }
+
+    fn create_subresource(
+        &self,
+        object: &ObjectRef,
+        subresource: &str,
+        body: &Value,
+    ) -> Result<Value, ApiError> {
+        let answer = self
+            .state
+            .borrow()
+            .subresource_answers
+            .get(subresource)
+            .cloned();
+        let result = match (self.object(object), answer) {
+            (None, _) => Err(ApiError::NotFound(format!("{object} not found"))),
+            (Some(_), Some(answer)) => Ok(answer),
+            (Some(_), None) => Err(ApiError::Other(format!(
+                "FakeCluster: no answer set for subresource {subresource:?} (answer_subresource)"
+            ))),
+        };
+        self.record(
+            Call::CreateSubresource(object.clone(), subresource.to_owned(), body.clone()),
+            result.is_ok(),
+        );
         result
     }
 

@@ -50,11 +50,21 @@ pub fn render(plugin: &Plugin) -> String {
             Mapping::Owner => "owner reference".to_owned(),
             Mapping::FieldIndex(name) => format!("field index {name}"),
             Mapping::Label(label) => format!("label {label}"),
+            Mapping::Reference(path) => format!("reference {path}"),
+            Mapping::Via { kind, index } => format!("{kind} (field index {index})"),
         };
-        let _ = writeln!(out, "watches:   {} via {mapping}", w.kind);
+        let optional = if w.optional { " (optional)" } else { "" };
+        let _ = writeln!(out, "watches:   {} via {mapping}{optional}", w.kind);
     }
     for i in &d.indexes {
         let _ = writeln!(out, "index:     {}: {}", i.name, i.description);
+    }
+    for i in &d.watched_indexes {
+        let _ = writeln!(
+            out,
+            "index:     {} on {}: {}",
+            i.index.name, i.kind, i.index.description
+        );
     }
     for p in &d.permissions {
         let verbs: Vec<&str> = p.verbs.iter().map(|v| v.as_str()).collect();

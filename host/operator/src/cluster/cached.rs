@@ -12,7 +12,7 @@ use async_trait::async_trait;
 use serde_json::Value;
 use wasm_operator_types::LabelSelector;
 use wasm_operator_types::{
-    ApiError, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation, ReadFrom,
+    ApiError, DeleteOptions, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, ReadFrom,
     object::object_key,
 };
 
@@ -160,8 +160,8 @@ impl ClusterBackend for CachedCluster {
             .await
     }
 
-    async fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
-        self.server.delete(object, propagation).await
+    async fn delete(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError> {
+        self.server.delete(object, options).await
     }
 
     async fn update_status(&self, caller: &Caller, object: Value) -> Result<Value, ApiError> {

@@ -23,8 +23,8 @@ use kube::api::{
 use kube::runtime::events::{Event as KubeEvent, EventType as KubeEventType, Recorder, Reporter};
 use serde_json::{Value, json};
 use wasm_operator_types::{
-    ApiError, Event, EventType, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation,
-    ReadFrom,
+    ApiError, DeleteOptions, Event, EventType, KindRef, ListOptions, ObjectRef, Owner, Patch,
+    Propagation, ReadFrom,
 };
 
 use crate::metrics::Metrics;
@@ -331,7 +331,7 @@ impl ClusterBackend for KubeCluster {
         to_value(stored.map_err(to_api_error)?)
     }
 
-    async fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError> {
+    async fn delete(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError> {
         let api = self
             .api(
                 &object.api_version,
@@ -339,11 +339,17 @@ impl ClusterBackend for KubeCluster {
                 object.namespace.as_deref(),
             )
             .await?;
-        let params = match propagation {
+        let mut params = match options.propagation {
             Propagation::Background => DeleteParams::background(),
             Propagation::Foreground => DeleteParams::foreground(),
             Propagation::Orphan => DeleteParams::orphan(),
         };
+        if !options.preconditions.is_empty() {
+            params.preconditions = Some(kube::api::Preconditions {
+                uid: options.preconditions.uid.clone(),
+                resource_version: options.preconditions.resource_version.clone(),
+            });
+        }
         self.request("delete", &object.kind, api.delete(&object.name, &params))
             .await
             .map_err(to_api_error)?;

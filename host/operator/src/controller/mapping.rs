@@ -79,6 +79,23 @@ pub(crate) fn by_label(primary: &KindRef, label: &str, object: &Value) -> Option
     Some(Request { namespace, name })
 }
 
+/// The primary, in the object's namespace, named by the string at the dot-separated field
+/// `path` of `object` (e.g. `spec.keystoneRef.name`).
+pub(crate) fn by_reference(primary: &KindRef, path: &str, object: &Value) -> Option<Request> {
+    let name = path
+        .split('.')
+        .try_fold(object, |value, field| value.get(field))?
+        .as_str()
+        .filter(|n| !n.is_empty())?
+        .to_owned();
+    let namespace = if primary.namespaced {
+        request_of(object)?.namespace
+    } else {
+        None
+    };
+    Some(Request { namespace, name })
+}
+
 /// The requests of both sides of a change (an update may move an object between
 /// primaries: both the old and the new one are reconciled).
 pub(crate) fn both_sides(change: &Change, map: impl Fn(&Value) -> Option<Request>) -> Vec<Request> {

@@ -277,6 +277,11 @@ impl Controller {
                     .and_then(key_of)
                     .map(|key| self.indexes.lookup(index, &key))
                     .unwrap_or_default(),
+                Mapping::Reference(path) => {
+                    mapping::both_sides(&change, |o| mapping::by_reference(primary, path, o))
+                }
+                // TODO(issue 16, item 4): two-step mappings through an index on a watched kind.
+                Mapping::Via { .. } => Vec::new(),
             };
             for request in requests {
                 self.enqueue(request);

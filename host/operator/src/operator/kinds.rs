@@ -217,6 +217,9 @@ mod tests {
             primary: KindRef::of::<ConfigMap>(),
             primary_predicates: vec![],
             watches: vec![],
+            watched_indexes: vec![],
+            subresources: vec![],
+            egress: vec![],
             indexes: vec![],
             permissions: vec![Permission {
                 kind,

@@ -244,7 +244,11 @@ mod tests {
             watches: vec![Watch {
                 kind: KindRef::of::<Secret>(),
                 mapping: Mapping::Owner,
+                optional: false,
             }],
+            watched_indexes: vec![],
+            subresources: vec![],
+            egress: vec![],
             indexes: vec![],
             permissions: vec![
                 Permission {

@@ -65,6 +65,12 @@ impl Permissions {
         Self { kinds, access }
     }
 
+    /// Whether the plugin declared any verb on the kind.
+    pub(crate) fn declares(&self, api_version: &str, kind: &str) -> bool {
+        self.kinds
+            .contains_key(&(api_version.to_owned(), kind.to_owned()))
+    }
+
     /// The access it was granted.
     pub(crate) fn access(&self) -> &Access {
         &self.access

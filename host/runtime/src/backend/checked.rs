@@ -17,7 +17,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use tokio::sync::OnceCell;
 use wasm_operator_types::{
-    self as shared, ApiError, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation,
+    self as shared, ApiError, DeleteOptions, Event, KindRef, ListOptions, ObjectRef, Owner, Patch,
     ReadFrom, Request, Verb,
 };
 
@@ -234,7 +234,7 @@ impl Checked {
     pub async fn delete(
         &self,
         object: &ObjectRef,
-        propagation: Propagation,
+        options: &DeleteOptions,
     ) -> Result<(), ApiError> {
         self.allow(
             Verb::Delete,
@@ -242,7 +242,34 @@ impl Checked {
             &object.kind,
             object.namespace.as_deref(),
         )?;
-        self.backend.delete(object, propagation).await
+        self.backend.delete(object, options).await
+    }
+
+    /// Whether the cluster serves `kind`, which the plugin must have declared.
+    pub async fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
+        if !self.permissions.declares(&kind.api_version, &kind.kind) {
+            tracing::warn!(plugin = %self.caller.plugin, %kind, "refused a kind probe");
+            return Err(ApiError::Forbidden(format!(
+                "plugin {}: did not declare {kind} in describe(), so it may not probe it",
+                self.caller.plugin
+            )));
+        }
+        self.backend.served(kind).await
+    }
+
+    /// Creates `body` on a subresource of `object` (`create-subresource`).
+    pub async fn create_subresource(
+        &self,
+        object: &ObjectRef,
+        subresource: &str,
+        body: Value,
+    ) -> Result<Value, ApiError> {
+        // TODO(issue 16, item 6): check the declared subresource verbs and reach.
+        let _ = body;
+        Err(ApiError::Forbidden(format!(
+            "plugin {}: did not declare create on {subresource} of {object}",
+            self.caller.plugin
+        )))
     }
 
     /// Writes the status subresource (`update-status`).

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use async_trait::async_trait;
 use serde_json::Value;
 use wasm_operator_types::{
-    ApiError, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, Propagation, ReadFrom,
+    ApiError, DeleteOptions, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, ReadFrom,
 };
 
 /// The name and field manager of the host's own writes (failure reports, refusal events);
@@ -100,8 +100,30 @@ pub trait ClusterBackend: Send + Sync {
         resource_version: Option<&str>,
     ) -> Result<Value, ApiError>;
 
-    /// Deletes one object.
-    async fn delete(&self, object: &ObjectRef, propagation: Propagation) -> Result<(), ApiError>;
+    /// Deletes one object, under `options.preconditions` (409 when they fail).
+    async fn delete(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError>;
+
+    /// Whether the cluster serves `kind` (its api-version, kind and plural), from discovery.
+    async fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
+        Err(ApiError::Unavailable(format!(
+            "this cluster backend cannot tell whether {kind} is served"
+        )))
+    }
+
+    /// Creates `body` on subresource `subresource` of `object` (e.g. a TokenRequest on a
+    /// ServiceAccount's `token`); the server's answer.
+    async fn create_subresource(
+        &self,
+        caller: &Caller,
+        object: &ObjectRef,
+        subresource: &str,
+        body: Value,
+    ) -> Result<Value, ApiError> {
+        let _ = (caller, body);
+        Err(ApiError::Other(format!(
+            "this cluster backend cannot create {subresource} of {object}"
+        )))
+    }
 
     /// Replaces the status subresource of `object`.
     async fn update_status(&self, caller: &Caller, object: Value) -> Result<Value, ApiError>;

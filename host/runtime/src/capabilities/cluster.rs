@@ -6,7 +6,8 @@ use wasm_operator_types::{self as shared, ApiError};
 
 use crate::backend::checked::Checked;
 use crate::bindings::cluster::{self as wit, Host};
-use crate::bindings::types;
+use crate::bindings::{client, egress, types};
+use base64::Engine as _;
 
 /// The cluster capability of one pass.
 pub(crate) struct ClusterCtx {
@@ -14,6 +15,8 @@ pub(crate) struct ClusterCtx {
     /// `None` while the plugin describes itself or computes an index: those must not use the
     /// cluster.
     cluster: Option<Checked>,
+    /// PEM certificates `egress.trust-ca` added for this pass's HTTPS requests.
+    pub(crate) trusted_ca: Vec<Vec<u8>>,
 }
 
 impl ClusterCtx {
@@ -22,6 +25,7 @@ impl ClusterCtx {
         Self {
             plugin: String::new(),
             cluster: Some(cluster),
+            trusted_ca: Vec::new(),
         }
     }
 
@@ -30,25 +34,27 @@ impl ClusterCtx {
         Self {
             plugin: plugin.to_owned(),
             cluster: None,
+            trusted_ca: Vec::new(),
         }
     }
 
-    fn cluster(&self) -> Result<&Checked, types::ApiError> {
+    pub(crate) fn cluster(&self) -> Result<&Checked, ApiError> {
         self.cluster.as_ref().ok_or_else(|| {
-            to_wit(ApiError::Forbidden(format!(
+            ApiError::Forbidden(format!(
                 "plugin {}: the cluster is not available outside reconcile()",
                 self.plugin
-            )))
+            ))
         })
     }
 }
 
-impl Host for ClusterCtx {
-    async fn get(
-        &mut self,
+/// The calls both interfaces serve, in the shared types.
+impl ClusterCtx {
+    async fn do_get(
+        &self,
         object: types::ObjectRef,
         from: wit::ReadFrom,
-    ) -> Result<Option<String>, types::ApiError> {
+    ) -> Result<Option<String>, ApiError> {
         let from = match from {
             wit::ReadFrom::Cache => shared::ReadFrom::Cache,
             wit::ReadFrom::Server => shared::ReadFrom::Server,
@@ -56,41 +62,33 @@ impl Host for ClusterCtx {
         let found = self
             .cluster()?
             .get_shared(&object_ref(object), from)
-            .await
-            .map_err(to_wit)?;
+            .await?;
         // Serialized straight from the cache's copy: a guest only ever gets the text.
         Ok(found.map(|v| v.to_string()))
     }
 
-    async fn list(
-        &mut self,
+    async fn do_list(
+        &self,
         kind: types::KindRef,
         namespace: Option<String>,
         options: wit::ListOptions,
-    ) -> Result<Vec<String>, types::ApiError> {
-        let kind = shared::KindRef {
-            api_version: kind.api_version,
-            kind: kind.kind,
-            plural: kind.plural,
-            namespaced: kind.namespaced,
-        };
+    ) -> Result<Vec<String>, ApiError> {
         let options = shared::ListOptions {
             label_selector: options.label_selector,
             field_index: options.field_index,
         };
         let listed = self
             .cluster()?
-            .list_shared(&kind, namespace.as_deref(), &options)
-            .await
-            .map_err(to_wit)?;
+            .list_shared(&kind_ref(kind), namespace.as_deref(), &options)
+            .await?;
         Ok(listed.iter().map(|v| v.to_string()).collect())
     }
 
-    async fn apply(
-        &mut self,
+    async fn do_apply(
+        &self,
         object: String,
         owner: Option<wit::Owner>,
-    ) -> Result<String, types::ApiError> {
+    ) -> Result<String, ApiError> {
         let owner = owner.map(|o| shared::Owner {
             api_version: o.api_version,
             kind: o.kind,
@@ -100,27 +98,21 @@ impl Host for ClusterCtx {
         let stored = self
             .cluster()?
             .apply(parse(&object)?, owner.as_ref())
-            .await
-            .map_err(to_wit)?;
+            .await?;
         Ok(stored.to_string())
     }
 
-    async fn create(&mut self, object: String) -> Result<String, types::ApiError> {
-        Ok(self
-            .cluster()?
-            .create(parse(&object)?)
-            .await
-            .map_err(to_wit)?
-            .to_string())
+    async fn do_create(&self, object: String) -> Result<String, ApiError> {
+        Ok(self.cluster()?.create(parse(&object)?).await?.to_string())
     }
 
-    async fn patch(
-        &mut self,
+    async fn do_patch(
+        &self,
         object: types::ObjectRef,
         patch_type: wit::PatchType,
         patch: String,
         resource_version: Option<String>,
-    ) -> Result<String, types::ApiError> {
+    ) -> Result<String, ApiError> {
         let body = parse(&patch)?;
         let patch = match patch_type {
             wit::PatchType::Merge => shared::Patch::Merge(body),
@@ -129,41 +121,31 @@ impl Host for ClusterCtx {
         let stored = self
             .cluster()?
             .patch(&object_ref(object), &patch, resource_version.as_deref())
-            .await
-            .map_err(to_wit)?;
+            .await?;
         Ok(stored.to_string())
     }
 
-    async fn delete(
-        &mut self,
+    async fn do_delete(
+        &self,
         object: types::ObjectRef,
-        propagation: wit::Propagation,
-    ) -> Result<(), types::ApiError> {
-        let propagation = match propagation {
-            wit::Propagation::Background => shared::Propagation::Background,
-            wit::Propagation::Foreground => shared::Propagation::Foreground,
-            wit::Propagation::Orphan => shared::Propagation::Orphan,
-        };
-        self.cluster()?
-            .delete(&object_ref(object), propagation)
-            .await
-            .map_err(to_wit)
+        options: shared::DeleteOptions,
+    ) -> Result<(), ApiError> {
+        self.cluster()?.delete(&object_ref(object), &options).await
     }
 
-    async fn update_status(&mut self, object: String) -> Result<String, types::ApiError> {
+    async fn do_update_status(&self, object: String) -> Result<String, ApiError> {
         Ok(self
             .cluster()?
             .update_status(parse(&object)?)
-            .await
-            .map_err(to_wit)?
+            .await?
             .to_string())
     }
 
-    async fn record_event(
-        &mut self,
+    async fn do_record_event(
+        &self,
         regarding: types::ObjectRef,
         event: wit::Event,
-    ) -> Result<(), types::ApiError> {
+    ) -> Result<(), ApiError> {
         let event = shared::Event {
             event_type: match event.event_type {
                 types::EventType::Normal => shared::EventType::Normal,
@@ -176,27 +158,247 @@ impl Host for ClusterCtx {
         self.cluster()?
             .record_event(&object_ref(regarding), &event)
             .await
+    }
+}
+
+/// Contract 1.0's calls: an unserved kind is `not-found`, as the API server answers it.
+impl Host for ClusterCtx {
+    async fn get(
+        &mut self,
+        object: types::ObjectRef,
+        from: wit::ReadFrom,
+    ) -> Result<Option<String>, types::ApiError> {
+        self.do_get(object, from).await.map_err(to_wit)
+    }
+
+    async fn list(
+        &mut self,
+        kind: types::KindRef,
+        namespace: Option<String>,
+        options: wit::ListOptions,
+    ) -> Result<Vec<String>, types::ApiError> {
+        self.do_list(kind, namespace, options).await.map_err(to_wit)
+    }
+
+    async fn apply(
+        &mut self,
+        object: String,
+        owner: Option<wit::Owner>,
+    ) -> Result<String, types::ApiError> {
+        self.do_apply(object, owner).await.map_err(to_wit)
+    }
+
+    async fn create(&mut self, object: String) -> Result<String, types::ApiError> {
+        self.do_create(object).await.map_err(to_wit)
+    }
+
+    async fn patch(
+        &mut self,
+        object: types::ObjectRef,
+        patch_type: wit::PatchType,
+        patch: String,
+        resource_version: Option<String>,
+    ) -> Result<String, types::ApiError> {
+        self.do_patch(object, patch_type, patch, resource_version)
+            .await
             .map_err(to_wit)
+    }
+
+    async fn delete(
+        &mut self,
+        object: types::ObjectRef,
+        propagation: wit::Propagation,
+    ) -> Result<(), types::ApiError> {
+        self.do_delete(object, propagation_of(propagation).into())
+            .await
+            .map_err(to_wit)
+    }
+
+    async fn update_status(&mut self, object: String) -> Result<String, types::ApiError> {
+        self.do_update_status(object).await.map_err(to_wit)
+    }
+
+    async fn record_event(
+        &mut self,
+        regarding: types::ObjectRef,
+        event: wit::Event,
+    ) -> Result<(), types::ApiError> {
+        self.do_record_event(regarding, event).await.map_err(to_wit)
+    }
+}
+
+/// Contract 1.1's calls.
+impl client::Host for ClusterCtx {
+    async fn served(&mut self, kind: types::KindRef) -> Result<bool, types::CallError> {
+        async { self.cluster()?.served(&kind_ref(kind)).await }
+            .await
+            .map_err(to_call_error)
+    }
+
+    async fn get(
+        &mut self,
+        object: types::ObjectRef,
+        from: wit::ReadFrom,
+    ) -> Result<Option<String>, types::CallError> {
+        self.do_get(object, from).await.map_err(to_call_error)
+    }
+
+    async fn list(
+        &mut self,
+        kind: types::KindRef,
+        namespace: Option<String>,
+        options: wit::ListOptions,
+    ) -> Result<Vec<String>, types::CallError> {
+        self.do_list(kind, namespace, options)
+            .await
+            .map_err(to_call_error)
+    }
+
+    async fn apply(
+        &mut self,
+        object: String,
+        owner: Option<wit::Owner>,
+    ) -> Result<String, types::CallError> {
+        self.do_apply(object, owner).await.map_err(to_call_error)
+    }
+
+    async fn create(&mut self, object: String) -> Result<String, types::CallError> {
+        self.do_create(object).await.map_err(to_call_error)
+    }
+
+    async fn create_subresource(
+        &mut self,
+        object: types::ObjectRef,
+        subresource: String,
+        body: String,
+    ) -> Result<String, types::CallError> {
+        async {
+            let body = parse(&body)?;
+            let stored = self
+                .cluster()?
+                .create_subresource(&object_ref(object), &subresource, body)
+                .await?;
+            Ok(stored.to_string())
+        }
+        .await
+        .map_err(to_call_error)
+    }
+
+    async fn patch(
+        &mut self,
+        object: types::ObjectRef,
+        patch_type: wit::PatchType,
+        patch: String,
+        resource_version: Option<String>,
+    ) -> Result<String, types::CallError> {
+        self.do_patch(object, patch_type, patch, resource_version)
+            .await
+            .map_err(to_call_error)
+    }
+
+    async fn delete(
+        &mut self,
+        object: types::ObjectRef,
+        options: client::DeleteOptions,
+    ) -> Result<(), types::CallError> {
+        let options = shared::DeleteOptions {
+            propagation: propagation_of(options.propagation),
+            preconditions: shared::Preconditions {
+                uid: options.preconditions.uid,
+                resource_version: options.preconditions.resource_version,
+            },
+        };
+        self.do_delete(object, options).await.map_err(to_call_error)
+    }
+
+    async fn update_status(&mut self, object: String) -> Result<String, types::CallError> {
+        self.do_update_status(object).await.map_err(to_call_error)
+    }
+
+    async fn record_event(
+        &mut self,
+        regarding: types::ObjectRef,
+        event: wit::Event,
+    ) -> Result<(), types::CallError> {
+        self.do_record_event(regarding, event)
+            .await
+            .map_err(to_call_error)
     }
 }
 
 impl types::Host for ClusterCtx {}
+
+/// Contract 1.1's `egress`: what the pass's HTTPS requests trust besides the platform roots.
+impl egress::Host for ClusterCtx {
+    async fn trust_ca(
+        &mut self,
+        secret: types::ObjectRef,
+        key: String,
+    ) -> Result<(), types::CallError> {
+        let secret = object_ref(secret);
+        async {
+            if secret.api_version != "v1" || secret.kind != "Secret" {
+                return Err(ApiError::Invalid(format!(
+                    "trust-ca reads a v1 Secret, not {}/{}",
+                    secret.api_version, secret.kind
+                )));
+            }
+            let found = self
+                .cluster()?
+                .get_shared(&secret, shared::ReadFrom::Cache)
+                .await?
+                .ok_or_else(|| ApiError::NotFound(format!("{secret} does not exist")))?;
+            let encoded = found
+                .pointer(&format!(
+                    "/data/{}",
+                    key.replace('~', "~0").replace('/', "~1")
+                ))
+                .and_then(Value::as_str)
+                .ok_or_else(|| ApiError::NotFound(format!("{secret} has no data key {key:?}")))?;
+            let pem = base64::engine::general_purpose::STANDARD
+                .decode(encoded)
+                .map_err(|e| {
+                    ApiError::Invalid(format!("{secret} key {key:?} is not base64: {e}"))
+                })?;
+            self.trusted_ca.push(pem);
+            Ok(())
+        }
+        .await
+        .map_err(to_call_error)
+    }
+}
 
 /// The largest object or patch text a guest may send: the request body limit of
 /// kube-apiserver and the embedded API server. Larger text is refused before it is parsed,
 /// so a guest cannot make the host parse (and hold) more than the server would take.
 pub(crate) const MAX_BODY: usize = wasm_operator_types::MAX_REQUEST_BODY;
 
-fn parse(text: &str) -> Result<Value, types::ApiError> {
+fn parse(text: &str) -> Result<Value, ApiError> {
     if text.len() > MAX_BODY {
-        return Err(types::ApiError::TooLarge(format!(
+        return Err(ApiError::TooLarge(format!(
             "the plugin sent {} bytes; a request body is at most {MAX_BODY} bytes",
             text.len()
         )));
     }
-    serde_json::from_str(text).map_err(|e| {
-        types::ApiError::Invalid(format!("the plugin sent an object that is not JSON: {e}"))
-    })
+    serde_json::from_str(text)
+        .map_err(|e| ApiError::Invalid(format!("the plugin sent an object that is not JSON: {e}")))
+}
+
+fn kind_ref(k: types::KindRef) -> shared::KindRef {
+    shared::KindRef {
+        api_version: k.api_version,
+        kind: k.kind,
+        plural: k.plural,
+        namespaced: k.namespaced,
+    }
+}
+
+fn propagation_of(p: wit::Propagation) -> shared::Propagation {
+    match p {
+        wit::Propagation::Background => shared::Propagation::Background,
+        wit::Propagation::Foreground => shared::Propagation::Foreground,
+        wit::Propagation::Orphan => shared::Propagation::Orphan,
+    }
 }
 
 fn object_ref(r: types::ObjectRef) -> shared::ObjectRef {
@@ -208,10 +410,19 @@ fn object_ref(r: types::ObjectRef) -> shared::ObjectRef {
     }
 }
 
-/// The WIT form of an API error.
+/// The 1.1 form of an API error.
+pub(crate) fn to_call_error(error: ApiError) -> types::CallError {
+    match error {
+        ApiError::NotServed(m) => types::CallError::NotServed(m),
+        other => types::CallError::Api(to_wit(other)),
+    }
+}
+
+/// The 1.0 form of an API error: an unserved kind is `not-found`, as the API server
+/// answers it.
 pub(crate) fn to_wit(error: ApiError) -> types::ApiError {
     match error {
-        ApiError::NotFound(m) => types::ApiError::NotFound(m),
+        ApiError::NotFound(m) | ApiError::NotServed(m) => types::ApiError::NotFound(m),
         ApiError::Conflict(m) => types::ApiError::Conflict(m),
         ApiError::Invalid(m) => types::ApiError::Invalid(m),
         ApiError::TooLarge(m) => types::ApiError::TooLarge(m),

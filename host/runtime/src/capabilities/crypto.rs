@@ -16,7 +16,7 @@ use tokio::sync::Semaphore;
 
 use wasm_operator_keygen as keygen;
 
-use crate::bindings::crypto::{Curve, Host, KeyAlgorithm};
+use crate::bindings::crypto::{Curve, Host, KeyAlgorithm, KeyError};
 
 /// The key generations of one runtime: their turns, and counters of those started and
 /// running.
@@ -61,7 +61,15 @@ impl CryptoCtx {
 }
 
 impl Host for CryptoCtx {
+    /// Contract 1.0's call: the error as text.
     async fn generate_key(&mut self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
+        self.generate(algorithm).await.map_err(|e| match e {
+            KeyError::Unsupported(m) | KeyError::Failed(m) => m,
+        })
+    }
+
+    /// Contract 1.1's call: an unsupported algorithm is told apart from a failure.
+    async fn generate(&mut self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, KeyError> {
         let algorithm = match algorithm {
             KeyAlgorithm::Rsa(bits) => keygen::KeyAlgorithm::Rsa(bits),
             KeyAlgorithm::Ecdsa(Curve::P256) => keygen::KeyAlgorithm::Ecdsa(keygen::Curve::P256),
@@ -71,7 +79,7 @@ impl Host for CryptoCtx {
         };
         let keygens = self.keygens.clone();
         let Ok(turn) = keygens.turns.clone().acquire_owned().await else {
-            return Err("key generation is shut down".into());
+            return Err(KeyError::Failed("key generation is shut down".into()));
         };
         let cancel = CancelOnDrop(Arc::new(AtomicBool::new(false)));
         let flag = cancel.0.clone();
@@ -86,8 +94,8 @@ impl Host for CryptoCtx {
         .await;
         drop(cancel);
         match generated {
-            Ok(generated) => generated.map_err(|e| e.to_string()),
-            Err(e) => Err(format!("key generation task failed: {e}")),
+            Ok(generated) => generated.map_err(key_error),
+            Err(e) => Err(KeyError::Failed(format!("key generation task failed: {e}"))),
         }
     }
 }
@@ -98,5 +106,15 @@ struct CancelOnDrop(Arc<AtomicBool>);
 impl Drop for CancelOnDrop {
     fn drop(&mut self) {
         self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// The WIT form of a key generation failure.
+fn key_error(error: keygen::KeyError) -> KeyError {
+    match error {
+        keygen::KeyError::RsaSize(_) => KeyError::Unsupported(error.to_string()),
+        keygen::KeyError::Cancelled { .. } | keygen::KeyError::Generate { .. } => {
+            KeyError::Failed(error.to_string())
+        }
     }
 }

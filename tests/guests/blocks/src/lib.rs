@@ -78,12 +78,17 @@ impl Reconciler for Blocks {
                 Watch {
                     kind: KindRef::of::<Deployment>(),
                     mapping: Mapping::Owner,
+                    optional: false,
                 },
                 Watch {
                     kind: KindRef::of::<Job>(),
                     mapping: Mapping::Owner,
+                    optional: false,
                 },
             ],
+            watched_indexes: vec![],
+            subresources: vec![],
+            egress: vec![],
             indexes: vec![],
             permissions: permissions(),
         }

@@ -47,6 +47,9 @@ impl Reconciler for Hostile {
             primary: config_map.clone(),
             primary_predicates: vec![],
             watches: vec![],
+            watched_indexes: vec![],
+            subresources: vec![],
+            egress: vec![],
             indexes: vec![FieldIndex {
                 name: "spin".into(),
                 description: "spins for a primary annotated spin-index".into(),

@@ -24,6 +24,9 @@ impl Reconciler for RogueKinds {
             primary: posing.clone(),
             primary_predicates: vec![],
             watches: vec![],
+            watched_indexes: vec![],
+            subresources: vec![],
+            egress: vec![],
             indexes: vec![],
             permissions: vec![Permission {
                 kind: posing,

@@ -38,6 +38,9 @@ impl Reconciler for Rogue {
             primary: config_map.clone(),
             primary_predicates: vec![],
             watches: vec![],
+            watched_indexes: vec![],
+            subresources: vec![],
+            egress: vec![],
             indexes: vec![],
             permissions: vec![
                 Permission {

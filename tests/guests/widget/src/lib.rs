@@ -31,6 +31,9 @@ impl Reconciler for Widgets {
             primary: widget_kind(),
             primary_predicates: vec![],
             watches: vec![],
+            watched_indexes: vec![],
+            subresources: vec![],
+            egress: vec![],
             indexes: vec![],
             permissions: vec![Permission {
                 kind: widget_kind(),

@@ -207,7 +207,16 @@ fn a_selector_change_deletes_then_applies_the_new_deployment() {
     assert!(
         matches!(
             &writes[..],
-            [Call::Delete(_, Propagation::Background), Call::Apply { .. }]
+            [
+                Call::Delete(
+                    _,
+                    crate::cluster::DeleteOptions {
+                        propagation: Propagation::Background,
+                        ..
+                    }
+                ),
+                Call::Apply { .. }
+            ]
         ),
         "{writes:?}"
     );

@@ -176,7 +176,16 @@ fn a_finished_job_with_a_changed_key_is_deleted_and_recreated_never_updated() {
         assert!(
             matches!(
                 &writes[..],
-                [Call::Delete(_, Propagation::Background), Call::Create(_)]
+                [
+                    Call::Delete(
+                        _,
+                        crate::cluster::DeleteOptions {
+                            propagation: Propagation::Background,
+                            ..
+                        }
+                    ),
+                    Call::Create(_)
+                ]
             ),
             "{condition}: {writes:?}"
         );

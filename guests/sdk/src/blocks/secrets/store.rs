@@ -179,10 +179,7 @@ pub fn push_secret_store_refs(reference: &SecretStoreRefSpec) -> Vec<PushSecretS
 pub fn store_watches(namespace_scoped: bool, mapping: Mapping) -> Vec<Watch> {
     store_kinds(namespace_scoped)
         .into_iter()
-        .map(|kind| Watch {
-            kind,
-            mapping: mapping.clone(),
-        })
+        .map(|kind| Watch::new(kind, mapping.clone()))
         .collect()
 }
 
