@@ -287,7 +287,7 @@ async fn metrics_health_and_readiness_are_served() {
     eventually("the echo", WAIT, || async { h.echo("a").await }).await;
     let addr = h.operator().health_addr().expect("served");
     let get = |path: &'static str| async move {
-        let response = reqwest_get(addr, path).await;
+        let response = wasm_operator_e2e::http_get(addr, path).await;
         Some(response)
     };
     let (status, _) = eventually("/readyz", WAIT, || async {
@@ -319,25 +319,6 @@ async fn metrics_health_and_readiness_are_served() {
 }
 
 /// A plain HTTP/1.1 GET over a TCP stream: `(status, body)`.
-async fn reqwest_get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
-    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
-    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
-    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
-    stream.write_all(request.as_bytes()).await.expect("write");
-    let mut response = String::new();
-    stream.read_to_string(&mut response).await.expect("read");
-    let status = response
-        .split_whitespace()
-        .nth(1)
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(0);
-    let body = response
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
-    (status, body)
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn only_the_leader_reconciles_and_another_replica_takes_over_within_the_lease_duration() {
     let cluster = cluster_with(&[]).await;

@@ -97,6 +97,33 @@ impl Cluster {
             .expect("created")
     }
 
+    /// Creates `object`; `None` while the cluster does not serve its kind (a CRD just
+    /// created).
+    pub async fn create_if_served(&self, object: Value) -> Option<Value> {
+        match self.backend.create(&setup(), object).await {
+            Ok(created) => Some(created),
+            Err(wasm_operator_types::ApiError::NotServed(_)) => None,
+            Err(other) => panic!("create: {other}"),
+        }
+    }
+
+    /// Merge-patches the object `object` names with `patch`.
+    pub async fn merge_patch(
+        &self,
+        object: &wasm_operator_types::ObjectRef,
+        patch: Value,
+    ) -> Value {
+        self.backend
+            .patch(
+                &setup(),
+                object,
+                &wasm_operator_types::Patch::Merge(patch),
+                None,
+            )
+            .await
+            .expect("patched")
+    }
+
     /// The fixture's echo of ConfigMap `ns/name`.
     pub async fn echo(&self, name: &str) -> Option<Value> {
         self.get("v1", "ConfigMap", "ns", &format!("{name}-echo"))
@@ -233,4 +260,25 @@ pub fn init_logs() {
             .with_test_writer()
             .try_init();
     }
+}
+
+/// One plain HTTP/1.1 GET of `path` on `addr` (the operator's health endpoint): the status
+/// code and the body.
+pub async fn http_get(addr: std::net::SocketAddr, path: &str) -> (u16, String) {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.expect("connect");
+    let request = format!("GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n");
+    stream.write_all(request.as_bytes()).await.expect("write");
+    let mut response = String::new();
+    stream.read_to_string(&mut response).await.expect("read");
+    let status = response
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    let body = response
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    (status, body)
 }

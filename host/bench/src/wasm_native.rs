@@ -142,7 +142,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
             cluster.backend(),
             informers.clone(),
             indexes.clone(),
-            gitlabsecrets_kind(),
+            &description,
         )),
     };
 

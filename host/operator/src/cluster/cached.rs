@@ -3,17 +3,18 @@
 //! `get` and `list` "from the cache" are answered by the [informer](crate::informer) of the
 //! kind when one runs and has synced, and go to the API server otherwise; `get` past the
 //! cache always goes to the server. A `list` with a field index is answered from the
-//! plugin's [field indexes](crate::controller::index) over its primary kind. Writes go to
-//! the server.
+//! plugin's [field indexes](crate::controller::index), over its primary kind or over the
+//! watched kind the index is declared on. Writes go to the server.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use async_trait::async_trait;
 use serde_json::Value;
 use wasm_operator_types::LabelSelector;
 use wasm_operator_types::{
-    ApiError, DeleteOptions, Event, KindRef, ListOptions, ObjectRef, Owner, Patch, ReadFrom,
-    object::object_key,
+    ApiError, DeleteOptions, Description, Event, KindRef, ListOptions, ObjectRef, Owner, Patch,
+    ReadFrom, object::object_key,
 };
 
 use crate::controller::index::FieldIndexes;
@@ -25,22 +26,35 @@ pub struct CachedCluster {
     server: Arc<dyn ClusterBackend>,
     informers: Arc<Informers>,
     indexes: Arc<FieldIndexes>,
-    primary: KindRef,
+    /// The kind each field index of the plugin is declared on.
+    index_kinds: HashMap<String, KindRef>,
 }
 
 impl CachedCluster {
-    /// Reads through `informers` (and `indexes` over `primary`), everything else on `server`.
+    /// Reads through `informers` (and `indexes`, declared by `description`), everything
+    /// else on `server`.
     pub fn new(
         server: Arc<dyn ClusterBackend>,
         informers: Arc<Informers>,
         indexes: Arc<FieldIndexes>,
-        primary: KindRef,
+        description: &Description,
     ) -> Self {
+        let index_kinds = description
+            .indexes
+            .iter()
+            .map(|i| (i.name.clone(), description.primary.clone()))
+            .chain(
+                description
+                    .watched_indexes
+                    .iter()
+                    .map(|i| (i.index.name.clone(), i.kind.clone())),
+            )
+            .collect();
         Self {
             server,
             informers,
             indexes,
-            primary,
+            index_kinds,
         }
     }
 
@@ -109,11 +123,18 @@ impl ClusterBackend for CachedCluster {
                 && selector.as_ref().is_none_or(|s| s.matches(o))
         };
         if let Some((index, key)) = &options.field_index {
-            if kind.api_version != self.primary.api_version || kind.kind != self.primary.kind {
-                return Err(ApiError::Invalid(format!(
-                    "field index {index} is defined on {}/{}, not on {}/{}",
-                    self.primary.api_version, self.primary.kind, kind.api_version, kind.kind
-                )));
+            match self.index_kinds.get(index) {
+                None => {
+                    return Err(ApiError::Invalid(format!(
+                        "field index {index} is not declared in describe()"
+                    )));
+                }
+                Some(on) if on.api_version != kind.api_version || on.kind != kind.kind => {
+                    return Err(ApiError::Invalid(format!(
+                        "field index {index} is defined on {on}, not on {kind}"
+                    )));
+                }
+                Some(_) => {}
             }
             let informer = self.synced(&kind.api_version, &kind.kind).ok_or_else(|| {
                 ApiError::Unavailable(format!(
@@ -157,6 +178,22 @@ impl ClusterBackend for CachedCluster {
     ) -> Result<Value, ApiError> {
         self.server
             .patch(caller, object, patch, resource_version)
+            .await
+    }
+
+    async fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
+        self.server.served(kind).await
+    }
+
+    async fn create_subresource(
+        &self,
+        caller: &Caller,
+        object: &ObjectRef,
+        subresource: &str,
+        body: Value,
+    ) -> Result<Value, ApiError> {
+        self.server
+            .create_subresource(caller, object, subresource, body)
             .await
     }
 

@@ -27,6 +27,7 @@ use wasm_operator_types::{
     Propagation, ReadFrom,
 };
 
+use super::discovery::{Discovery, ServedKind};
 use crate::metrics::Metrics;
 use wasm_operator_runtime::backend::{Caller, ClusterBackend, HOST_IDENTITY};
 
@@ -77,7 +78,7 @@ pub(crate) fn reporting_controller(plugin: &str) -> String {
 /// A cluster served by a kube-rs client.
 pub struct KubeCluster {
     client: kube::Client,
-    kinds: Mutex<HashMap<(String, String), (ApiResource, bool)>>,
+    discovery: Arc<Discovery>,
     recorders: Mutex<HashMap<String, Arc<PluginEvents>>>,
     limiter: Option<DefaultDirectRateLimiter>,
     metrics: Option<Arc<Metrics>>,
@@ -87,8 +88,8 @@ impl KubeCluster {
     /// The cluster of `client`, with no client-side rate limit and no metrics.
     pub fn new(client: kube::Client) -> Self {
         Self {
+            discovery: Arc::new(Discovery::new(client.clone())),
             client,
-            kinds: Mutex::default(),
             recorders: Mutex::default(),
             limiter: None,
             metrics: None,
@@ -136,41 +137,89 @@ impl KubeCluster {
         result
     }
 
-    /// The API of `api_version`/`kind` in `namespace` (all namespaces with `None` for a
-    /// namespaced kind).
+    /// The discovery cache this cluster resolves kinds through.
+    pub(crate) fn discovery(&self) -> Arc<Discovery> {
+        self.discovery.clone()
+    }
+
+    /// The API of one object of `api_version`/`kind` in `namespace` (none for a
+    /// cluster-scoped kind). A kind the cluster does not serve is `not-served`; a namespace
+    /// that does not fit the served scope is refused before any request.
     async fn api(
         &self,
         api_version: &str,
         kind: &str,
         namespace: Option<&str>,
     ) -> Result<Api<DynamicObject>, ApiError> {
-        let key = (api_version.to_owned(), kind.to_owned());
-        let cached = self
-            .kinds
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .get(&key)
-            .cloned();
-        let (resource, namespaced) = match cached {
-            Some(found) => found,
-            None => {
-                let (group, version) = api_version.rsplit_once('/').unwrap_or(("", api_version));
-                let gvk = GroupVersionKind::gvk(group, version, kind);
-                let (resource, caps) = kube::discovery::pinned_kind(&self.client, &gvk)
-                    .await
-                    .map_err(to_api_error)?;
-                let namespaced = caps.scope == kube::discovery::Scope::Namespaced;
-                self.kinds
-                    .lock()
-                    .unwrap_or_else(std::sync::PoisonError::into_inner)
-                    .insert(key, (resource.clone(), namespaced));
-                (resource, namespaced)
-            }
-        };
-        Ok(match (namespaced, namespace) {
-            (true, Some(ns)) => Api::namespaced_with(self.client.clone(), ns, &resource),
-            _ => Api::all_with(self.client.clone(), &resource),
-        })
+        let served = self.served_kind(api_version, kind).await?;
+        match (served.namespaced, namespace) {
+            (false, Some(ns)) => Err(ApiError::Forbidden(format!(
+                "{api_version}/{kind} is cluster-scoped, but the call names namespace {ns:?}"
+            ))),
+            (true, None) => Err(ApiError::Invalid(format!(
+                "{api_version}/{kind} is namespaced: the object must name its namespace"
+            ))),
+            (_, namespace) => Ok(self.api_in(api_version, kind, &served, namespace)),
+        }
+    }
+
+    /// The API of a list of `kind` in `namespace` (every namespace with none). The declared
+    /// scope must be the served one: a plugin declaring a namespaced kind cluster-scoped
+    /// would otherwise list it in every namespace.
+    async fn list_api(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+    ) -> Result<Api<DynamicObject>, ApiError> {
+        let served = self.served_kind(&kind.api_version, &kind.kind).await?;
+        if served.namespaced != kind.namespaced || served.plural != kind.plural {
+            return Err(ApiError::Forbidden(format!(
+                "{kind} is served as {:?} ({}), not as declared",
+                served.plural,
+                scope(served.namespaced)
+            )));
+        }
+        if !served.namespaced && namespace.is_some() {
+            return Err(ApiError::Forbidden(format!(
+                "{kind} is cluster-scoped, but the list names a namespace"
+            )));
+        }
+        Ok(self.api_in(&kind.api_version, &kind.kind, &served, namespace))
+    }
+
+    async fn served_kind(&self, api_version: &str, kind: &str) -> Result<ServedKind, ApiError> {
+        self.discovery
+            .kind(api_version, kind)
+            .await?
+            .ok_or_else(|| {
+                ApiError::NotServed(format!(
+                    "the API server does not serve {api_version}/{kind}"
+                ))
+            })
+    }
+
+    fn api_in(
+        &self,
+        api_version: &str,
+        kind: &str,
+        served: &ServedKind,
+        namespace: Option<&str>,
+    ) -> Api<DynamicObject> {
+        let (group, version) = wasm_operator_types::split_api_version(api_version);
+        let gvk = GroupVersionKind::gvk(group, version, kind);
+        let resource = ApiResource::from_gvk_with_plural(&gvk, &served.plural);
+        match namespace {
+            Some(ns) => Api::namespaced_with(self.client.clone(), ns, &resource),
+            None => Api::all_with(self.client.clone(), &resource),
+        }
+    }
+}
+
+fn scope(namespaced: bool) -> &'static str {
+    if namespaced {
+        "namespaced"
+    } else {
+        "cluster-scoped"
     }
 }
 
@@ -194,6 +243,24 @@ fn from_value(object: &Value) -> Result<DynamicObject, ApiError> {
 
 #[async_trait]
 impl ClusterBackend for KubeCluster {
+    async fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
+        match self.discovery.kind(&kind.api_version, &kind.kind).await? {
+            None => Ok(false),
+            Some(served)
+                if served.plural == kind.plural && served.namespaced == kind.namespaced =>
+            {
+                Ok(true)
+            }
+            Some(served) => Err(ApiError::Invalid(format!(
+                "{kind} is served as {:?} ({}), not as declared ({:?}, {})",
+                served.plural,
+                scope(served.namespaced),
+                kind.plural,
+                scope(kind.namespaced)
+            ))),
+        }
+    }
+
     async fn get(&self, object: &ObjectRef, _from: ReadFrom) -> Result<Option<Value>, ApiError> {
         let api = self
             .api(
@@ -220,7 +287,7 @@ impl ClusterBackend for KubeCluster {
                 "field index {index}: field indexes are answered by the controller's cache"
             )));
         }
-        let api = self.api(&kind.api_version, &kind.kind, namespace).await?;
+        let api = self.list_api(kind, namespace).await?;
         let mut params = ListParams::default();
         if let Some(selector) = &options.label_selector {
             params = params.labels(selector);

@@ -4,4 +4,5 @@
 //! informer caches and field indexes in front of it for reads "from the cache".
 
 pub mod cached;
+pub(crate) mod discovery;
 pub mod kube;

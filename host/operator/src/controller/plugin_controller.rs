@@ -3,8 +3,9 @@
 //! 1. The primary kind and every watched kind get an informer (shared with other plugins).
 //! 2. A change of the primary updates the plugin's field indexes (through the guest's
 //!    `index` export) and, when the declared predicates let it through, queues the primary.
-//! 3. A change of a watched kind is mapped to primaries by its declared mapping: controller
-//!    owner reference, label, or field index; both the old and the new object are mapped.
+//! 3. A change of a watched kind updates the field indexes declared on that kind and is
+//!    mapped to primaries by its declared mapping (see [`watches`]); an optional watch
+//!    starts when its kind is served.
 //! 4. A dispatcher hands queued keys to passes while this replica leads, never two passes
 //!    of one key at once and at most `concurrency` at a time; each pass ends in the queue
 //!    (success, requeue-after, backoff, or wait for the next change) and in the metrics.
@@ -22,15 +23,18 @@ use tokio::sync::{mpsc, watch};
 use tokio::task::{JoinHandle, JoinSet};
 use tokio::time::Instant;
 use wasm_operator_types::LabelSelector;
-use wasm_operator_types::{Description, Mapping, Request};
+use wasm_operator_types::{Description, Request};
+
+mod watches;
 
 use super::index::FieldIndexes;
 use super::mapping;
 use super::queue::{Backoff, Done, WorkQueue};
 use super::report;
 use crate::cluster::cached::CachedCluster;
-use crate::informer::{Change, Informers, key_of};
+use crate::informer::{Change, Informers};
 use crate::metrics::Metrics;
+use crate::operator::kinds::KindResolver;
 use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 use wasm_operator_runtime::{PassError, Plugin, Runtime};
 
@@ -80,6 +84,8 @@ pub struct Controller {
     server: Arc<dyn ClusterBackend>,
     cluster: Arc<dyn ClusterBackend>,
     informers: Arc<Informers>,
+    /// Checks an optional watch's kind when it appears.
+    kinds: Arc<KindResolver>,
     indexes: Arc<FieldIndexes>,
     queue: Arc<WorkQueue<Request>>,
     metrics: Arc<Metrics>,
@@ -102,6 +108,7 @@ impl Controller {
         runtime: Runtime,
         server: Arc<dyn ClusterBackend>,
         informers: Arc<Informers>,
+        kinds: Arc<KindResolver>,
         metrics: Arc<Metrics>,
         config: ControllerConfig,
     ) -> Result<Arc<Self>, ControllerError> {
@@ -117,7 +124,7 @@ impl Controller {
             server.clone(),
             informers.clone(),
             indexes.clone(),
-            description.primary.clone(),
+            &description,
         ));
         Ok(Arc::new(Self {
             description,
@@ -128,6 +135,7 @@ impl Controller {
             server,
             cluster,
             informers,
+            kinds,
             indexes,
             queue: Arc::new(WorkQueue::new(config.backoff, config.concurrency)),
             metrics,
@@ -213,13 +221,7 @@ impl Controller {
     pub(crate) fn start(self: &Arc<Self>, leading: watch::Receiver<bool>) -> Running {
         let primary = self.informers.ensure(&self.description.primary);
         let mut feeds = vec![tokio::spawn(self.clone().feed_primary(primary.subscribe()))];
-        for watch in &self.description.watches {
-            let informer = self.informers.ensure(&watch.kind);
-            feeds.push(tokio::spawn(
-                self.clone()
-                    .feed_watched(watch.mapping.clone(), informer.subscribe()),
-            ));
-        }
+        feeds.extend(self.start_watches());
         let (stop, stopped) = watch::channel(false);
         let dispatcher = tokio::spawn(self.clone().dispatch(leading, stopped));
         Running {
@@ -256,35 +258,6 @@ impl Controller {
                     %error,
                     "field index failed; the object keeps its previous keys"
                 ),
-            }
-        }
-    }
-
-    async fn feed_watched(
-        self: Arc<Self>,
-        mapping: Mapping,
-        mut changes: mpsc::UnboundedReceiver<Change>,
-    ) {
-        let primary = &self.description.primary;
-        while let Some(change) = changes.recv().await {
-            let requests = match &mapping {
-                Mapping::Owner => mapping::both_sides(&change, |o| mapping::by_owner(primary, o)),
-                Mapping::Label(label) => {
-                    mapping::both_sides(&change, |o| mapping::by_label(primary, label, o))
-                }
-                Mapping::FieldIndex(index) => change
-                    .object()
-                    .and_then(key_of)
-                    .map(|key| self.indexes.lookup(index, &key))
-                    .unwrap_or_default(),
-                Mapping::Reference(path) => {
-                    mapping::both_sides(&change, |o| mapping::by_reference(primary, path, o))
-                }
-                // TODO(issue 16, item 4): two-step mappings through an index on a watched kind.
-                Mapping::Via { .. } => Vec::new(),
-            };
-            for request in requests {
-                self.enqueue(request);
             }
         }
     }

@@ -4,23 +4,16 @@
 //! RBAC and the namespace scoping are built from them. A plural or a scope the cluster
 //! does not serve for that kind is refused (a plugin declaring `{v1, ConfigMap, plural:
 //! "secrets"}` would otherwise be served Secrets labelled as ConfigMaps), as is a
-//! cluster-scoped kind `plugins.toml` does not grant. A kind the cluster does not serve
-//! yet (a CRD not installed) is refused too, and tried again later.
+//! cluster-scoped kind `plugins.toml` does not grant. A primary or required watch the
+//! cluster does not serve yet (a CRD not installed) is refused too, and tried again later;
+//! a kind named only by an optional watch or a permission may be missing.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::Arc;
 
-use kube::api::GroupVersionKind;
-use kube::discovery::Scope;
 use wasm_operator_runtime::backend::access::Access;
 use wasm_operator_types::{Description, KindRef};
 
-/// How the cluster serves one kind.
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct Served {
-    plural: String,
-    namespaced: bool,
-}
+use crate::cluster::discovery::Discovery;
 
 /// A declared kind that does not match what the cluster serves.
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
@@ -82,58 +75,90 @@ impl KindError {
     }
 }
 
-/// Checks declared kinds through a kube client's discovery, remembering what it learned.
+/// Checks declared kinds through the cluster's discovery cache.
 pub(crate) struct KindResolver {
-    client: kube::Client,
-    served: Mutex<HashMap<(String, String), Served>>,
+    discovery: Arc<Discovery>,
 }
 
 impl KindResolver {
-    pub(crate) fn new(client: kube::Client) -> Self {
-        Self {
-            client,
-            served: Mutex::default(),
-        }
+    pub(crate) fn new(discovery: Arc<Discovery>) -> Self {
+        Self { discovery }
+    }
+
+    /// Ticks whenever what the cluster serves may have changed (a CRD event).
+    pub(crate) fn changes(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.discovery.changes()
     }
 
     /// `Ok` when every kind `description` names is served with its declared plural and
-    /// scope, and each cluster-scoped one is granted by `access`.
+    /// scope, and each cluster-scoped one is granted by `access`. The primary and the
+    /// required watches must be served now; a kind named only by optional watches or
+    /// permissions may not be served yet (its calls fail `not-served`, its optional watch
+    /// waits for it, and its plural and scope are checked when it appears).
     pub(crate) async fn check(
         &self,
         description: &Description,
         access: &Access,
     ) -> Result<(), KindError> {
-        let declared = std::iter::once(("primary".to_owned(), &description.primary))
+        let declared = std::iter::once(("primary".to_owned(), &description.primary, true))
             .chain(
                 description
                     .watches
                     .iter()
                     .enumerate()
-                    .map(|(i, w)| (format!("watches[{i}].kind"), &w.kind)),
+                    .map(|(i, w)| (format!("watches[{i}].kind"), &w.kind, !w.optional)),
             )
             .chain(
                 description
                     .permissions
                     .iter()
                     .enumerate()
-                    .map(|(i, p)| (format!("permissions[{i}].kind"), &p.kind)),
+                    .map(|(i, p)| (format!("permissions[{i}].kind"), &p.kind, false)),
+            )
+            .chain(
+                description
+                    .subresources
+                    .iter()
+                    .enumerate()
+                    .map(|(i, s)| (format!("subresources[{i}].kind"), &s.kind, false)),
             );
-        for (field, kind) in declared {
-            self.check_one(&description.name, field, kind, access)
+        for (field, kind, required) in declared {
+            self.check_one(&description.name, field, kind, access, required)
                 .await?;
         }
         Ok(())
     }
 
-    async fn check_one(
+    /// Checks one kind; one that is not served is an error only when `required`.
+    pub(crate) async fn check_one(
         &self,
         plugin: &str,
         field: String,
         kind: &KindRef,
         access: &Access,
+        required: bool,
     ) -> Result<(), KindError> {
-        let served = self.served(plugin, kind, &field).await?;
         let name = kind.to_string();
+        let served = self
+            .discovery
+            .kind(&kind.api_version, &kind.kind)
+            .await
+            .map_err(|error| KindError::Unavailable {
+                plugin: plugin.to_owned(),
+                kind: name.clone(),
+                message: error.to_string(),
+            })?;
+        let Some(served) = served else {
+            if !required {
+                return Ok(());
+            }
+            return Err(KindError::NotServed {
+                plugin: plugin.to_owned(),
+                field,
+                kind: name,
+                message: format!("discovery of {} does not list it", kind.api_version),
+            });
+        };
         if served.plural != kind.plural {
             return Err(KindError::Plural {
                 plugin: plugin.to_owned(),
@@ -159,46 +184,6 @@ impl KindResolver {
             });
         }
         Ok(())
-    }
-
-    async fn served(&self, plugin: &str, kind: &KindRef, field: &str) -> Result<Served, KindError> {
-        let key = (kind.api_version.clone(), kind.kind.clone());
-        if let Some(found) = self.lock().get(&key) {
-            return Ok(found.clone());
-        }
-        let (group, version) = wasm_operator_types::split_api_version(&kind.api_version);
-        let gvk = GroupVersionKind::gvk(group, version, &kind.kind);
-        let not_served = |message: String| KindError::NotServed {
-            plugin: plugin.to_owned(),
-            field: field.to_owned(),
-            kind: kind.to_string(),
-            message,
-        };
-        let (resource, capabilities) = kube::discovery::pinned_kind(&self.client, &gvk)
-            .await
-            .map_err(|error| match error {
-                kube::Error::Api(status) if status.code == 404 => {
-                    not_served(format!("no API group/version {}", kind.api_version))
-                }
-                kube::Error::Discovery(e) => not_served(e.to_string()),
-                other => KindError::Unavailable {
-                    plugin: plugin.to_owned(),
-                    kind: kind.to_string(),
-                    message: other.to_string(),
-                },
-            })?;
-        let served = Served {
-            plural: resource.plural,
-            namespaced: capabilities.scope == Scope::Namespaced,
-        };
-        self.lock().insert(key, served.clone());
-        Ok(served)
-    }
-
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<(String, String), Served>> {
-        self.served
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 }
 
@@ -233,7 +218,8 @@ mod tests {
         let server = ApiServer::start(ServerConfig::default())
             .await
             .expect("the API server starts");
-        let resolver = KindResolver::new(server.client().expect("a client"));
+        let resolver =
+            KindResolver::new(Arc::new(Discovery::new(server.client().expect("a client"))));
         let granted = Access {
             cluster_scoped: true,
             ..Access::default()
@@ -250,7 +236,7 @@ mod tests {
             plural: "widgets".into(),
             namespaced: true,
         };
-        let cases: [(KindRef, &Access, Result<(), KindError>); 6] = [
+        let cases: [(KindRef, &Access, Result<(), KindError>); 7] = [
             (KindRef::of::<ConfigMap>(), &Access::default(), Ok(())),
             (
                 kind("secrets", true),
@@ -283,19 +269,26 @@ mod tests {
                 }),
             ),
             (KindRef::of::<Namespace>(), &granted, Ok(())),
+            // Named by a permission only: it may be missing.
+            (widget.clone(), &Access::default(), Ok(())),
             (
                 widget,
                 &Access::default(),
                 Err(KindError::NotServed {
                     plugin: "p".into(),
-                    field: field.clone(),
+                    field: "primary".into(),
                     kind: "example.com/v1/Widget".into(),
                     message: String::new(),
                 }),
             ),
         ];
-        for (kind, access, expected) in cases {
-            let got = resolver.check(&description(kind.clone()), access).await;
+        for (i, (kind, access, expected)) in cases.into_iter().enumerate() {
+            let mut described = description(kind.clone());
+            if i == 6 {
+                // The unserved kind as the primary: required.
+                described.primary = kind.clone();
+            }
+            let got = resolver.check(&described, access).await;
             match (&got, &expected) {
                 (Err(KindError::NotServed { message, .. }), Err(KindError::NotServed { .. })) => {
                     assert!(got.as_ref().is_err_and(KindError::retryable));

@@ -121,6 +121,8 @@ pub struct RunningOperator {
     http: Option<(SocketAddr, JoinHandle<()>)>,
     stop: watch::Sender<bool>,
     leader_gauge: JoinHandle<()>,
+    /// Invalidates discovery on every CRD change.
+    crd_watch: JoinHandle<()>,
 }
 
 impl Operator {
@@ -137,11 +139,12 @@ impl Operator {
             });
         }
         let metrics = Arc::new(Metrics::new());
-        let server: Arc<dyn ClusterBackend> = Arc::new(
-            KubeCluster::new(client.clone())
-                .with_rate_limit(config.rate_limit)
-                .with_metrics(metrics.clone()),
-        );
+        let kube = KubeCluster::new(client.clone())
+            .with_rate_limit(config.rate_limit)
+            .with_metrics(metrics.clone());
+        let discovery = kube.discovery();
+        let crd_watch = discovery.watch_crds();
+        let server: Arc<dyn ClusterBackend> = Arc::new(kube);
         let informers = Arc::new(Informers::new(client.clone(), config.namespace.clone()));
 
         let (election, leading) = match &config.leader_election {
@@ -184,7 +187,7 @@ impl Operator {
                 runtime,
                 server,
                 informers,
-                kinds: Arc::new(kinds::KindResolver::new(client.clone())),
+                kinds: Arc::new(kinds::KindResolver::new(discovery)),
                 metrics: metrics.clone(),
                 controller: config.controller,
                 leading: leading.clone(),
@@ -208,6 +211,7 @@ impl Operator {
             http,
             stop,
             leader_gauge,
+            crd_watch,
         })
     }
 }
@@ -287,6 +291,7 @@ impl RunningOperator {
             directory.stop().await;
         }
         self.leader_gauge.abort();
+        self.crd_watch.abort();
         drop(self.leading);
         drop(self.controllers);
         if let Some(election) = self.election {
@@ -302,6 +307,7 @@ impl RunningOperator {
     pub fn kill(self) {
         self.directory.abort();
         self.leader_gauge.abort();
+        self.crd_watch.abort();
         if let Some(election) = self.election {
             election.abandon();
         }

@@ -104,6 +104,13 @@ impl Permissions {
             ));
         }
         if !declared.namespaced {
+            if let Some(ns) = target {
+                // A cluster-scoped object has no namespace: a call naming one is on
+                // another (namespaced) resource than the one declared.
+                return refuse(format!(
+                    "declared {api_version}/{kind} cluster-scoped, but the call names namespace {ns:?}"
+                ));
+            }
             if self.access.cluster_scoped {
                 return Ok(());
             }
@@ -274,6 +281,26 @@ mod tests {
         assert_eq!(
             permissions(granted).check("p", Verb::Get, namespace, None, Some("a")),
             Ok(())
+        );
+    }
+
+    #[test]
+    fn a_kind_declared_cluster_scoped_is_refused_a_namespace() {
+        let granted = Access {
+            cluster_scoped: true,
+            namespaces: Namespaces::All,
+        };
+        let namespace = ("v1", "Namespace");
+        assert_eq!(
+            permissions(granted.clone()).check("p", Verb::Get, namespace, None, Some("a")),
+            Ok(())
+        );
+        assert_eq!(
+            permissions(granted).check("p", Verb::Get, namespace, Some("a"), Some("a")),
+            Err(ApiError::Forbidden(
+                "plugin p: declared v1/Namespace cluster-scoped, but the call names namespace \"a\""
+                    .into()
+            ))
         );
     }
 }

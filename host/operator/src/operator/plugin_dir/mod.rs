@@ -319,6 +319,7 @@ impl PluginDirectory {
                     self.context.runtime.clone(),
                     self.context.server.clone(),
                     self.context.informers.clone(),
+                    self.context.kinds.clone(),
                     self.context.metrics.clone(),
                     self.context.controller,
                 )
