@@ -455,4 +455,127 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_description_with_malformed_1_1_parts_is_refused_naming_the_field() {
+        let satellite = KindRef {
+            api_version: "example.com/v1".into(),
+            kind: "Satellite".into(),
+            plural: "satellites".into(),
+            namespaced: true,
+        };
+        let valid = || {
+            let mut d = description();
+            d.watches = vec![
+                shared::Watch::new(
+                    satellite.clone(),
+                    Mapping::Reference("spec.parentRef.name".into()),
+                )
+                .optional(),
+                shared::Watch::new(
+                    KindRef::of::<Secret>(),
+                    Mapping::Via {
+                        kind: satellite.clone(),
+                        index: "by-secret".into(),
+                    },
+                ),
+            ];
+            d.watched_indexes = vec![shared::KindIndex {
+                kind: satellite.clone(),
+                index: shared::FieldIndex {
+                    name: "by-secret".into(),
+                    description: "the Secret a Satellite names".into(),
+                },
+            }];
+            d.permissions.push(shared::Permission {
+                kind: satellite.clone(),
+                verbs: vec![Verb::List, Verb::Watch],
+            });
+            d.subresources = vec![shared::SubresourcePermission {
+                kind: KindRef::of::<Secret>(),
+                subresource: "token".into(),
+                verbs: vec![Verb::Create],
+            }];
+            d
+        };
+        type Change = Box<dyn Fn(&mut Description)>;
+        let cases: Vec<(Change, Option<&str>)> = vec![
+            (Box::new(|_| {}), None),
+            (
+                Box::new(|d| d.watches[0].mapping = Mapping::Reference("spec..name".into())),
+                Some("watches[0].mapping.reference \"spec..name\" is not a field path"),
+            ),
+            (
+                Box::new(|d| {
+                    d.watches.remove(0);
+                }),
+                Some(
+                    "watches[0].mapping.via names example.com/v1/Satellite, which the plugin does not watch",
+                ),
+            ),
+            (
+                Box::new(|d| {
+                    d.watches[1].mapping = Mapping::Via {
+                        kind: d.watches[0].kind.clone(),
+                        index: "missing".into(),
+                    }
+                }),
+                Some(
+                    "watches[1].mapping.via names index \"missing\" on example.com/v1/Satellite, which the plugin does not define",
+                ),
+            ),
+            (
+                Box::new(|d| {
+                    d.watches[0].mapping = Mapping::Via {
+                        kind: KindRef::of::<Secret>(),
+                        index: "by-secret".into(),
+                    }
+                }),
+                Some(
+                    "watches[0].mapping.via names v1/Secret, whose own watch (watches[1]) maps via another kind",
+                ),
+            ),
+            (
+                Box::new(|d| {
+                    d.watched_indexes.push(shared::KindIndex {
+                        kind: KindRef::of::<ConfigMap>(),
+                        index: shared::FieldIndex {
+                            name: "other".into(),
+                            description: String::new(),
+                        },
+                    })
+                }),
+                Some("watched-indexes[1] is on v1/ConfigMap, which the plugin does not watch"),
+            ),
+            (
+                Box::new(|d| {
+                    d.indexes.push(shared::FieldIndex {
+                        name: "by-secret".into(),
+                        description: String::new(),
+                    })
+                }),
+                Some("field index \"by-secret\" is defined twice"),
+            ),
+            (
+                Box::new(|d| d.subresources[0].subresource = "status".into()),
+                Some("subresources[0]: the status subresource is written with update-status"),
+            ),
+            (
+                Box::new(|d| d.subresources[0].verbs = vec![Verb::Delete]),
+                Some("subresources[0].verbs: a subresource takes create and get only"),
+            ),
+        ];
+        for (i, (change, expected)) in cases.into_iter().enumerate() {
+            let mut d = valid();
+            change(&mut d);
+            match (validate(&d), expected) {
+                (Ok(()), None) => {}
+                (Err(message), Some(fragment)) => assert!(
+                    message.starts_with(fragment),
+                    "case {i}: {message:?} does not start with {fragment:?}"
+                ),
+                (got, want) => panic!("case {i}: got {got:?}, want {want:?}"),
+            }
+        }
+    }
 }

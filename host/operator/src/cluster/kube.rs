@@ -594,4 +594,74 @@ mod tests {
             metrics.render()
         );
     }
+
+    fn kind(api_version: &str, kind: &str, plural: &str, namespaced: bool) -> KindRef {
+        KindRef {
+            api_version: api_version.into(),
+            kind: kind.into(),
+            plural: plural.into(),
+            namespaced,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_kind_the_cluster_does_not_serve_is_not_served_and_a_mismatched_scope_is_refused() {
+        let server = ApiServer::start(ServerConfig::default())
+            .await
+            .expect("the API server starts");
+        let cluster = KubeCluster::new(server.client().expect("a client"));
+        let widget = kind("example.com/v1", "Widget", "widgets", true);
+        let config_maps = kind("v1", "ConfigMap", "configmaps", true);
+        let widget_ref = ObjectRef {
+            api_version: "example.com/v1".into(),
+            kind: "Widget".into(),
+            namespace: Some("ns".into()),
+            name: "w".into(),
+        };
+
+        assert_eq!(cluster.served(&config_maps).await, Ok(true));
+        assert_eq!(cluster.served(&widget).await, Ok(false));
+        assert!(
+            matches!(
+                cluster.served(&kind("v1", "ConfigMap", "secrets", true)).await,
+                Err(ApiError::Invalid(m)) if m.contains("is served as \"configmaps\"")
+            ),
+            "a kind probed with another plural is told apart from one not served"
+        );
+        assert!(matches!(
+            cluster.get(&widget_ref, ReadFrom::Server).await,
+            Err(ApiError::NotServed(m)) if m == "the API server does not serve example.com/v1/Widget"
+        ));
+        assert!(matches!(
+            cluster
+                .list(&widget, Some("ns"), &ListOptions::default())
+                .await,
+            Err(ApiError::NotServed(_))
+        ));
+        // A namespaced kind declared cluster-scoped would list every namespace.
+        assert!(matches!(
+            cluster
+                .list(&kind("v1", "ConfigMap", "configmaps", false), None, &ListOptions::default())
+                .await,
+            Err(ApiError::Forbidden(m)) if m.contains("not as declared")
+        ));
+        // A cluster-scoped kind with a namespace is another resource than the one served.
+        let namespace_in_ns = ObjectRef {
+            api_version: "v1".into(),
+            kind: "Namespace".into(),
+            namespace: Some("ns".into()),
+            name: "default".into(),
+        };
+        assert!(matches!(
+            cluster.get(&namespace_in_ns, ReadFrom::Server).await,
+            Err(ApiError::Forbidden(m)) if m.contains("is cluster-scoped, but the call names namespace")
+        ));
+        assert!(
+            cluster
+                .list(&config_maps, Some("default"), &ListOptions::default())
+                .await
+                .is_ok(),
+            "the valid row"
+        );
+    }
 }

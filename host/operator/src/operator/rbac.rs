@@ -4,7 +4,9 @@
 //! `update-status`, which is `update` on `<plural>/status`. The host adds what it does for
 //! the plugins: `list` and `watch` on the primary and watched kinds (its informers),
 //! `get` on the primary and `update` on its status (failed passes are reported there),
-//! and `create` and `patch` on `events.k8s.io` events (its event recorder).
+//! and `create` and `patch` on `events.k8s.io` events (its event recorder); for a plugin with
+//! an optional watch, `list` and `watch` on CustomResourceDefinitions (to start the watch
+//! when its kind appears).
 //!
 //! Where: without `--namespace` the informers watch every namespace, so one ClusterRole
 //! holds it all. With it, a Role in that namespace holds the namespaced rules; a plugin
@@ -97,6 +99,22 @@ fn hosted(description: &Description) -> Needs {
         namespaced: true,
     };
     need(&mut needs, &events, "events".into(), &["create", "patch"]);
+    // An optional watch starts when its CRD appears: the host watches CRDs to know when
+    // (without this it asks discovery again every few seconds).
+    if description.watches.iter().any(|w| w.optional) {
+        let crds = KindRef {
+            api_version: "apiextensions.k8s.io/v1".into(),
+            kind: "CustomResourceDefinition".into(),
+            plural: "customresourcedefinitions".into(),
+            namespaced: false,
+        };
+        need(
+            &mut needs,
+            &crds,
+            "customresourcedefinitions".into(),
+            &["list", "watch"],
+        );
+    }
     needs
 }
 
@@ -304,6 +322,27 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_plugin_with_an_optional_watch_may_watch_custom_resource_definitions() {
+        let crds = (
+            "apiextensions.k8s.io".to_owned(),
+            "customresourcedefinitions".to_owned(),
+            s(&["list", "watch"]),
+        );
+        let role = |p: Description| {
+            let yaml = render(&[(p, Access::default())], None, None).expect("renders");
+            let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
+            rule_table(role.rules)
+        };
+        assert!(
+            !role(plugin()).contains(&crds),
+            "only with an optional watch"
+        );
+        let mut optional = plugin();
+        optional.watches[0].optional = true;
+        assert!(role(optional).contains(&crds));
     }
 
     #[test]

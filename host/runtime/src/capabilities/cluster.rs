@@ -432,3 +432,25 @@ pub(crate) fn to_wit(error: ApiError) -> types::ApiError {
         ApiError::Other(m) => types::ApiError::Other(m),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_kind_not_served_is_not_found_to_a_1_0_plugin_and_not_served_to_a_1_1_plugin() {
+        let error = || ApiError::NotServed("no example.com/v1/Widget".into());
+        assert!(matches!(
+            to_wit(error()),
+            types::ApiError::NotFound(m) if m == "no example.com/v1/Widget"
+        ));
+        assert!(matches!(
+            to_call_error(error()),
+            types::CallError::NotServed(m) if m == "no example.com/v1/Widget"
+        ));
+        assert!(matches!(
+            to_call_error(ApiError::Unavailable("later".into())),
+            types::CallError::Api(types::ApiError::Unavailable(m)) if m == "later"
+        ));
+    }
+}
