@@ -1,7 +1,8 @@
 //! The contract check: does a component speak the WIT packages this host serves?
 //!
 //! The host serves two packages, each with its own version: the platform's
-//! `wasm-operator:plugin` (types, cluster, logging, crypto, reconciler) and the
+//! `wasm-operator:plugin` (types, cluster, client, egress, logging, crypto, reconciler,
+//! extensions) and the
 //! GitLabSecrets planner's `gitlab:secretgen` (planner). A reconciler exports
 //! `wasm-operator:plugin/reconciler@X.Y.Z`; a planner exports
 //! `gitlab:secretgen/planner@X.Y.Z`; a planning reconciler is a reconciler that also imports
