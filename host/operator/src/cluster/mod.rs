@@ -1,7 +1,8 @@
 //! The operator's implementations of the runtime's
 //! [`ClusterBackend`](wasm_operator_runtime::backend::ClusterBackend): [`kube`], a kube-rs
 //! client against a real cluster or the embedded API server, and [`cached`], the shared
-//! informer caches and field indexes in front of it for reads "from the cache".
+//! informer caches and field indexes in front of it for reads "from the cache"; and
+//! [`discovery`], which kinds the cluster serves, for both and for the load checks.
 
 pub mod cached;
 pub(crate) mod discovery;
