@@ -64,19 +64,8 @@ pub(crate) fn by_owner(primary: &KindRef, object: &Value) -> Option<Request> {
 
 /// The primary, in the object's namespace, named by the value of `label` on `object`.
 pub(crate) fn by_label(primary: &KindRef, label: &str, object: &Value) -> Option<Request> {
-    let name = object
-        .get("metadata")?
-        .get("labels")?
-        .get(label)?
-        .as_str()
-        .filter(|n| !n.is_empty())?
-        .to_owned();
-    let namespace = if primary.namespaced {
-        request_of(object)?.namespace
-    } else {
-        None
-    };
-    Some(Request { namespace, name })
+    let name = object.get("metadata")?.get("labels")?.get(label)?;
+    named(primary, name, object)
 }
 
 /// The primary, in the object's namespace, named by the string at the dot-separated field
@@ -84,10 +73,14 @@ pub(crate) fn by_label(primary: &KindRef, label: &str, object: &Value) -> Option
 pub(crate) fn by_reference(primary: &KindRef, path: &str, object: &Value) -> Option<Request> {
     let name = path
         .split('.')
-        .try_fold(object, |value, field| value.get(field))?
-        .as_str()
-        .filter(|n| !n.is_empty())?
-        .to_owned();
+        .try_fold(object, |value, field| value.get(field))?;
+    named(primary, name, object)
+}
+
+/// The primary named by the string `name` (none when it is empty or not a string), in
+/// `object`'s namespace when the primary kind is namespaced.
+fn named(primary: &KindRef, name: &Value, object: &Value) -> Option<Request> {
+    let name = name.as_str().filter(|n| !n.is_empty())?.to_owned();
     let namespace = if primary.namespaced {
         request_of(object)?.namespace
     } else {
@@ -254,6 +247,28 @@ mod tests {
             by_owner(&primary, &owned("example.com/v2", "Widget", true)),
             None
         );
+    }
+
+    #[test]
+    fn a_reference_maps_to_the_primary_its_field_names_in_its_namespace() {
+        let primary = KindRef::of::<k8s_openapi::api::core::v1::ConfigMap>();
+        let object =
+            |spec: Value| json!({"metadata": {"name": "s", "namespace": "ns"}, "spec": spec});
+        let cases = [
+            (json!({"parentRef": {"name": "p"}}), Some("p")),
+            (json!({"parentRef": {}}), None),
+            (json!({"parentRef": {"name": ""}}), None),
+            (json!({"parentRef": {"name": 3}}), None),
+            (json!({}), None),
+        ];
+        for (spec, expected) in cases {
+            let got = by_reference(&primary, "spec.parentRef.name", &object(spec.clone()));
+            let want = expected.map(|name| Request {
+                namespace: Some("ns".into()),
+                name: name.into(),
+            });
+            assert_eq!(got, want, "{spec}");
+        }
     }
 
     #[test]
