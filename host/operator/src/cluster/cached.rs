@@ -164,6 +164,18 @@ impl ClusterBackend for CachedCluster {
         self.server.delete(object, options).await
     }
 
+    async fn create_subresource(
+        &self,
+        caller: &Caller,
+        object: &ObjectRef,
+        subresource: &str,
+        body: Value,
+    ) -> Result<Value, ApiError> {
+        self.server
+            .create_subresource(caller, object, subresource, body)
+            .await
+    }
+
     async fn update_status(&self, caller: &Caller, object: Value) -> Result<Value, ApiError> {
         self.server.update_status(caller, object).await
     }

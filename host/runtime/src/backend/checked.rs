@@ -4,7 +4,8 @@
 //! The WIT `cluster` capability and the native `Cluster` both go through it, so the verb a
 //! call needs is decided in one place: get → get, list → list, apply → patch (server-side
 //! apply is a PATCH), create → create, patch → patch, delete → delete, update-status →
-//! update-status. Events are the host's own writes and need no declaration.
+//! update-status, create-subresource → create on that subresource (declared apart from the
+//! kind's verbs). Events are the host's own writes and need no declaration.
 //!
 //! Where: a namespaced kind only in the pass's primary's namespace unless `plugins.toml`
 //! grants more, a cluster-scoped kind only when granted (see [`super::access`]). What:
@@ -78,7 +79,7 @@ impl Checked {
         Self::new(
             backend,
             caller,
-            Arc::new(Permissions::new(&description.permissions, access)),
+            Arc::new(Permissions::of(description, access)),
             request.object(&description.primary),
         )
     }
@@ -257,19 +258,25 @@ impl Checked {
         self.backend.served(kind).await
     }
 
-    /// Creates `body` on a subresource of `object` (`create-subresource`).
+    /// Creates `body` on a subresource of `object` (`create-subresource`): the plugin must
+    /// have declared `create` on that subresource of the kind, and the object must be within
+    /// its namespace reach, as for any other verb.
     pub async fn create_subresource(
         &self,
         object: &ObjectRef,
         subresource: &str,
         body: Value,
     ) -> Result<Value, ApiError> {
-        // TODO(issue 16, item 6): check the declared subresource verbs and reach.
-        let _ = body;
-        Err(ApiError::Forbidden(format!(
-            "plugin {}: did not declare create on {subresource} of {object}",
-            self.caller.plugin
-        )))
+        self.permissions.check_subresource(
+            &self.caller.plugin,
+            Verb::Create,
+            (&object.api_version, &object.kind, subresource),
+            object.namespace.as_deref(),
+            self.primary.namespace.as_deref(),
+        )?;
+        self.backend
+            .create_subresource(&self.caller, object, subresource, body)
+            .await
     }
 
     /// Writes the status subresource (`update-status`).
