@@ -222,6 +222,12 @@ impl ApiServer {
         })
     }
 
+    /// The claims of a ServiceAccount token when this server signed it and it has not
+    /// expired (what a TokenReview answers).
+    pub fn review_token(&self, token: &str) -> Result<Value, crate::token::TokenError> {
+        self.shared.signer().review(token)
+    }
+
     /// `http://127.0.0.1:<port>`.
     pub fn url(&self) -> String {
         format!("http://{}", self.addr)

@@ -79,6 +79,57 @@ impl TokenSigner {
     }
 }
 
+/// Why [`TokenSigner::review`] rejected a token.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TokenError {
+    /// Not three base64url parts with a JSON header and claims.
+    #[error("not a JWT: {0}")]
+    Malformed(&'static str),
+    /// The signature is not this server's.
+    #[error("the signature does not verify with this server's key")]
+    Signature,
+    /// Past its `exp`.
+    #[error("the token expired at {0}")]
+    Expired(i64),
+}
+
+impl TokenSigner {
+    /// The claims of `token` when this server signed it and it has not expired (what a
+    /// TokenReview tells a relying party such as OpenBao).
+    pub(crate) fn review(&self, token: &str) -> std::result::Result<Value, TokenError> {
+        use p256::ecdsa::signature::Verifier as _;
+        let (input, signature) = token
+            .rsplit_once('.')
+            .ok_or(TokenError::Malformed("no signature"))?;
+        let (_, claims) = input
+            .split_once('.')
+            .ok_or(TokenError::Malformed("no claims"))?;
+        let signature = URL_SAFE_NO_PAD
+            .decode(signature)
+            .ok()
+            .and_then(|bytes| Signature::from_slice(&bytes).ok())
+            .ok_or(TokenError::Malformed(
+                "the signature is not base64url ES256",
+            ))?;
+        self.key
+            .verifying_key()
+            .verify(input.as_bytes(), &signature)
+            .map_err(|_| TokenError::Signature)?;
+        let claims: Value = URL_SAFE_NO_PAD
+            .decode(claims)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .ok_or(TokenError::Malformed("the claims are not base64url JSON"))?;
+        let exp = claims["exp"]
+            .as_i64()
+            .ok_or(TokenError::Malformed("no exp"))?;
+        if exp <= epoch_seconds() {
+            return Err(TokenError::Expired(exp));
+        }
+        Ok(claims)
+    }
+}
+
 /// The seconds since the Unix epoch.
 fn epoch_seconds() -> i64 {
     std::time::SystemTime::now()

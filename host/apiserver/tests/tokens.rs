@@ -215,3 +215,28 @@ async fn the_token_subresource_exists_only_on_service_accounts() {
     .await;
     assert_eq!(answer.status, 404, "{}", answer.body);
 }
+
+#[tokio::test]
+async fn review_token_accepts_the_servers_tokens_and_refuses_a_forged_one() {
+    let (server, client) = server().await;
+    service_account(&client).await;
+    let answer = post(
+        &client,
+        TOKEN,
+        token_request(json!({"audiences": ["openbao"]})),
+    )
+    .await;
+    let token = answer.body["status"]["token"].as_str().expect("a token");
+    let claims = server.review_token(token).expect("its own token");
+    assert_eq!(claims["sub"], "system:serviceaccount:default:openbao-auth");
+    let (other, other_client) = crate::support::server().await;
+    service_account(&other_client).await;
+    let foreign = post(&other_client, TOKEN, token_request(json!({}))).await;
+    let foreign = foreign.body["status"]["token"].as_str().expect("a token");
+    assert_eq!(
+        server.review_token(foreign),
+        Err(wasm_operator_apiserver::token::TokenError::Signature),
+        "another server's key"
+    );
+    drop(other);
+}

@@ -14,6 +14,7 @@
 //! Secrets (see [`super::bodies`]), and events only about the primary or an object it owns.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 use tokio::sync::OnceCell;
@@ -34,6 +35,8 @@ pub struct Checked {
     /// The pass's primary; its uid is read once, when an owner or an event needs it.
     primary: ObjectRef,
     primary_uid: OnceCell<Option<String>>,
+    /// Whether the last write of the pass was answered 409 Conflict.
+    conflicted: Arc<AtomicBool>,
 }
 
 fn object_ref(object: &Value) -> Result<ObjectRef, ApiError> {
@@ -61,7 +64,23 @@ impl Checked {
             permissions,
             primary,
             primary_uid: OnceCell::new(),
+            conflicted: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// A flag that holds whether the last write (apply, create, patch, delete,
+    /// update-status, create-subresource) made through this view was answered 409 Conflict:
+    /// a pass that fails after it ended in a conflict (a stale read, a failed precondition,
+    /// an object that already exists).
+    pub fn conflicted(&self) -> Arc<AtomicBool> {
+        self.conflicted.clone()
+    }
+
+    /// Notes whether a write's `result` was a conflict, and passes it on.
+    fn note<T>(&self, result: Result<T, ApiError>) -> Result<T, ApiError> {
+        let conflict = matches!(result, Err(ApiError::Conflict(_)));
+        self.conflicted.store(conflict, Ordering::Relaxed);
+        result
     }
 
     /// A pass of the plugin described by `description` over `request`'s primary, on
@@ -199,7 +218,7 @@ impl Checked {
                 .await?
                 .check_owner(&self.caller.plugin, owner, &r)?;
         }
-        self.backend.apply(&self.caller, object, owner).await
+        self.note(self.backend.apply(&self.caller, object, owner).await)
     }
 
     /// Creates (`create`).
@@ -207,7 +226,7 @@ impl Checked {
         let r = object_ref(&object)?;
         self.allow(Verb::Create, &r.api_version, &r.kind, namespace_of(&object))?;
         self.check_body(&r, &object).await?;
-        self.backend.create(&self.caller, object).await
+        self.note(self.backend.create(&self.caller, object).await)
     }
 
     /// Patches (`patch`).
@@ -226,9 +245,11 @@ impl Checked {
         self.primary_for(bodies::patch_names_owners(patch))
             .await?
             .check_patch(&self.caller.plugin, object, patch)?;
-        self.backend
+        let result = self
+            .backend
             .patch(&self.caller, object, patch, resource_version)
-            .await
+            .await;
+        self.note(result)
     }
 
     /// Deletes (`delete`).
@@ -243,7 +264,7 @@ impl Checked {
             &object.kind,
             object.namespace.as_deref(),
         )?;
-        self.backend.delete(object, options).await
+        self.note(self.backend.delete(object, options).await)
     }
 
     /// Whether the cluster serves `kind`, which the plugin must have declared.
@@ -274,9 +295,11 @@ impl Checked {
             object.namespace.as_deref(),
             self.primary.namespace.as_deref(),
         )?;
-        self.backend
+        let result = self
+            .backend
             .create_subresource(&self.caller, object, subresource, body)
-            .await
+            .await;
+        self.note(result)
     }
 
     /// Writes the status subresource (`update-status`).
@@ -288,7 +311,7 @@ impl Checked {
             &r.kind,
             namespace_of(&object),
         )?;
-        self.backend.update_status(&self.caller, object).await
+        self.note(self.backend.update_status(&self.caller, object).await)
     }
 
     /// Records an event as the plugin: only about its primary, or an object its primary
