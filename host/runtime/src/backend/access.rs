@@ -368,8 +368,9 @@ mod tests {
             p.check_subresource("p", Verb::Create, TOKEN, Some("a"), Some("a")),
             Ok(())
         );
-        // (verb, subresource, target, expected error)
-        let refused: [(Verb, (&str, &str, &str), Target<'_>, &str); 4] = [
+        /// (verb, subresource, target, expected error)
+        type Refused<'a> = (Verb, (&'a str, &'a str, &'a str), Target<'a>, &'a str);
+        let refused: [Refused<'_>; 4] = [
             (
                 Verb::Get,
                 TOKEN,
