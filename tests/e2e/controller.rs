@@ -254,6 +254,72 @@ async fn an_apply_that_conflicts_is_retried() {
     );
 }
 
+/// The value of the `passes_total` counter of the fixture's passes ending in `result`.
+fn fixture_passes(h: &Harness, result: &str) -> u64 {
+    let series = format!(r#"wasm_operator_passes_total{{plugin="fixture",result="{result}"}} "#);
+    h.operator()
+        .metrics()
+        .render()
+        .lines()
+        .find_map(|l| l.strip_prefix(&series).and_then(|n| n.trim().parse().ok()))
+        .unwrap_or(0)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_pass_that_fails_on_a_conflict_is_counted_as_a_conflict_not_an_error() {
+    let h = Harness::start(|_| {}).await;
+    h.create(config_map("ns", "stale", json!({}), Some("conflict")))
+        .await;
+    eventually("a pass counted as a conflict", WAIT, || async {
+        (fixture_passes(&h, "conflict") >= 1).then_some(())
+    })
+    .await;
+    assert_eq!(
+        fixture_passes(&h, "error"),
+        0,
+        "{}",
+        h.operator().metrics().render()
+    );
+    assert!(
+        h.failures("stale") >= 1,
+        "a conflict is retried with the backoff"
+    );
+    let metrics = h.operator().metrics().render();
+    assert!(
+        metrics.contains(
+            r#"wasm_operator_api_requests_total{verb="patch",kind="ConfigMap",code="409"}"#
+        ),
+        "{metrics}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_after_failure_is_retried_after_its_delay_not_the_backoff() {
+    let h = Harness::start(|_| {}).await;
+    h.create(config_map("ns", "later", json!({}), Some("retry-after")))
+        .await;
+    eventually("the first failed pass", WAIT, || async {
+        (fixture_passes(&h, "error") >= 1).then_some(())
+    })
+    .await;
+    let first = std::time::Instant::now();
+    eventually("the retry", WAIT, || async {
+        (fixture_passes(&h, "error") >= 2).then_some(())
+    })
+    .await;
+    // The backoff would have retried after 50 ms; half the delay leaves room for polling.
+    let waited = first.elapsed();
+    assert!(
+        waited >= fixture_reconciler::RETRY_AFTER / 2,
+        "retried after {waited:?}"
+    );
+    assert_eq!(
+        h.failures("later"),
+        0,
+        "a retry-after leaves the backoff count"
+    );
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn shutdown_waits_for_the_passes_in_flight() {
     let mut h = Harness::start(|config| {

@@ -192,6 +192,11 @@ async fn a_pass_reaches_only_its_primarys_namespace_owner_and_events() {
              and objects it owns; v1/ConfigMap ns/victim is neither",
         ),
         ("event-on-primary", "allowed"),
+        (
+            "undeclared-token",
+            "forbidden: plugin rogue: did not declare verb create on the token subresource of \
+             v1/ServiceAccount in describe()",
+        ),
     ];
     let mut wrong = Vec::new();
     for (attempt, expected) in cases {

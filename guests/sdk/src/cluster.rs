@@ -6,6 +6,7 @@
 //! k8s-openapi and serde types, so reconciler code never handles JSON by hand.
 
 use k8s_openapi::Resource;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -154,6 +155,45 @@ pub trait ClusterExt: Cluster {
         propagation: Propagation,
     ) -> Result<bool> {
         match self.delete(&ObjectRef::of::<K>(namespace, name), propagation) {
+            Ok(()) => Ok(true),
+            Err(ApiError::NotFound(_)) => Ok(false),
+            Err(e) => Err(e.into()),
+        }
+    }
+
+    /// Deletes `object` only if the server still holds that very object: the delete carries
+    /// `object`'s uid and resourceVersion as preconditions, so an object re-created or
+    /// changed since `object` was read is refused with [`ApiError::Conflict`] instead of
+    /// deleted. Pass an object read past the cache ([`ReadFrom::Server`]). `Ok(false)` when
+    /// the object is gone; an `object` without uid or resourceVersion is
+    /// [`Error::MissingField`].
+    fn delete_unchanged<K: Resource + k8s_openapi::Metadata<Ty = ObjectMeta>>(
+        &self,
+        object: &K,
+        propagation: Propagation,
+    ) -> Result<bool> {
+        let meta = object.metadata();
+        let name = meta.name.as_deref().unwrap_or("<unnamed>");
+        let what = format!(
+            "{} {}",
+            K::KIND,
+            crate::object::object_key(meta.namespace.as_deref(), name)
+        );
+        let field = |value: &Option<String>, field: &'static str| {
+            value.clone().ok_or_else(|| Error::MissingField {
+                what: what.clone(),
+                field,
+            })
+        };
+        let options = DeleteOptions {
+            propagation,
+            preconditions: Preconditions {
+                uid: Some(field(&meta.uid, "metadata.uid")?),
+                resource_version: Some(field(&meta.resource_version, "metadata.resourceVersion")?),
+            },
+        };
+        let target = ObjectRef::of::<K>(meta.namespace.as_deref(), name);
+        match self.delete_with(&target, &options) {
             Ok(()) => Ok(true),
             Err(ApiError::NotFound(_)) => Ok(false),
             Err(e) => Err(e.into()),

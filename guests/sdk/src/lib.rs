@@ -10,6 +10,8 @@
 //!   [`ClusterExt`], its typed helpers over k8s-openapi and serde types.
 //! - [`plugin`]: what a plugin describes and returns ([`Description`], [`Outcome`], …).
 //! - [`log`]: logging into the host's `tracing`.
+//! - [`token`]: ServiceAccount tokens ([`token::request_token`], a TokenRequest on the
+//!   `token` subresource).
 //! - [`blocks`]: the CobaltCore building blocks (apply, config, database, deployment, job,
 //!   policy, satellite, secrets, tls, pipeline) that reconcilers are assembled from.
 //! - [`external`]: types for the CRDs of mariadb-operator, External Secrets and
@@ -29,6 +31,7 @@ pub mod planner;
 pub mod plugin;
 #[cfg(any(test, feature = "testing"))]
 pub mod testing;
+pub mod token;
 
 #[cfg(target_arch = "wasm32")]
 #[doc(hidden)]

@@ -14,15 +14,27 @@ use rsa::traits::PublicKeyParts as _;
 
 pub use wasm_operator_keygen::{Curve, KeyAlgorithm, MAX_RSA_BITS, MIN_RSA_BITS};
 
+/// Why a [`KeySource`] returned no key.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SourceError {
+    /// The algorithm or size is not supported (e.g. RSA-1024), named.
+    #[error("{0}")]
+    Unsupported(String),
+    /// Generation itself failed, or was stopped (the pass's deadline).
+    #[error("{0}")]
+    Failed(String),
+}
+
 /// Where private keys come from.
 ///
 /// Contract: `generate_key` returns a fresh private key of exactly the requested algorithm
 /// (and, for RSA, modulus size) as PKCS#8 DER (RFC 5208 / RFC 5958; RFC 8410 for Ed25519), or
-/// an error message naming what failed. It must accept RSA sizes from [`MIN_RSA_BITS`] to
-/// [`MAX_RSA_BITS`], odd sizes included.
+/// an error telling an unsupported algorithm or size ([`SourceError::Unsupported`]) from a
+/// failure. It must accept RSA sizes from [`MIN_RSA_BITS`] to [`MAX_RSA_BITS`], odd sizes
+/// included.
 pub trait KeySource {
     /// Generates one private key.
-    fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String>;
+    fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, SourceError>;
 }
 
 /// Generates keys in this process with the host's own generator (`wasm-operator-keygen`:
@@ -32,14 +44,23 @@ pub trait KeySource {
 pub struct NativeKeys;
 
 impl KeySource for NativeKeys {
-    fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
-        wasm_operator_keygen::generate_pkcs8(algorithm).map_err(|e| e.to_string())
+    fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, SourceError> {
+        wasm_operator_keygen::generate_pkcs8(algorithm).map_err(|e| match e {
+            wasm_operator_keygen::KeyError::RsaSize(_) => SourceError::Unsupported(e.to_string()),
+            other => SourceError::Failed(other.to_string()),
+        })
     }
 }
 
 /// Why a key could not be had from a [`KeySource`].
 #[derive(Debug, thiserror::Error)]
 pub enum KeyError {
+    /// The key source does not support the algorithm or size.
+    #[error("{algorithm} keys are not supported: {message}")]
+    Unsupported {
+        algorithm: KeyAlgorithm,
+        message: String,
+    },
     /// The key source failed.
     #[error("generating an {algorithm} key failed: {message}")]
     Generate {
@@ -69,9 +90,10 @@ pub(crate) fn generate(
     source: &dyn KeySource,
     algorithm: KeyAlgorithm,
 ) -> Result<PrivateKey, KeyError> {
-    let der = source
-        .generate_key(algorithm)
-        .map_err(|message| KeyError::Generate { algorithm, message })?;
+    let der = source.generate_key(algorithm).map_err(|e| match e {
+        SourceError::Unsupported(message) => KeyError::Unsupported { algorithm, message },
+        SourceError::Failed(message) => KeyError::Generate { algorithm, message },
+    })?;
     decode(&der, algorithm)
 }
 
@@ -112,7 +134,7 @@ pub(crate) mod testing {
     use std::collections::HashMap;
     use std::sync::Mutex;
 
-    use super::{KeyAlgorithm, KeySource, NativeKeys};
+    use super::{KeyAlgorithm, KeySource, NativeKeys, SourceError};
 
     /// How many distinct keys per algorithm the pool holds.
     const POOL: usize = 2;
@@ -129,7 +151,7 @@ pub(crate) mod testing {
     pub(crate) struct PooledKeys;
 
     impl KeySource for PooledKeys {
-        fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
+        fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, SourceError> {
             let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
             let pool = cache
                 .get_or_insert_with(HashMap::new)
@@ -147,10 +169,10 @@ pub(crate) mod testing {
     pub(crate) struct NoKeys;
 
     impl KeySource for NoKeys {
-        fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
-            Err(format!(
+        fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, SourceError> {
+            Err(SourceError::Failed(format!(
                 "no key may be generated here, asked for {algorithm}"
-            ))
+            )))
         }
     }
 }
@@ -164,7 +186,7 @@ mod tests {
     fn a_key_of_another_size_than_requested_is_refused() {
         struct WrongSize;
         impl KeySource for WrongSize {
-            fn generate_key(&self, _: KeyAlgorithm) -> Result<Vec<u8>, String> {
+            fn generate_key(&self, _: KeyAlgorithm) -> Result<Vec<u8>, SourceError> {
                 PooledKeys.generate_key(KeyAlgorithm::Rsa(2048))
             }
         }
@@ -176,7 +198,7 @@ mod tests {
     fn a_key_of_another_algorithm_than_requested_is_refused() {
         struct Ed;
         impl KeySource for Ed {
-            fn generate_key(&self, _: KeyAlgorithm) -> Result<Vec<u8>, String> {
+            fn generate_key(&self, _: KeyAlgorithm) -> Result<Vec<u8>, SourceError> {
                 PooledKeys.generate_key(KeyAlgorithm::Ed25519)
             }
         }
@@ -199,12 +221,36 @@ mod tests {
     }
 
     #[test]
-    fn native_keys_refuse_rsa_sizes_outside_the_contract() {
+    fn native_keys_refuse_rsa_sizes_outside_the_contract_as_unsupported() {
         for bits in [1024, 2047, 8193] {
-            assert!(
-                NativeKeys.generate_key(KeyAlgorithm::Rsa(bits)).is_err(),
+            assert_eq!(
+                NativeKeys.generate_key(KeyAlgorithm::Rsa(bits)),
+                Err(SourceError::Unsupported(format!(
+                    "RSA key size {bits} is outside 2048..=8192 bits"
+                ))),
                 "{bits}"
             );
         }
+    }
+
+    #[test]
+    fn an_unsupported_key_is_told_apart_from_a_failed_one() {
+        let err = generate(&NativeKeys, KeyAlgorithm::Rsa(1024)).err();
+        assert!(
+            matches!(&err, Some(KeyError::Unsupported { algorithm: KeyAlgorithm::Rsa(1024), message })
+                if message.contains("outside 2048..=8192")),
+            "{err:?}"
+        );
+        struct Broken;
+        impl KeySource for Broken {
+            fn generate_key(&self, _: KeyAlgorithm) -> Result<Vec<u8>, SourceError> {
+                Err(SourceError::Failed("the deadline stopped it".into()))
+            }
+        }
+        let err = generate(&Broken, KeyAlgorithm::Ed25519).err();
+        assert!(
+            matches!(&err, Some(KeyError::Generate { message, .. }) if message == "the deadline stopped it"),
+            "{err:?}"
+        );
     }
 }

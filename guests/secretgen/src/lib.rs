@@ -53,7 +53,9 @@ pub use certificates::{CERTIFICATE_SET_UNIT, CertificateError, plan_certificates
 pub use entries::EntryError;
 pub use generators::GenerateError;
 pub use generators::rails::RailsError;
-pub use keys::{Curve, KeyAlgorithm, KeyError, KeySource, MAX_RSA_BITS, MIN_RSA_BITS, NativeKeys};
+pub use keys::{
+    Curve, KeyAlgorithm, KeyError, KeySource, MAX_RSA_BITS, MIN_RSA_BITS, NativeKeys, SourceError,
+};
 pub use plan::{MAX_READY_UNITS, plan};
 pub use secret::{MAX_SECRET_BYTES, SecretError};
 pub use yaml::YamlError;

@@ -16,14 +16,18 @@ use exports::gitlab::secretgen::planner as wit;
 use wasm_operator::plugin::crypto;
 use wasm_operator::plugin::logging::{self, Level};
 
-use crate::{Curve, KeyAlgorithm, KeySource};
+use crate::{Curve, KeyAlgorithm, KeySource, SourceError};
 
 /// Generates keys natively in the host.
 struct HostKeys;
 
 impl KeySource for HostKeys {
-    fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
-        crypto::generate_key(algorithm.into())
+    /// Contract 1.1's `generate`: the host tells an unsupported algorithm from a failure.
+    fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, SourceError> {
+        crypto::generate(algorithm.into()).map_err(|e| match e {
+            crypto::KeyError::Unsupported(m) => SourceError::Unsupported(m),
+            crypto::KeyError::Failed(m) => SourceError::Failed(m),
+        })
     }
 }
 

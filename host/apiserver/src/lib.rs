@@ -4,7 +4,7 @@
 //! It speaks the Kubernetes REST API over HTTP on 127.0.0.1 with kube-apiserver's semantics
 //! for what an operator relies on: discovery; get, list and watch with resourceVersions;
 //! create, update, patch (merge, JSON, strategic, server-side apply with managedFields) and
-//! delete; the status subresource; CRDs served from their structural schemas; finalizers,
+//! delete; the status subresource; ServiceAccount tokens (TokenRequest, signed, with a JWKS); CRDs served from their structural schemas; finalizers,
 //! garbage collection and namespace deletion; real `Status` error bodies. Tests reach into
 //! it through fault injection and request counters.
 //!
@@ -13,6 +13,7 @@
 //! - [`read`] and [`write`]: the verbs; [`patch`], [`managed`] and [`admission`] behind them.
 //! - [`registry`]: the served kinds; [`discovery`]: what clients learn of them.
 //! - [`lifecycle`]: garbage collection and namespace deletion.
+//! - [`token`]: ServiceAccount tokens (TokenRequest) and the key set verifying them.
 //! - [`faults`]: fault injection and request counters.
 
 mod admission;
@@ -34,6 +35,7 @@ pub(crate) mod selector;
 pub(crate) mod server;
 pub(crate) mod status;
 pub(crate) mod store;
+pub mod token;
 pub(crate) mod wal;
 pub(crate) mod write;
 

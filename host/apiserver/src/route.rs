@@ -22,10 +22,18 @@ pub(crate) enum Route {
     Health,
     ApiVersions,
     ApiGroups,
-    Resources { group: String, version: String },
+    Resources {
+        group: String,
+        version: String,
+    },
     OpenApiV2,
     OpenApiV3,
-    OpenApiV3Group { group: String, version: String },
+    OpenApiV3Group {
+        group: String,
+        version: String,
+    },
+    /// The key set that verifies ServiceAccount tokens.
+    Jwks,
     Resource(Box<Target>),
 }
 
@@ -40,6 +48,7 @@ pub(crate) fn route(registry: &Registry, path: &str) -> Result<Route, ApiError> 
         ["version"] => return Ok(Route::Version),
         ["healthz" | "readyz" | "livez", ..] => return Ok(Route::Health),
         ["openapi", "v2"] => return Ok(Route::OpenApiV2),
+        ["openid", "v1", "jwks"] => return Ok(Route::Jwks),
         ["openapi", "v3"] => return Ok(Route::OpenApiV3),
         ["openapi", "v3", "api", version] => {
             return Ok(Route::OpenApiV3Group {

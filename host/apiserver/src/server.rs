@@ -18,8 +18,9 @@ use crate::registry::Registry;
 use crate::route::{Params, Route, Target, route};
 use crate::status::{ApiError, Result};
 use crate::store::Store;
+use crate::token::TokenSigner;
 use crate::wal::WalError;
-use crate::{discovery, lifecycle, read, write};
+use crate::{discovery, lifecycle, read, token, write};
 
 /// The largest request body the server takes (kube-apiserver's 3 MiB).
 pub(crate) const MAX_BODY: usize = wasm_operator_types::MAX_REQUEST_BODY;
@@ -141,6 +142,7 @@ impl State {
 pub(crate) struct Shared {
     state: Mutex<State>,
     lifecycle: Notify,
+    signer: TokenSigner,
 }
 
 impl Shared {
@@ -150,6 +152,11 @@ impl Shared {
         self.state
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The key ServiceAccount tokens are signed with.
+    pub(crate) fn signer(&self) -> &TokenSigner {
+        &self.signer
     }
 
     /// Wakes the lifecycle controllers.
@@ -175,6 +182,7 @@ impl ApiServer {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::new(store)),
             lifecycle: Notify::new(),
+            signer: TokenSigner::generate(),
         });
         for ns in ["default", "kube-system"] {
             ensure_namespace(&shared, ns);
@@ -212,6 +220,12 @@ impl ApiServer {
             shared,
             tasks: vec![serve, controllers],
         })
+    }
+
+    /// The claims of a ServiceAccount token when this server signed it and it has not
+    /// expired (what a TokenReview answers).
+    pub fn review_token(&self, token: &str) -> Result<Value, crate::token::TokenError> {
+        self.shared.signer().review(token)
     }
 
     /// `http://127.0.0.1:<port>`.
@@ -362,6 +376,7 @@ async fn handle(
         Route::OpenApiV3Group { group, version } => {
             ok(discovery::openapi_v3_group(&registry(), &group, &version)?)
         }
+        Route::Jwks => ok(shared.signer().jwks()),
         Route::Resource(target) => resource(shared, method, *target, uri, headers, body).await,
     }
 }
@@ -429,10 +444,15 @@ async fn resource(
     if body.len() > MAX_BODY {
         return Err(ApiError::too_large(MAX_BODY));
     }
-    if let Some(sub) = target.subresource.as_deref()
-        && (sub != "status" || !target.rt.status)
-    {
-        return Err(ApiError::no_route(uri.path()));
+    let is_service_account = target.rt.group.is_empty() && target.rt.plural == "serviceaccounts";
+    match (target.subresource.as_deref(), verb, target.name.as_deref()) {
+        (None, ..) => {}
+        (Some("status"), ..) if target.rt.status => {}
+        (Some("token"), "create", Some(name)) if is_service_account => {
+            let answer = token::create(&shared, &target, name, body)?;
+            return Ok(json_response(201, &answer, &[]));
+        }
+        _ => return Err(ApiError::no_route(uri.path())),
     }
     let written = |w: write::Written| Ok(json_response(w.code, &w.object, &w.warnings));
     let name = target.name.clone();

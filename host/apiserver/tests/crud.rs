@@ -220,6 +220,59 @@ async fn a_delete_with_a_failed_precondition_is_a_409_and_deletes_nothing() {
 }
 
 #[tokio::test]
+async fn a_delete_with_a_stale_resource_version_precondition_is_a_409_naming_both() {
+    let (_server, client) = server().await;
+    let created = post(
+        &client,
+        "/api/v1/namespaces/default/configmaps",
+        config_map("a", json!({})),
+    )
+    .await;
+    let uid = created.body["metadata"]["uid"]
+        .as_str()
+        .expect("uid")
+        .to_owned();
+    let api: Api<ConfigMap> = Api::namespaced(client.clone(), "default");
+    let changed = api
+        .patch(
+            "a",
+            &kube::api::PatchParams::default(),
+            &kube::api::Patch::Merge(json!({"data": {"k": "v"}})),
+        )
+        .await
+        .expect("patched");
+    let current = changed.metadata.resource_version.expect("rv");
+    let stale = created.body["metadata"]["resourceVersion"]
+        .as_str()
+        .expect("rv")
+        .to_owned();
+    let with = |resource_version: &str| DeleteParams {
+        preconditions: Some(kube::api::Preconditions {
+            uid: Some(uid.clone()),
+            resource_version: Some(resource_version.to_owned()),
+        }),
+        ..Default::default()
+    };
+    let err = api.delete("a", &with(&stale)).await.expect_err("stale");
+    let kube::Error::Api(status) = err else {
+        panic!("{err:?}")
+    };
+    assert_eq!(status.code, 409);
+    assert_eq!(
+        status.message,
+        format!(
+            "Operation cannot be fulfilled on configmaps \"a\": Precondition failed: \
+             ResourceVersion in precondition: {stale}, ResourceVersion in object meta: {current}"
+        )
+    );
+    assert!(api.get_opt("a").await.expect("get").is_some());
+    api.delete("a", &with(&current))
+        .await
+        .expect("the current uid and resourceVersion delete it");
+    assert!(api.get_opt("a").await.expect("get").is_none());
+}
+
+#[tokio::test]
 async fn deletecollection_deletes_what_the_selector_matches() {
     let (_server, client) = server().await;
     for (name, app) in [("a", "x"), ("b", "y")] {

@@ -13,4 +13,5 @@ mod kubectl;
 mod lifecycle;
 mod patches;
 mod serving;
+mod tokens;
 mod watch;

@@ -2,7 +2,7 @@
 //!
 //! | metric | labels | what |
 //! |---|---|---|
-//! | `wasm_operator_passes_total` | plugin, result | passes by how they ended (`success`, `requeue`, or the error kind) |
+//! | `wasm_operator_passes_total` | plugin, result | passes by how they ended: `success`, `requeue`, `conflict` (failed on a 409: a stale read, a failed precondition), `error` |
 //! | `wasm_operator_pass_errors_total` | plugin, error | failed passes by cause (`deadline`, `memory_cap`, `panic`, `trap`, `reconcile`, ...) |
 //! | `wasm_operator_pass_duration_seconds` | plugin | pass wall-clock time (histogram) |
 //! | `wasm_operator_queue_depth` | plugin | keys waiting in the plugin's work queue |

@@ -61,6 +61,29 @@ fn plugin_inspect_prints_the_description_and_the_sha256() {
 }
 
 #[test]
+fn plugin_inspect_lists_the_declared_subresource_verbs() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let blocks = wasm_operator::cli::test_plugin_dir().join("blocks-reconciler.wasm");
+    let output = wasm_operator(&cache)
+        .args(["plugin", "inspect"])
+        .arg(&blocks)
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout
+            .lines()
+            .any(|l| l == "subres:    v1/ServiceAccount (serviceaccounts/token): create"),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn plugin_inspect_of_a_bad_file_prints_one_line_and_exits_2() {
     let cache = tempfile::tempdir().expect("tempdir");
     let dir = tempfile::tempdir().expect("tempdir");

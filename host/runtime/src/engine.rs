@@ -313,10 +313,7 @@ impl Runtime {
                         message: crate::text::guest_text(&message),
                     })?;
             plugin.name = description.name.clone();
-            plugin.permissions = Arc::new(Permissions::new(
-                &description.permissions,
-                Access::default(),
-            ));
+            plugin.permissions = Arc::new(Permissions::of(&description, Access::default()));
             if let PluginInfo::Reconciler { description: d, .. } = &mut plugin.info {
                 *d = Some(Box::new(description));
             }

@@ -130,6 +130,9 @@ pub enum PassError {
         /// When the plugin asked to be retried (contract 1.1's `retry-after`), instead of
         /// the controller's backoff.
         retry_after: Option<std::time::Duration>,
+        /// Whether the pass's last write was answered 409 Conflict: the pass failed on a
+        /// conflict (counted apart in metrics).
+        conflict: bool,
     },
 }
 
@@ -164,6 +167,12 @@ impl PassError {
             PassError::Reconcile { retry_after, .. } => *retry_after,
             _ => None,
         }
+    }
+
+    /// Whether the pass failed on a conflict: the reconciler returned an error after its
+    /// last write was answered 409 Conflict.
+    pub fn is_conflict(&self) -> bool {
+        matches!(self, PassError::Reconcile { conflict: true, .. })
     }
 
     /// Whether the controller should retry the pass with backoff.

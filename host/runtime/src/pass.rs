@@ -30,12 +30,14 @@ impl Plugin {
             plugin: self.name.clone(),
             field_manager: description.field_manager.clone(),
         };
-        let cluster = ClusterCtx::new(Checked::new(
+        let checked = Checked::new(
             backend,
             caller,
             self.permissions.clone(),
             request.object(&description.primary),
-        ));
+        );
+        let conflicted = checked.conflicted();
+        let cluster = ClusterCtx::new(checked);
         let wit_request = wit::Request {
             namespace: request.namespace.clone(),
             name: request.name.clone(),
@@ -66,6 +68,7 @@ impl Plugin {
             message: guest_text(&message),
             retryable,
             retry_after,
+            conflict: conflicted.load(std::sync::atomic::Ordering::Relaxed),
         };
         match result {
             Ok(outcome) => Ok(Outcome {

@@ -81,8 +81,7 @@ impl Plugin {
     /// grants it).
     pub fn with_access(mut self, access: Access) -> Self {
         if let Some(description) = self.description() {
-            self.permissions =
-                std::sync::Arc::new(Permissions::new(&description.permissions, access));
+            self.permissions = std::sync::Arc::new(Permissions::of(description, access));
         }
         self
     }

@@ -8,6 +8,7 @@
 //! merge patch or delete request reaches the kind, and every object keeps its
 //! resourceVersion.
 
+mod client;
 mod config;
 mod external;
 mod workloads;

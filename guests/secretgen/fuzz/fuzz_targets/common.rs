@@ -6,15 +6,15 @@ use std::collections::HashMap;
 use std::sync::Mutex;
 
 use base64::Engine as _;
-use secretgen::{KeyAlgorithm, KeySource, NativeKeys};
+use secretgen::{KeyAlgorithm, KeySource, NativeKeys, SourceError};
 
-static CACHE: Mutex<Option<HashMap<KeyAlgorithm, Result<Vec<u8>, String>>>> = Mutex::new(None);
+static CACHE: Mutex<Option<HashMap<KeyAlgorithm, Result<Vec<u8>, SourceError>>>> = Mutex::new(None);
 
 /// Generates one key per algorithm and hands it out again.
 pub struct CachedKeys;
 
 impl KeySource for CachedKeys {
-    fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, String> {
+    fn generate_key(&self, algorithm: KeyAlgorithm) -> Result<Vec<u8>, SourceError> {
         let mut cache = CACHE.lock().unwrap_or_else(|e| e.into_inner());
         cache
             .get_or_insert_with(HashMap::new)

@@ -76,5 +76,16 @@ pub fn render(plugin: &Plugin) -> String {
             verbs.join(", ")
         );
     }
+    for sub in &d.subresources {
+        let verbs: Vec<&str> = sub.verbs.iter().map(|v| v.as_str()).collect();
+        let _ = writeln!(
+            out,
+            "subres:    {} ({}/{}): {}",
+            sub.kind,
+            sub.kind.plural,
+            sub.subresource,
+            verbs.join(", ")
+        );
+    }
     out
 }

@@ -423,6 +423,34 @@ impl ClusterBackend for KubeCluster {
         Ok(())
     }
 
+    async fn create_subresource(
+        &self,
+        _caller: &Caller,
+        object: &ObjectRef,
+        subresource: &str,
+        body: Value,
+    ) -> Result<Value, ApiError> {
+        let api = self
+            .api(
+                &object.api_version,
+                &object.kind,
+                object.namespace.as_deref(),
+            )
+            .await?;
+        self.request(
+            "create",
+            &object.kind,
+            api.create_subresource::<Value, Value>(
+                subresource,
+                &object.name,
+                &PostParams::default(),
+                &body,
+            ),
+        )
+        .await
+        .map_err(to_api_error)
+    }
+
     async fn update_status(&self, _caller: &Caller, object: Value) -> Result<Value, ApiError> {
         let r = ObjectRef::from_object(&object).map_err(|e| ApiError::Invalid(e.to_string()))?;
         let api = self

@@ -379,8 +379,13 @@ impl Controller {
             }
             Err(error) => {
                 tracing::warn!(plugin = self.name(), %error, "pass failed");
+                let result = if error.is_conflict() {
+                    "conflict"
+                } else {
+                    "error"
+                };
                 self.metrics
-                    .pass(self.name(), "error", Some(error.label()), elapsed);
+                    .pass(self.name(), result, Some(error.label()), elapsed);
                 if !matches!(error, PassError::Reconcile { .. }) {
                     self.reported_lock().insert(request.clone());
                     report::failure(
@@ -392,10 +397,10 @@ impl Controller {
                     )
                     .await;
                 }
-                if error.is_retryable() {
-                    Done::Failed
-                } else {
-                    Done::FailedPermanently
+                match error.retry_after() {
+                    Some(after) => Done::FailedRetryAfter(after),
+                    None if error.is_retryable() => Done::Failed,
+                    None => Done::FailedPermanently,
                 }
             }
         };

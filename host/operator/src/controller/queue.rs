@@ -58,6 +58,12 @@ pub(crate) enum Done {
     Failed,
     /// Failed in a way a retry cannot fix: wait for the next change.
     FailedPermanently,
+    /// Failed, and the plugin asked to be retried after this long (contract 1.1's
+    /// `retry-after`): the delay replaces the backoff for this try, and the key's failure
+    /// count is left as it was (neither raised nor reset). The plugin paces itself here
+    /// (e.g. by a server's Retry-After), so this try does not lengthen the backoff of the
+    /// key's next transient failure, and only a success resets it.
+    FailedRetryAfter(Duration),
 }
 
 struct Inner<K> {
@@ -200,6 +206,7 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
                     Some(after)
                 }
                 Done::FailedPermanently => None,
+                Done::FailedRetryAfter(after) => Some(after),
                 Done::Failed => {
                     let failures = inner.failures.entry(key.clone()).or_insert(0);
                     *failures += 1;
@@ -371,5 +378,24 @@ mod tests {
         let key = q.next().await;
         q.done(key, Done::FailedPermanently);
         assert_eq!(next_within(&q, 50).await, None);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_retry_after_failure_waits_its_delay_and_leaves_the_backoff_count() {
+        let q = queue();
+        q.add("a");
+        let key = q.next().await;
+        q.done(key, Done::Failed);
+        assert_eq!(q.failures(&"a"), 1);
+        let key = q.next().await;
+        let started = Instant::now();
+        q.done(key, Done::FailedRetryAfter(Duration::from_secs(7)));
+        assert_eq!(q.next().await, "a");
+        assert_eq!(
+            started.elapsed(),
+            Duration::from_secs(7),
+            "the plugin's delay, not the backoff"
+        );
+        assert_eq!(q.failures(&"a"), 1, "neither raised nor reset");
     }
 }

@@ -1,7 +1,9 @@
 //! The RBAC the loaded plugins need — nothing more.
 //!
 //! Each declared verb becomes the same RBAC verb on the kind's resource, except
-//! `update-status`, which is `update` on `<plural>/status`. The host adds what it does for
+//! `update-status`, which is `update` on `<plural>/status`; a declared subresource verb is
+//! that verb on `<plural>/<subresource>` (e.g. `create` on `serviceaccounts/token`). The
+//! host adds what it does for
 //! the plugins: `list` and `watch` on the primary and watched kinds (its informers),
 //! `get` on the primary and `update` on its status (failed passes are reported there),
 //! and `create` and `patch` on `events.k8s.io` events (its event recorder); for a plugin with
@@ -71,6 +73,11 @@ fn declared(description: &Description) -> Needs {
                 other => need(&mut needs, kind, kind.plural.clone(), &[other.as_str()]),
             }
         }
+    }
+    for sub in &description.subresources {
+        let verbs: Vec<&'static str> = sub.verbs.iter().map(|v| v.as_str()).collect();
+        let resource = format!("{}/{}", sub.kind.plural, sub.subresource);
+        need(&mut needs, &sub.kind, resource, &verbs);
     }
     needs
 }
@@ -343,6 +350,29 @@ mod tests {
         let mut optional = plugin();
         optional.watches[0].optional = true;
         assert!(role(optional).contains(&crds));
+    }
+
+    #[test]
+    fn a_declared_subresource_verb_is_that_verb_on_plural_slash_subresource() {
+        let mut with_token = plugin();
+        with_token
+            .subresources
+            .push(wasm_operator_types::SubresourcePermission {
+                kind: KindRef::of::<k8s_openapi::api::core::v1::ServiceAccount>(),
+                subresource: "token".into(),
+                verbs: vec![Verb::Create],
+            });
+        let yaml = render(&[(with_token, Access::default())], None, None).expect("renders");
+        let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
+        let table = rule_table(role.rules);
+        assert!(
+            table.contains(&("".into(), "serviceaccounts/token".into(), s(&["create"]))),
+            "{table:?}"
+        );
+        assert!(
+            !table.iter().any(|(_, r, _)| r == "serviceaccounts"),
+            "a subresource grants nothing on the kind: {table:?}"
+        );
     }
 
     #[test]

@@ -42,27 +42,62 @@ struct Declared {
     verbs: BTreeSet<Verb>,
 }
 
-/// The verbs a plugin may use per `(apiVersion, kind)`, and where.
+/// The verbs a plugin may use per `(apiVersion, kind)` and per `(apiVersion, kind,
+/// subresource)`, and where.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Permissions {
     kinds: BTreeMap<(String, String), Declared>,
+    subresources: BTreeMap<(String, String, String), Declared>,
     access: Access,
 }
 
+fn declare<'a, K: Ord>(
+    map: &mut BTreeMap<K, Declared>,
+    key: K,
+    namespaced: bool,
+    verbs: impl IntoIterator<Item = &'a Verb>,
+) {
+    map.entry(key)
+        .or_insert_with(|| Declared {
+            namespaced,
+            verbs: BTreeSet::new(),
+        })
+        .verbs
+        .extend(verbs.into_iter().copied());
+}
+
 impl Permissions {
-    /// The permissions a plugin declared, with the access it was granted.
-    pub(crate) fn new(declared: &[shared::Permission], access: Access) -> Self {
-        let mut kinds: BTreeMap<(String, String), Declared> = BTreeMap::new();
+    /// The permissions a plugin declared (verbs on kinds and on subresources), with the
+    /// access it was granted.
+    pub(crate) fn new(
+        declared: &[shared::Permission],
+        subresources: &[shared::SubresourcePermission],
+        access: Access,
+    ) -> Self {
+        let mut kinds = BTreeMap::new();
         for p in declared {
-            let entry = kinds
-                .entry((p.kind.api_version.clone(), p.kind.kind.clone()))
-                .or_insert_with(|| Declared {
-                    namespaced: p.kind.namespaced,
-                    verbs: BTreeSet::new(),
-                });
-            entry.verbs.extend(p.verbs.iter().copied());
+            let key = (p.kind.api_version.clone(), p.kind.kind.clone());
+            declare(&mut kinds, key, p.kind.namespaced, &p.verbs);
         }
-        Self { kinds, access }
+        let mut subs = BTreeMap::new();
+        for s in subresources {
+            let key = (
+                s.kind.api_version.clone(),
+                s.kind.kind.clone(),
+                s.subresource.clone(),
+            );
+            declare(&mut subs, key, s.kind.namespaced, &s.verbs);
+        }
+        Self {
+            kinds,
+            subresources: subs,
+            access,
+        }
+    }
+
+    /// The permissions `description` declares, with `access`.
+    pub(crate) fn of(description: &shared::Description, access: Access) -> Self {
+        Self::new(&description.permissions, &description.subresources, access)
     }
 
     /// Whether the plugin declared any verb on the kind.
@@ -87,36 +122,78 @@ impl Permissions {
         target: Target<'_>,
         home: Option<&str>,
     ) -> Result<(), ApiError> {
+        let declared = self.kinds.get(&(api_version.to_owned(), kind.to_owned()));
+        self.reach(
+            plugin,
+            verb,
+            &format!("{api_version}/{kind}"),
+            declared,
+            target,
+            home,
+        )
+    }
+
+    /// As [`check`](Self::check), for `verb` on subresource `subresource` of the kind: the
+    /// plugin must have declared it (`Description.subresources`; a verb on the kind itself
+    /// does not count), and the same namespace reach applies.
+    pub(crate) fn check_subresource(
+        &self,
+        plugin: &str,
+        verb: Verb,
+        (api_version, kind, subresource): (&str, &str, &str),
+        target: Target<'_>,
+        home: Option<&str>,
+    ) -> Result<(), ApiError> {
+        let key = (
+            api_version.to_owned(),
+            kind.to_owned(),
+            subresource.to_owned(),
+        );
+        let what = format!("the {subresource} subresource of {api_version}/{kind}");
+        self.reach(
+            plugin,
+            verb,
+            &what,
+            self.subresources.get(&key),
+            target,
+            home,
+        )
+    }
+
+    /// `Ok` when `declared` holds `verb` and `target` is within reach; `what` names the kind
+    /// or subresource in the refusal.
+    fn reach(
+        &self,
+        plugin: &str,
+        verb: Verb,
+        what: &str,
+        declared: Option<&Declared>,
+        target: Target<'_>,
+        home: Option<&str>,
+    ) -> Result<(), ApiError> {
         let refuse = |reason: String| {
-            tracing::warn!(plugin, verb = verb.as_str(), api_version, kind, namespace = target, %reason, "refused a call");
+            tracing::warn!(plugin, verb = verb.as_str(), what, namespace = target, %reason, "refused a call");
             Err(ApiError::Forbidden(format!("plugin {plugin}: {reason}")))
         };
-        let Some(declared) = self.kinds.get(&(api_version.to_owned(), kind.to_owned())) else {
+        let Some(declared) = declared.filter(|d| d.verbs.contains(&verb)) else {
             return refuse(format!(
-                "did not declare verb {} on {api_version}/{kind} in describe()",
+                "did not declare verb {} on {what} in describe()",
                 verb.as_str()
             ));
         };
-        if !declared.verbs.contains(&verb) {
-            return refuse(format!(
-                "did not declare verb {} on {api_version}/{kind} in describe()",
-                verb.as_str()
-            ));
-        }
         if !declared.namespaced {
             if let Some(ns) = target {
                 // A cluster-scoped object has no namespace: a call naming one is on
                 // another (namespaced) resource than the one declared.
                 return refuse(format!(
-                    "declared {api_version}/{kind} cluster-scoped, but the call names namespace {ns:?}"
+                    "declared {what} cluster-scoped, but the call names namespace {ns:?}"
                 ));
             }
             if self.access.cluster_scoped {
                 return Ok(());
             }
             return refuse(format!(
-                "{api_version}/{kind} is cluster-scoped and plugins.toml does not grant \
-                 cluster_scoped"
+                "{what} is cluster-scoped and plugins.toml does not grant cluster_scoped"
             ));
         }
         let within = match (target, &self.access.namespaces) {
@@ -141,11 +218,11 @@ impl Permissions {
         };
         match target {
             Some(ns) => refuse(format!(
-                "may not {} {api_version}/{kind} in namespace {ns:?}: it may reach {reach}{granted}",
+                "may not {} {what} in namespace {ns:?}: it may reach {reach}{granted}",
                 verb.as_str()
             )),
             None => refuse(format!(
-                "may not {} {api_version}/{kind} in every namespace: it may reach {reach}{granted}",
+                "may not {} {what} in every namespace: it may reach {reach}{granted}",
                 verb.as_str()
             )),
         }
@@ -155,7 +232,7 @@ impl Permissions {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use k8s_openapi::api::core::v1::{Namespace, Secret};
+    use k8s_openapi::api::core::v1::{Namespace, Secret, ServiceAccount};
     use shared::KindRef;
 
     fn permissions(access: Access) -> Permissions {
@@ -170,6 +247,11 @@ mod tests {
                     verbs: vec![Verb::Get],
                 },
             ],
+            &[shared::SubresourcePermission {
+                kind: KindRef::of::<ServiceAccount>(),
+                subresource: "token".into(),
+                verbs: vec![Verb::Create],
+            }],
             access,
         )
     }
@@ -302,5 +384,71 @@ mod tests {
                     .into()
             ))
         );
+    }
+
+    const TOKEN: (&str, &str, &str) = ("v1", "ServiceAccount", "token");
+
+    #[test]
+    fn a_subresource_verb_needs_its_own_declaration_and_the_namespace_reach() {
+        let p = permissions(Access::default());
+        assert_eq!(
+            p.check_subresource("p", Verb::Create, TOKEN, Some("a"), Some("a")),
+            Ok(())
+        );
+        /// (verb, subresource, target, expected error)
+        type Refused<'a> = (Verb, (&'a str, &'a str, &'a str), Target<'a>, &'a str);
+        let refused: [Refused<'_>; 4] = [
+            (
+                Verb::Get,
+                TOKEN,
+                Some("a"),
+                "plugin p: did not declare verb get on the token subresource of \
+                 v1/ServiceAccount in describe()",
+            ),
+            (
+                Verb::Create,
+                ("v1", "Secret", "token"),
+                Some("a"),
+                "plugin p: did not declare verb create on the token subresource of v1/Secret \
+                 in describe()",
+            ),
+            (
+                Verb::Create,
+                ("v1", "ServiceAccount", "ephemeral"),
+                Some("a"),
+                "plugin p: did not declare verb create on the ephemeral subresource of \
+                 v1/ServiceAccount in describe()",
+            ),
+            (
+                Verb::Create,
+                TOKEN,
+                Some("b"),
+                "plugin p: may not create the token subresource of v1/ServiceAccount in \
+                 namespace \"b\": it may reach its primary's namespace \"a\"",
+            ),
+        ];
+        for (verb, sub, target, expected) in refused {
+            assert_eq!(
+                p.check_subresource("p", verb, sub, target, Some("a")),
+                Err(ApiError::Forbidden(expected.into())),
+                "{sub:?} in {target:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_verb_on_the_kind_does_not_grant_its_subresource() {
+        let p = Permissions::new(
+            &[shared::Permission {
+                kind: KindRef::of::<ServiceAccount>(),
+                verbs: vec![Verb::Create, Verb::Get],
+            }],
+            &[],
+            Access::default(),
+        );
+        assert!(matches!(
+            p.check_subresource("p", Verb::Create, TOKEN, Some("a"), Some("a")),
+            Err(ApiError::Forbidden(m)) if m.contains("did not declare verb create on the token subresource")
+        ));
     }
 }

@@ -4,7 +4,8 @@
 //! The WIT `cluster` capability and the native `Cluster` both go through it, so the verb a
 //! call needs is decided in one place: get → get, list → list, apply → patch (server-side
 //! apply is a PATCH), create → create, patch → patch, delete → delete, update-status →
-//! update-status. Events are the host's own writes and need no declaration.
+//! update-status, create-subresource → create on that subresource (declared apart from the
+//! kind's verbs). Events are the host's own writes and need no declaration.
 //!
 //! Where: a namespaced kind only in the pass's primary's namespace unless `plugins.toml`
 //! grants more, a cluster-scoped kind only when granted (see [`super::access`]). What:
@@ -13,6 +14,7 @@
 //! Secrets (see [`super::bodies`]), and events only about the primary or an object it owns.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use serde_json::Value;
 use tokio::sync::OnceCell;
@@ -33,6 +35,8 @@ pub struct Checked {
     /// The pass's primary; its uid is read once, when an owner or an event needs it.
     primary: ObjectRef,
     primary_uid: OnceCell<Option<String>>,
+    /// Whether the last write of the pass was answered 409 Conflict.
+    conflicted: Arc<AtomicBool>,
 }
 
 fn object_ref(object: &Value) -> Result<ObjectRef, ApiError> {
@@ -60,7 +64,23 @@ impl Checked {
             permissions,
             primary,
             primary_uid: OnceCell::new(),
+            conflicted: Arc::new(AtomicBool::new(false)),
         }
+    }
+
+    /// A flag that holds whether the last write (apply, create, patch, delete,
+    /// update-status, create-subresource) made through this view was answered 409 Conflict:
+    /// a pass that fails after it ended in a conflict (a stale read, a failed precondition,
+    /// an object that already exists).
+    pub fn conflicted(&self) -> Arc<AtomicBool> {
+        self.conflicted.clone()
+    }
+
+    /// Notes whether a write's `result` was a conflict, and passes it on.
+    fn note<T>(&self, result: Result<T, ApiError>) -> Result<T, ApiError> {
+        let conflict = matches!(result, Err(ApiError::Conflict(_)));
+        self.conflicted.store(conflict, Ordering::Relaxed);
+        result
     }
 
     /// A pass of the plugin described by `description` over `request`'s primary, on
@@ -78,7 +98,7 @@ impl Checked {
         Self::new(
             backend,
             caller,
-            Arc::new(Permissions::new(&description.permissions, access)),
+            Arc::new(Permissions::of(description, access)),
             request.object(&description.primary),
         )
     }
@@ -198,7 +218,7 @@ impl Checked {
                 .await?
                 .check_owner(&self.caller.plugin, owner, &r)?;
         }
-        self.backend.apply(&self.caller, object, owner).await
+        self.note(self.backend.apply(&self.caller, object, owner).await)
     }
 
     /// Creates (`create`).
@@ -206,7 +226,7 @@ impl Checked {
         let r = object_ref(&object)?;
         self.allow(Verb::Create, &r.api_version, &r.kind, namespace_of(&object))?;
         self.check_body(&r, &object).await?;
-        self.backend.create(&self.caller, object).await
+        self.note(self.backend.create(&self.caller, object).await)
     }
 
     /// Patches (`patch`).
@@ -225,9 +245,11 @@ impl Checked {
         self.primary_for(bodies::patch_names_owners(patch))
             .await?
             .check_patch(&self.caller.plugin, object, patch)?;
-        self.backend
+        let result = self
+            .backend
             .patch(&self.caller, object, patch, resource_version)
-            .await
+            .await;
+        self.note(result)
     }
 
     /// Deletes (`delete`).
@@ -242,7 +264,7 @@ impl Checked {
             &object.kind,
             object.namespace.as_deref(),
         )?;
-        self.backend.delete(object, options).await
+        self.note(self.backend.delete(object, options).await)
     }
 
     /// Whether the cluster serves `kind`, which the plugin must have declared.
@@ -257,19 +279,27 @@ impl Checked {
         self.backend.served(kind).await
     }
 
-    /// Creates `body` on a subresource of `object` (`create-subresource`).
+    /// Creates `body` on a subresource of `object` (`create-subresource`): the plugin must
+    /// have declared `create` on that subresource of the kind, and the object must be within
+    /// its namespace reach, as for any other verb.
     pub async fn create_subresource(
         &self,
         object: &ObjectRef,
         subresource: &str,
         body: Value,
     ) -> Result<Value, ApiError> {
-        // TODO(issue 16, item 6): check the declared subresource verbs and reach.
-        let _ = body;
-        Err(ApiError::Forbidden(format!(
-            "plugin {}: did not declare create on {subresource} of {object}",
-            self.caller.plugin
-        )))
+        self.permissions.check_subresource(
+            &self.caller.plugin,
+            Verb::Create,
+            (&object.api_version, &object.kind, subresource),
+            object.namespace.as_deref(),
+            self.primary.namespace.as_deref(),
+        )?;
+        let result = self
+            .backend
+            .create_subresource(&self.caller, object, subresource, body)
+            .await;
+        self.note(result)
     }
 
     /// Writes the status subresource (`update-status`).
@@ -281,7 +311,7 @@ impl Checked {
             &r.kind,
             namespace_of(&object),
         )?;
-        self.backend.update_status(&self.caller, object).await
+        self.note(self.backend.update_status(&self.caller, object).await)
     }
 
     /// Records an event as the plugin: only about its primary, or an object its primary

@@ -118,3 +118,29 @@ fn key_error(error: keygen::KeyError) -> KeyError {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn an_unsupported_rsa_size_is_unsupported_and_a_supported_key_is_generated() {
+        let mut crypto = CryptoCtx::new(Arc::new(Keygens::new(1)));
+        let unsupported = crypto.generate(KeyAlgorithm::Rsa(1024)).await;
+        assert!(
+            matches!(&unsupported, Err(KeyError::Unsupported(m))
+                if m == "RSA key size 1024 is outside 2048..=8192 bits"),
+            "{unsupported:?}"
+        );
+        assert_eq!(
+            crypto.generate_key(KeyAlgorithm::Rsa(1024)).await,
+            Err("RSA key size 1024 is outside 2048..=8192 bits".into()),
+            "contract 1.0 gets the same text"
+        );
+        let der = crypto
+            .generate(KeyAlgorithm::Ecdsa(Curve::P256))
+            .await
+            .expect("P-256 is supported");
+        assert!(!der.is_empty());
+    }
+}

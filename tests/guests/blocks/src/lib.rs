@@ -7,6 +7,7 @@
 //! primary pass only when its generation changes, so the status write does not start
 //! another pass; owned Deployments and Jobs start one (readiness, completion).
 
+mod client;
 mod config;
 mod error;
 mod external;
@@ -56,7 +57,7 @@ fn permissions() -> Vec<Permission> {
         permission::<Job>(&[Get, List, Watch, Create, Delete]),
         permission::<CronJob>(&[Patch]),
         permission::<ConfigMap>(&[Get, List, Create, Patch, Delete]),
-        permission::<Secret>(&[Get]),
+        permission::<Secret>(&[Get, Patch]),
         permission::<Database>(&[Patch]),
         permission::<User>(&[Patch]),
         permission::<Grant>(&[Patch]),
@@ -87,7 +88,7 @@ impl Reconciler for Blocks {
                 },
             ],
             watched_indexes: vec![],
-            subresources: vec![],
+            subresources: vec![wasm_operator_sdk::token::token_permission()],
             egress: vec![],
             indexes: vec![],
             permissions: permissions(),
@@ -137,6 +138,8 @@ fn run(cluster: &dyn Cluster, s: &Scenario) -> Result<Map<String, Value>, Scenar
         "push-secret" => external::push_secret(cluster, s),
         "secret-reads" => external::secret_reads(cluster, s),
         "satellite-observe" => satellite::observe(cluster, s),
+        "delete-unchanged" => client::delete_unchanged(cluster, s),
+        "token" => client::token(cluster, s),
         other => Err(ScenarioError::Unknown(other.to_owned())),
     }
 }

@@ -183,6 +183,19 @@ fn attempt(here: &Here<'_>, name: &str) -> Result<(), ApiError> {
                     "annotations": {"kubernetes.io/service-account.name": "default"}}});
             cluster.create(&body).map(drop)
         }
+        // Declares no subresource: a ServiceAccount token is refused.
+        "undeclared-token" => wasm_operator_sdk::token::request_token(
+            cluster,
+            here.namespace,
+            "default",
+            "openbao",
+            std::time::Duration::from_secs(600),
+        )
+        .map(drop)
+        .map_err(|e| match e {
+            wasm_operator_sdk::Error::Api(api) => api,
+            other => ApiError::Other(other.to_string()),
+        }),
         "event-on-another-object" => {
             let regarding = ObjectRef::of::<ConfigMap>(Some(here.namespace), here.victim);
             cluster.record_event(&regarding, &event())

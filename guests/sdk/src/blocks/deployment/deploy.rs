@@ -5,7 +5,7 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::Error;
 use crate::blocks::apply::{ensure_object, name_of};
-use crate::cluster::{Cluster, ClusterExt, Owner, Propagation};
+use crate::cluster::{Cluster, ClusterExt, Owner, Propagation, ReadFrom};
 use crate::object::object_key;
 
 /// What [`ensure_deployment`] does before it applies.
@@ -60,7 +60,10 @@ pub fn is_deployment_ready(deployment: &Deployment) -> bool {
 
 /// Creates or updates `deployment` under `owner` and reports whether it is ready.
 ///
-/// A Deployment whose selector changed is deleted (background propagation) and re-created;
+/// A Deployment whose selector changed is deleted (background propagation) and re-created:
+/// the change is confirmed on the server first and the delete carries the uid and
+/// resourceVersion read there as preconditions, so a lagging cache never deletes the
+/// Deployment just re-created (a Deployment changed in between is a conflict, an error);
 /// replicas left unset by the builder keep the existing count. Readiness is read off the
 /// server's response to the apply.
 pub fn ensure_deployment<C: Cluster + ?Sized>(
@@ -73,17 +76,25 @@ pub fn ensure_deployment<C: Cluster + ?Sized>(
         source,
     })?;
     let what = format!("Deployment {}", object_key(namespace, name));
-    let existing: Option<Deployment> =
+    let get = |from: ReadFrom| -> Result<Option<Deployment>, Error> {
         cluster
-            .get_typed(namespace, name)
+            .get_typed_from(namespace, name, from)
             .map_err(|source| Error::Get {
                 what: what.clone(),
                 source,
-            })?;
-    let plan = plan_deployment(existing.as_ref(), deployment);
+            })
+    };
+    let mut existing = get(ReadFrom::Cache)?;
+    let mut plan = plan_deployment(existing.as_ref(), deployment);
     if plan.recreate {
+        // The cache may not show yet the Deployment an earlier pass re-created: confirm on
+        // the server before deleting anything.
+        existing = get(ReadFrom::Server)?;
+        plan = plan_deployment(existing.as_ref(), deployment);
+    }
+    if let (true, Some(stale)) = (plan.recreate, &existing) {
         cluster
-            .delete_typed::<Deployment>(namespace, name, Propagation::Background)
+            .delete_unchanged(stale, Propagation::Background)
             .map_err(|source| Error::Delete {
                 what: what.clone(),
                 source,

@@ -235,3 +235,52 @@ fn unset_replicas_apply_the_count_the_hpa_set() {
     ensure_deployment(&cluster, &owner(), &deployment("a", None)).expect("ok");
     assert_eq!(cluster.applied()[0]["spec"]["replicas"], 7);
 }
+
+#[test]
+fn a_lagging_cache_never_deletes_the_deployment_just_recreated() {
+    let cluster = FakeCluster::new().with(stored(&deployment("a", Some(1))));
+    cluster.freeze_cache();
+    ensure_deployment(&cluster, &owner(), &deployment("b", Some(1))).expect("recreate");
+    let api = ObjectRef::of::<Deployment>(Some("ns"), "api");
+    let recreated = cluster.object(&api).expect("stored")["metadata"]["uid"].clone();
+    cluster.clear_calls();
+    // The cache still shows the Deployment with the old selector.
+    ensure_deployment(&cluster, &owner(), &deployment("b", Some(1))).expect("second pass");
+    assert_eq!(
+        cluster.object(&api).expect("stored")["metadata"]["uid"],
+        recreated
+    );
+    assert!(
+        !cluster
+            .writes()
+            .iter()
+            .any(|c| matches!(c, Call::Delete(..))),
+        "{:?}",
+        cluster.writes()
+    );
+}
+
+#[test]
+fn a_selector_change_deletes_with_the_uid_and_resource_version_read_on_the_server() {
+    let cluster = FakeCluster::new().with(stored(&deployment("a", Some(1))));
+    let api = ObjectRef::of::<Deployment>(Some("ns"), "api");
+    let before = cluster.object(&api).expect("stored");
+    ensure_deployment(&cluster, &owner(), &deployment("b", Some(1))).expect("recreate");
+    let preconditions: Vec<_> = cluster
+        .writes()
+        .into_iter()
+        .filter_map(|c| match c {
+            Call::Delete(_, options) => Some(options.preconditions),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        preconditions,
+        [crate::cluster::Preconditions {
+            uid: before["metadata"]["uid"].as_str().map(str::to_owned),
+            resource_version: before["metadata"]["resourceVersion"]
+                .as_str()
+                .map(str::to_owned),
+        }]
+    );
+}

@@ -10,6 +10,12 @@
 //! bootstrap Job keys on a digest of the password it uses), otherwise the SHA-256 hex of
 //! the JSON of the pod template.
 //!
+//! DECISION: a Job to re-run is confirmed on the server ([`ReadFrom::Server`]) before it
+//! is deleted, and deleted with its uid and resourceVersion as preconditions
+//! ([`ClusterExt::delete_unchanged`]): a cache that has not seen the re-created Job yet
+//! never deletes it, and a Job changed between the read and the delete is a conflict (the
+//! pass fails and the next one reads again).
+//!
 //! DECISION: a create answered with AlreadyExists reports "not complete yet" (`Ok(false)`):
 //! the Job is there (a concurrent pass made it, or the deletion of its predecessor is
 //! still pending), and the next pass reads it.
@@ -19,7 +25,7 @@ use k8s_openapi::api::core::v1::PodTemplateSpec;
 use sha2::{Digest, Sha256};
 
 use crate::blocks::apply::{controller_reference, ensure_object, name_of};
-use crate::cluster::{Cluster, ClusterExt, Owner, Propagation};
+use crate::cluster::{Cluster, ClusterExt, Owner, Propagation, ReadFrom};
 use crate::error::ApiError;
 use crate::object::object_key;
 
@@ -162,29 +168,38 @@ pub fn run_job<C: Cluster + ?Sized>(cluster: &C, owner: &Owner, job: &Job) -> Re
     })?;
     let what = format!("Job {}", object_key(namespace, name));
     let key = rerun_key(job, &what)?;
-    let existing: Option<Job> =
+    let get = |from: ReadFrom| -> Result<Option<Job>, Error> {
         cluster
-            .get_typed(namespace, name)
+            .get_typed_from(namespace, name, from)
             .map_err(|source| Error::Get {
                 what: what.clone(),
                 source,
-            })?;
-    match decide_job(existing.as_ref(), &key) {
-        JobAction::Done => Ok(true),
-        JobAction::Wait => Ok(false),
-        JobAction::Failed => Err(Error::JobFailed {
+            })
+    };
+    let mut existing = get(ReadFrom::Cache)?;
+    let mut action = decide_job(existing.as_ref(), &key);
+    if action == JobAction::Recreate {
+        // The cache may not show yet the Job an earlier pass re-created: confirm on the
+        // server before deleting anything.
+        existing = get(ReadFrom::Server)?;
+        action = decide_job(existing.as_ref(), &key);
+    }
+    match (action, existing) {
+        (JobAction::Done, _) => Ok(true),
+        (JobAction::Wait, _) => Ok(false),
+        (JobAction::Failed, _) => Err(Error::JobFailed {
             job: object_key(namespace, name),
         }),
-        JobAction::Create => create(cluster, owner, job, &key, &what),
-        JobAction::Recreate => {
+        (JobAction::Recreate, Some(stale)) => {
             cluster
-                .delete_typed::<Job>(namespace, name, Propagation::Background)
+                .delete_unchanged(&stale, Propagation::Background)
                 .map_err(|source| Error::Delete {
                     what: what.clone(),
                     source,
                 })?;
             create(cluster, owner, job, &key, &what)
         }
+        (JobAction::Create | JobAction::Recreate, _) => create(cluster, owner, job, &key, &what),
     }
 }
 

@@ -281,3 +281,75 @@ fn a_cron_job_is_applied_with_the_owner_and_a_converged_one_is_not_rewritten() {
     assert_eq!(stored["metadata"]["ownerReferences"][0]["uid"], "owner-uid");
     assert_eq!(stored["spec"]["schedule"], "0 * * * *");
 }
+
+fn uid(object: &serde_json::Value) -> String {
+    object["metadata"]["uid"]
+        .as_str()
+        .expect("a stored Job has a uid")
+        .to_owned()
+}
+
+#[test]
+fn a_lagging_cache_never_deletes_the_job_just_recreated() {
+    let cluster = FakeCluster::new().with(stored(&existing(Some("old"), Some("Complete"))));
+    cluster.freeze_cache();
+    assert!(!run_job(&cluster, &owner(), &job("a")).expect("re-run"));
+    let recreated = uid(&the_job(&cluster));
+    cluster.clear_calls();
+    // The cache still shows the finished Job under the old key.
+    assert!(!run_job(&cluster, &owner(), &job("a")).expect("second pass"));
+    assert_eq!(uid(&the_job(&cluster)), recreated);
+    assert!(cluster.writes().is_empty(), "{:?}", cluster.writes());
+    assert!(
+        cluster
+            .calls()
+            .iter()
+            .any(|c| matches!(c, Call::Get(_, crate::cluster::ReadFrom::Server))),
+        "the re-run was confirmed on the server: {:?}",
+        cluster.calls()
+    );
+}
+
+#[test]
+fn a_rerun_deletes_with_the_uid_and_resource_version_read_on_the_server() {
+    let cluster = FakeCluster::new().with(stored(&existing(Some("old"), Some("Failed"))));
+    let before = the_job(&cluster);
+    run_job(&cluster, &owner(), &job("a")).expect("re-run");
+    let deletes: Vec<_> = cluster
+        .writes()
+        .into_iter()
+        .filter_map(|c| match c {
+            Call::Delete(_, options) => Some(options.preconditions),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        deletes,
+        [crate::cluster::Preconditions {
+            uid: Some(uid(&before)),
+            resource_version: before["metadata"]["resourceVersion"]
+                .as_str()
+                .map(str::to_owned),
+        }]
+    );
+}
+
+#[test]
+fn a_job_changed_between_the_read_and_the_delete_is_a_conflict_and_is_kept() {
+    let cluster = FakeCluster::new().with(stored(&existing(Some("old"), Some("Complete"))));
+    cluster.after_server_read("db-sync", |job| {
+        job["metadata"]["labels"] = serde_json::json!({"touched": "yes"});
+    });
+    let err = run_job(&cluster, &owner(), &job("a")).expect_err("precondition fails");
+    assert!(
+        matches!(&err, Error::Delete { source: crate::Error::Api(ApiError::Conflict(m)), .. }
+            if m.contains("Precondition failed: ResourceVersion in precondition")),
+        "{err:?}"
+    );
+    assert!(
+        err.to_string()
+            .starts_with("deleting Job ns/db-sync to re-run it:"),
+        "{err}"
+    );
+    assert_eq!(the_job(&cluster)["metadata"]["labels"]["touched"], "yes");
+}
