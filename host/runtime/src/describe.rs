@@ -244,6 +244,7 @@ pub(crate) fn validate(d: &Description) -> Result<(), String> {
     for (i, p) in d.permissions.iter().enumerate() {
         check_kind(&p.kind, &format!("permissions[{i}].kind"))?;
     }
+    crate::capabilities::http::AllowList::parse(&d.egress)?;
     Ok(())
 }
 
