@@ -403,6 +403,19 @@ mod tests {
     }
 
     #[test]
+    fn an_invalid_egress_pattern_is_refused_naming_its_entry() {
+        let mut d = description();
+        d.watches.clear();
+        d.egress = vec!["*.svc.cluster.local:5000".into(), "*:443".into()];
+        assert_eq!(
+            validate(&d).expect_err("a bare wildcard"),
+            "egress[1]: \"*:443\": host \"*\" is neither a DNS name nor '*.' and a DNS suffix"
+        );
+        d.egress.pop();
+        assert_eq!(validate(&d), Ok(()));
+    }
+
+    #[test]
     fn a_complete_description_is_accepted() {
         let mut d = description();
         d.indexes.push(shared::FieldIndex {
