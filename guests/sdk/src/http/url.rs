@@ -100,8 +100,16 @@ impl Url {
 
 impl std::fmt::Display for Url {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let scheme = if self.https { "https" } else { "http" };
-        write!(f, "{scheme}://{}{}", self.authority(), self.path_and_query)
+        let (scheme, default) = if self.https {
+            ("https", 443)
+        } else {
+            ("http", 80)
+        };
+        if self.port == default {
+            write!(f, "{scheme}://{}{}", self.host, self.path_and_query)
+        } else {
+            write!(f, "{scheme}://{}{}", self.authority(), self.path_and_query)
+        }
     }
 }
 
@@ -151,7 +159,11 @@ mod tests {
     fn a_location_is_resolved_against_the_url_that_redirected() {
         let base = Url::parse("http://a.ns.svc.cluster.local:5000/v3/auth/tokens?x").expect("url");
         for (location, expected) in [
-            ("https://b.example.com/z", "https://b.example.com:443/z"),
+            ("https://b.example.com/z", "https://b.example.com/z"),
+            (
+                "https://b.example.com:8443/z",
+                "https://b.example.com:8443/z",
+            ),
             ("//c.example.com:8080/p", "http://c.example.com:8080/p"),
             ("/root", "http://a.ns.svc.cluster.local:5000/root"),
             ("other", "http://a.ns.svc.cluster.local:5000/v3/auth/other"),
