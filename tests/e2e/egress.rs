@@ -357,7 +357,8 @@ async fn a_response_over_the_body_cap_fails_too_large_with_or_without_a_content_
 }
 
 #[tokio::test]
-async fn a_service_without_endpoints_fails_like_a_refused_connection() {
+async fn a_service_without_endpoints_fails_like_a_refused_connection_and_no_service_like_no_such_host()
+ {
     let harness = Harness::start().await;
     harness.service("empty", 5000, None).await;
 
@@ -371,6 +372,17 @@ async fn a_service_without_endpoints_fails_like_a_refused_connection() {
     assert_eq!(
         outcome,
         "http://empty.ns.svc.cluster.local:5000/: cannot connect: connection refused"
+    );
+    // No such Service at all: as a cluster's DNS answers NXDOMAIN.
+    let outcome = harness
+        .request(
+            "missing",
+            json!({"url": "http://missing.ns.svc.cluster.local:5000/"}),
+        )
+        .await;
+    assert_eq!(
+        outcome,
+        "http://missing.ns.svc.cluster.local:5000/: cannot connect: no such host missing.ns.svc.cluster.local"
     );
 }
 

@@ -381,6 +381,16 @@ fn panic_message(stderr: &str) -> Option<String> {
     )))
 }
 
+/// A 1.0 plugin's failure in 1.1's terms.
+impl From<wit::ReconcileError> for extensions::PassError {
+    fn from(error: wit::ReconcileError) -> Self {
+        match error {
+            wit::ReconcileError::Transient(m) => Self::Transient(m),
+            wit::ReconcileError::Permanent(m) => Self::Permanent(m),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::panic_message;
@@ -393,15 +403,5 @@ mod tests {
             Some(r"boom\nagain (at src/lib.rs:10:5)")
         );
         assert_eq!(panic_message("memory allocation of 5 bytes failed"), None);
-    }
-}
-
-/// A 1.0 plugin's failure in 1.1's terms.
-impl From<wit::ReconcileError> for extensions::PassError {
-    fn from(error: wit::ReconcileError) -> Self {
-        match error {
-            wit::ReconcileError::Transient(m) => Self::Transient(m),
-            wit::ReconcileError::Permanent(m) => Self::Permanent(m),
-        }
     }
 }
