@@ -142,6 +142,10 @@ struct Harness {
 
 impl Harness {
     async fn start() -> Self {
+        Self::start_with(PLUGINS_TOML).await
+    }
+
+    async fn start_with(plugins_toml: &str) -> Self {
         wasm_operator_e2e::init_logs();
         let cluster = cluster_with(&[]).await;
         let plugins = tempfile::tempdir().expect("plugins");
@@ -150,7 +154,7 @@ impl Harness {
             plugins.path().join("egress.wasm"),
         )
         .expect("the egress plugin is copied");
-        std::fs::write(plugins.path().join("plugins.toml"), PLUGINS_TOML).expect("plugins.toml");
+        std::fs::write(plugins.path().join("plugins.toml"), plugins_toml).expect("plugins.toml");
         let cache = tempfile::tempdir().expect("cache");
         let operator = cluster
             .start_operator(&cache, OperatorConfig::new(plugins.path()))
@@ -334,6 +338,44 @@ async fn a_request_waiting_past_the_http_timeout_ceiling_times_out_within_the_pa
     assert!(
         metrics.contains(r#"destination="slow.ns.svc.cluster.local:5000",status="timeout"} 1"#),
         "{metrics}"
+    );
+}
+
+#[tokio::test]
+async fn a_pass_waiting_on_a_response_past_its_deadline_fails_with_the_deadline() {
+    let harness =
+        Harness::start_with("[plugins.egress]\ndeadline_ms = 500\nhttp_timeout_ms = 60000\n").await;
+    let server = Server::start(Answer::Silence).await;
+    harness.service("slow", 5000, Some(server.port)).await;
+    harness
+        .cluster
+        .create(json!({
+            "apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "stuck", "namespace": "ns"},
+            "data": {"url": "http://slow.ns.svc.cluster.local:5000/"},
+        }))
+        .await;
+
+    let note = eventually("the PassFailed event", WAIT, || async {
+        let events = harness.cluster.events_with_reason("ns", "PassFailed").await;
+        events
+            .iter()
+            .find_map(|e| e["note"].as_str().map(str::to_owned))
+    })
+    .await;
+
+    assert!(
+        note.contains("plugin egress: the pass for ns/stuck exceeded its deadline of 500ms"),
+        "{note}"
+    );
+    assert!(server.accepted() >= 1, "the request was in flight");
+    assert_eq!(
+        harness
+            .cluster
+            .get("v1", "ConfigMap", "ns", "stuck-result")
+            .await,
+        None,
+        "the pass never got to write its outcome"
     );
 }
 
