@@ -340,6 +340,7 @@ mod tests {
         assert_eq!(redirect(&post, &url, &response(200, "/y")), Ok(None));
     }
 
+    #[cfg(not(target_arch = "wasm32"))]
     #[test]
     fn natively_a_request_fails_unavailable() {
         assert_eq!(
