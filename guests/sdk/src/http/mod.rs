@@ -339,15 +339,4 @@ mod tests {
         assert!(!kept.body.is_empty());
         assert_eq!(redirect(&post, &url, &response(200, "/y")), Ok(None));
     }
-
-    #[cfg(not(target_arch = "wasm32"))]
-    #[test]
-    fn natively_a_request_fails_unavailable() {
-        assert_eq!(
-            get("http://a.ns.svc.cluster.local:5000/"),
-            Err(HttpError::Unavailable {
-                url: "http://a.ns.svc.cluster.local:5000/".into()
-            })
-        );
-    }
 }
