@@ -10,6 +10,7 @@
 //!   [`ClusterExt`], its typed helpers over k8s-openapi and serde types.
 //! - [`plugin`]: what a plugin describes and returns ([`Description`], [`Outcome`], …).
 //! - [`log`]: logging into the host's `tracing`.
+//! - [`http`]: HTTP(S) requests to the destinations the plugin declares (contract 1.1).
 //! - [`token`]: ServiceAccount tokens ([`token::request_token`], a TokenRequest on the
 //!   `token` subresource).
 //! - [`blocks`]: the CobaltCore building blocks (apply, config, database, deployment, job,
@@ -25,6 +26,7 @@ pub mod blocks;
 pub mod cluster;
 pub mod error;
 pub mod external;
+pub mod http;
 pub mod log;
 pub mod object;
 pub mod planner;

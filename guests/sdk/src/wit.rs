@@ -172,6 +172,11 @@ pub(crate) fn log(level: Level, message: &str) {
     wit_logging::log(level.into(), message);
 }
 
+/// `egress.trust-ca` (behind [`crate::http::trust_ca`]).
+pub(crate) fn trust_ca(secret: &ObjectRef, key: &str) -> Result<(), ApiError> {
+    bindings::wasm_operator::plugin::egress::trust_ca(&secret.into(), key).map_err(Into::into)
+}
+
 fn parse(text: &str) -> Result<Value, ApiError> {
     serde_json::from_str(text)
         .map_err(|e| ApiError::Other(format!("the host returned an object that is not JSON: {e}")))

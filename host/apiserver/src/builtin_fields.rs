@@ -10,7 +10,7 @@ use serde_json::Value;
 /// `None` for a kind without a typed model here.
 pub(crate) fn unknown(group: &str, kind: &str, object: &Value) -> Option<Vec<String>> {
     use k8s_openapi::api::{
-        apps, autoscaling, batch, coordination, core, events, networking, policy, rbac,
+        apps, autoscaling, batch, coordination, core, discovery, events, networking, policy, rbac,
     };
     macro_rules! round_trip {
         ($ty:ty) => {
@@ -35,6 +35,7 @@ pub(crate) fn unknown(group: &str, kind: &str, object: &Value) -> Option<Vec<Str
             round_trip!(autoscaling::v2::HorizontalPodAutoscaler)
         }
         ("policy", "PodDisruptionBudget") => round_trip!(policy::v1::PodDisruptionBudget),
+        ("discovery.k8s.io", "EndpointSlice") => round_trip!(discovery::v1::EndpointSlice),
         ("networking.k8s.io", "NetworkPolicy") => round_trip!(networking::v1::NetworkPolicy),
         ("coordination.k8s.io", "Lease") => round_trip!(coordination::v1::Lease),
         ("rbac.authorization.k8s.io", "Role") => round_trip!(rbac::v1::Role),

@@ -138,6 +138,15 @@ const BUILTINS: &[Builtin] = &[
         &["pdb"],
     ),
     (
+        "discovery.k8s.io",
+        "v1",
+        "EndpointSlice",
+        "endpointslices",
+        true,
+        false,
+        &[],
+    ),
+    (
         "networking.k8s.io",
         "v1",
         "NetworkPolicy",

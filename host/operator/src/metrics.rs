@@ -8,6 +8,7 @@
 //! | `wasm_operator_queue_depth` | plugin | keys waiting in the plugin's work queue |
 //! | `wasm_operator_passes_in_flight` | plugin | passes running now |
 //! | `wasm_operator_api_requests_total` | verb, kind, code | API requests made for plugins (code `0` = no response) |
+//! | `wasm_operator_plugin_http_requests_total` | plugin, destination, status | plugins' HTTP requests by `host:port` and outcome (the HTTP code, `refused`, `timeout` or `error`) |
 //! | `wasm_operator_plugin_info` | plugin, version, sha256, state | 1 per loaded plugin version; state `serving` or `refused` |
 //! | `wasm_operator_leader` | | 1 while this replica holds the leader Lease |
 
@@ -36,6 +37,7 @@ pub struct Metrics {
     queue_depth: Family<Labels, Gauge>,
     in_flight: Family<Labels, Gauge>,
     api_requests: Family<Labels, Counter>,
+    http_requests: Family<Labels, Counter>,
     plugin_info: Family<Labels, Gauge>,
     leader: Gauge,
 }
@@ -58,6 +60,7 @@ impl Metrics {
         let queue_depth = Family::<Labels, Gauge>::default();
         let in_flight = Family::<Labels, Gauge>::default();
         let api_requests = Family::<Labels, Counter>::default();
+        let http_requests = Family::<Labels, Counter>::default();
         let plugin_info = Family::<Labels, Gauge>::default();
         let leader = Gauge::default();
         registry.register("passes", "Reconcile passes by result", passes.clone());
@@ -78,6 +81,11 @@ impl Metrics {
             "Kubernetes API requests made for plugins",
             api_requests.clone(),
         );
+        registry.register(
+            "plugin_http_requests",
+            "HTTP requests made by plugins",
+            http_requests.clone(),
+        );
         registry.register("plugin_info", "Loaded plugin versions", plugin_info.clone());
         registry.register(
             "leader",
@@ -92,6 +100,7 @@ impl Metrics {
             queue_depth,
             in_flight,
             api_requests,
+            http_requests,
             plugin_info,
             leader,
         }
@@ -144,6 +153,17 @@ impl Metrics {
             .inc();
     }
 
+    /// Counts one HTTP request of `plugin` to `destination` that ended with `status`.
+    pub(crate) fn http_request(&self, plugin: &str, destination: &str, status: &str) {
+        self.http_requests
+            .get_or_create(&vec![
+                ("plugin", plugin.to_owned()),
+                ("destination", destination.to_owned()),
+                ("status", status.to_owned()),
+            ])
+            .inc();
+    }
+
     /// Records a plugin version as serving (1) or refused; `None` clears a removed plugin.
     pub(crate) fn plugin(&self, plugin: &str, version: &str, sha256: &str, state: Option<&str>) {
         for s in ["serving", "refused"] {
@@ -175,6 +195,12 @@ impl Metrics {
     }
 }
 
+impl wasm_operator_runtime::EgressObserver for Metrics {
+    fn request(&self, plugin: &str, destination: &str, status: &str) {
+        self.http_request(plugin, destination, status);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -186,6 +212,11 @@ mod tests {
         metrics.pass("fixture", "error", Some("deadline"), Duration::from_secs(1));
         metrics.queue_depth("fixture", 4);
         metrics.api_request("patch", "ConfigMap", 200);
+        metrics.http_request(
+            "fixture",
+            "keystone.openstack.svc.cluster.local:5000",
+            "refused",
+        );
         metrics.plugin("fixture", "0.1.0", "ab12", Some("serving"));
         metrics.leader(true);
         let text = metrics.render();
@@ -195,6 +226,7 @@ mod tests {
             r#"wasm_operator_pass_duration_seconds_count{plugin="fixture"} 2"#,
             r#"wasm_operator_queue_depth{plugin="fixture"} 4"#,
             r#"wasm_operator_api_requests_total{verb="patch",kind="ConfigMap",code="200"} 1"#,
+            r#"wasm_operator_plugin_http_requests_total{plugin="fixture",destination="keystone.openstack.svc.cluster.local:5000",status="refused"} 1"#,
             r#"wasm_operator_plugin_info{plugin="fixture",version="0.1.0",sha256="ab12",state="serving"} 1"#,
             "wasm_operator_leader 1",
         ] {

@@ -244,6 +244,7 @@ pub(crate) fn validate(d: &Description) -> Result<(), String> {
     for (i, p) in d.permissions.iter().enumerate() {
         check_kind(&p.kind, &format!("permissions[{i}].kind"))?;
     }
+    crate::capabilities::http::AllowList::parse(&d.egress)?;
     Ok(())
 }
 
@@ -399,6 +400,19 @@ mod tests {
                 .expect_err("not a name")
                 .starts_with("name \"Rogue Plugin\" is not a plugin name")
         );
+    }
+
+    #[test]
+    fn an_invalid_egress_pattern_is_refused_naming_its_entry() {
+        let mut d = description();
+        d.watches.clear();
+        d.egress = vec!["*.svc.cluster.local:5000".into(), "*:443".into()];
+        assert_eq!(
+            validate(&d).expect_err("a bare wildcard"),
+            "egress[1]: \"*:443\": host \"*\" is neither a DNS name nor '*.' and a DNS suffix"
+        );
+        d.egress.pop();
+        assert_eq!(validate(&d), Ok(()));
     }
 
     #[test]

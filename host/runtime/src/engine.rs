@@ -19,6 +19,7 @@ use crate::bindings::{
     PlannerPluginPre, ReconcilerPre, client, cluster, crypto, egress, logging, planner_import,
     types,
 };
+use crate::capabilities::http::{AllowList, EgressEnv};
 use crate::capabilities::{HasCluster, HasCrypto, HasLog, HasPlanner, Keygens, PassState};
 
 /// How the runtime is set up.
@@ -88,6 +89,8 @@ pub struct Inner {
     /// The planner plugin that reconcilers importing `planner` are linked to.
     planner: RwLock<Option<Arc<Plugin>>>,
     pub(crate) keygens: Arc<Keygens>,
+    /// What HTTP egress is resolved through and reported to.
+    egress: RwLock<EgressEnv>,
     stop_ticker: Arc<AtomicBool>,
 }
 
@@ -119,6 +122,7 @@ impl Runtime {
             config,
             planner: RwLock::new(None),
             keygens,
+            egress: RwLock::default(),
             stop_ticker,
         })))
     }
@@ -137,6 +141,23 @@ impl Runtime {
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner);
         Ok(slot.replace(planner))
+    }
+
+    /// Sets how plugins' HTTP requests resolve Service names and whom they are reported
+    /// to, from the next pass on.
+    pub fn set_egress(&self, env: EgressEnv) {
+        *self
+            .egress
+            .write()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = env;
+    }
+
+    /// What HTTP egress resolves through and reports to now.
+    pub(crate) fn egress(&self) -> EgressEnv {
+        self.egress
+            .read()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
     }
 
     /// The planner plugin reconcilers are linked to now.
@@ -293,6 +314,7 @@ impl Runtime {
             cache,
             limits,
             permissions: Arc::default(),
+            egress: Arc::default(),
             info: match contract.kind {
                 PluginKind::Reconciler => PluginInfo::Reconciler {
                     pre: ReconcilerPre::new(pre).map_err(link)?,
@@ -313,6 +335,13 @@ impl Runtime {
                         message: crate::text::guest_text(&message),
                     })?;
             plugin.name = description.name.clone();
+            // describe() validation parsed these already.
+            plugin.egress = Arc::new(AllowList::parse(&description.egress).map_err(|message| {
+                LoadError::Describe {
+                    path: path.to_owned(),
+                    message,
+                }
+            })?);
             plugin.permissions = Arc::new(Permissions::of(&description, Access::default()));
             if let PluginInfo::Reconciler { description: d, .. } = &mut plugin.info {
                 *d = Some(Box::new(description));
@@ -404,6 +433,7 @@ pub(crate) fn is_pool_refusal(error: &CacheError) -> bool {
 
 fn add_capabilities(linker: &mut Linker<PassState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_async(linker)?;
+    wasmtime_wasi_http::p2::add_only_http_to_linker_async(linker)?;
     types::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
     cluster::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
     client::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;

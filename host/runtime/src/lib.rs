@@ -45,6 +45,7 @@ pub mod wasi_run;
 
 pub use bindings::{CONTRACT_PACKAGE, CONTRACT_VERSION, PLANNER_PACKAGE, PLANNER_VERSION, planner};
 pub use cache::{CacheError, CacheOutcome, write_new_key as write_cache_key};
+pub use capabilities::http::{EgressEnv, EgressObserver, ResolveError, ServiceResolver};
 pub use contract::PluginKind;
 pub use engine::{Runtime, RuntimeConfig, RuntimeError};
 pub use error::{LoadError, PassError};

@@ -12,6 +12,11 @@ pub struct Limits {
     /// Wasm instructions (fuel units) a pass may execute; `None` for no count. Only
     /// enforced by a runtime built with [`RuntimeConfig::fuel`](super::RuntimeConfig).
     pub fuel: Option<u64>,
+    /// The longest an HTTP request may wait to connect, for its response head, and between
+    /// two frames of its body; also the timeout of each of those the guest leaves unset.
+    pub http_timeout: Duration,
+    /// The most bytes of one HTTP response body.
+    pub http_response_bytes: usize,
 }
 
 impl Limits {
@@ -19,6 +24,10 @@ impl Limits {
     pub(crate) const DEFAULT_DEADLINE: Duration = Duration::from_secs(30);
     /// 256 MiB.
     pub(crate) const DEFAULT_MEMORY_BYTES: usize = 256 << 20;
+    /// 10 s.
+    pub const DEFAULT_HTTP_TIMEOUT: Duration = Duration::from_secs(10);
+    /// 3 MiB: as large as any object the API server takes.
+    pub const DEFAULT_HTTP_RESPONSE_BYTES: usize = wasm_operator_types::MAX_REQUEST_BODY;
 }
 
 impl Default for Limits {
@@ -27,6 +36,8 @@ impl Default for Limits {
             deadline: Self::DEFAULT_DEADLINE,
             memory_bytes: Self::DEFAULT_MEMORY_BYTES,
             fuel: None,
+            http_timeout: Self::DEFAULT_HTTP_TIMEOUT,
+            http_response_bytes: Self::DEFAULT_HTTP_RESPONSE_BYTES,
         }
     }
 }

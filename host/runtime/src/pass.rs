@@ -13,7 +13,7 @@ use super::plugin::{Plugin, PluginInfo};
 use crate::backend::checked::Checked;
 use crate::backend::{Caller, ClusterBackend};
 use crate::bindings::{PlannerPluginPre, ReconcilerPre, extensions, planner, reconciler as wit};
-use crate::capabilities::{ClusterCtx, CryptoCtx, LogCtx, PassState, PlannerCtx};
+use crate::capabilities::{ClusterCtx, CryptoCtx, EgressHooks, LogCtx, PassState, PlannerCtx};
 use crate::text::guest_text;
 
 impl Plugin {
@@ -253,8 +253,16 @@ impl Plugin {
             plugin: self.name.clone(),
             object: object.to_owned(),
         };
+        let egress = EgressHooks::new(
+            &self.name,
+            (*self.egress).clone(),
+            &self.limits,
+            runtime.egress(),
+            cluster.trusted_ca.clone(),
+        );
         let state = PassState::new(
             MemoryCap::new(self.limits.memory_bytes),
+            egress,
             log,
             cluster,
             CryptoCtx::new(runtime.keygens.clone()),

@@ -10,6 +10,7 @@ use super::limits::Limits;
 use crate::backend::access::{Access, Permissions};
 use crate::bindings::{PlannerPluginPre, ReconcilerPre};
 use crate::capabilities::PassState;
+use crate::capabilities::http::AllowList;
 
 /// What kind of plugin, with its pre-instantiated component.
 pub(crate) enum PluginInfo {
@@ -35,6 +36,8 @@ pub struct Plugin {
     pub(crate) info: PluginInfo,
     /// What a reconciler declared it uses, built once at load for every pass.
     pub(crate) permissions: Arc<Permissions>,
+    /// Where a reconciler declared its HTTP requests go.
+    pub(crate) egress: Arc<AllowList>,
 }
 
 impl Plugin {

@@ -66,6 +66,9 @@ pub fn render(plugin: &Plugin) -> String {
             i.index.name, i.kind, i.index.description
         );
     }
+    for e in &d.egress {
+        let _ = writeln!(out, "egress:    {e}");
+    }
     for p in &d.permissions {
         let verbs: Vec<&str> = p.verbs.iter().map(|v| v.as_str()).collect();
         let _ = writeln!(

@@ -64,6 +64,10 @@ pub struct RunArgs {
     /// How long SIGTERM waits for the passes in flight, in seconds.
     #[arg(long, default_value_t = 30)]
     pub drain_s: u64,
+    /// Plugins' HTTP requests resolve `*.svc.cluster.local` through the cluster's DNS;
+    /// without it, from the Services' EndpointSlices (off-cluster).
+    #[arg(long, env = "WASM_OPERATOR_CLUSTER_DNS")]
+    pub cluster_dns: bool,
 }
 
 impl RunArgs {
@@ -101,6 +105,7 @@ impl RunArgs {
             health_addr: Some(self.health_addr),
             watch_interval: Some(Duration::from_millis(self.watch_ms)),
             report_to: pod_ref(),
+            cluster_dns: self.cluster_dns,
         }
     }
 

@@ -63,6 +63,10 @@ pub struct OperatorConfig {
     pub watch_interval: Option<Duration>,
     /// The object events about plugins (refused files) are recorded on.
     pub report_to: Option<ObjectRef>,
+    /// Plugins' HTTP requests resolve `*.svc.cluster.local` through the system's resolver
+    /// (a cluster's DNS); `false` resolves them from the Services' EndpointSlices
+    /// (off-cluster: `dev-cluster`, the demo, tests).
+    pub cluster_dns: bool,
 }
 
 impl OperatorConfig {
@@ -78,6 +82,7 @@ impl OperatorConfig {
             health_addr: None,
             watch_interval: Some(Duration::from_millis(250)),
             report_to: None,
+            cluster_dns: false,
         }
     }
 }
@@ -139,6 +144,14 @@ impl Operator {
             });
         }
         let metrics = Arc::new(Metrics::new());
+        runtime.set_egress(wasm_operator_runtime::EgressEnv {
+            resolver: (!config.cluster_dns).then(|| {
+                Arc::new(crate::cluster::endpoints::EndpointSliceResolver::new(
+                    client.clone(),
+                )) as Arc<dyn wasm_operator_runtime::ServiceResolver>
+            }),
+            observer: Some(metrics.clone()),
+        });
         let kube = KubeCluster::new(client.clone())
             .with_rate_limit(config.rate_limit)
             .with_metrics(metrics.clone());

@@ -7,6 +7,8 @@
 //! deadline_ms = 5000            # per-pass deadline
 //! memory_mib = 64               # per-pass memory cap
 //! fuel = 500000000              # per-pass fuel (instructions); turns fuel counting on
+//! http_timeout_ms = 10000       # ceiling of each HTTP request's connect/response/between-bytes timeouts
+//! http_max_response_kib = 3072  # most bytes of one HTTP response body
 //! sha256 = "9f86d0…"            # refuse any other file content
 //! enabled = true                # false: do not run it
 //! namespaces = ["shared"]       # namespaces it may reach besides its primary's ("*": all)
@@ -51,6 +53,11 @@ pub struct PluginSettings {
     pub deadline_ms: Option<u64>,
     pub memory_mib: Option<u64>,
     pub fuel: Option<u64>,
+    /// The ceiling of an HTTP request's timeouts (and the timeout of each one the plugin
+    /// leaves unset).
+    pub http_timeout_ms: Option<u64>,
+    /// The most KiB of one HTTP response body.
+    pub http_max_response_kib: Option<u64>,
     pub sha256: Option<String>,
     #[serde(default = "enabled")]
     pub enabled: bool,
@@ -77,6 +84,8 @@ impl Default for PluginSettings {
             deadline_ms: None,
             memory_mib: None,
             fuel: None,
+            http_timeout_ms: None,
+            http_max_response_kib: None,
             sha256: None,
             enabled: true,
             namespaces: Vec::new(),
@@ -152,6 +161,15 @@ impl PluginsToml {
             }
             if settings.memory_mib == Some(0) {
                 return Err(invalid("memory_mib", "must be at least 1".into()));
+            }
+            if settings.http_timeout_ms == Some(0) {
+                return Err(invalid("http_timeout_ms", "must be at least 1".into()));
+            }
+            if settings.http_max_response_kib == Some(0) {
+                return Err(invalid(
+                    "http_max_response_kib",
+                    "must be at least 1".into(),
+                ));
             }
             if let Some(sha) = &settings.sha256 {
                 check_sha256(sha).map_err(|m| invalid("sha256", m))?;
@@ -249,6 +267,13 @@ impl PluginSettings {
                 .and_then(|mib| usize::try_from(mib.saturating_mul(1 << 20)).ok())
                 .unwrap_or(defaults.memory_bytes),
             fuel: self.fuel.or(defaults.fuel),
+            http_timeout: self
+                .http_timeout_ms
+                .map_or(defaults.http_timeout, Duration::from_millis),
+            http_response_bytes: self
+                .http_max_response_kib
+                .and_then(|kib| usize::try_from(kib.saturating_mul(1 << 10)).ok())
+                .unwrap_or(defaults.http_response_bytes),
         }
     }
 }
@@ -265,6 +290,7 @@ mod tests {
     fn settings_override_the_default_limits() {
         let config = parse(
             "[plugins.fixture]\ndeadline_ms = 500\nmemory_mib = 64\nfuel = 1000\n\
+             http_timeout_ms = 250\nhttp_max_response_kib = 16\n\
              [plugins.fixture.canary]\nfile = \"next.wasm\"\nselector = \"track=canary\"\n",
         )
         .expect("parses");
@@ -273,6 +299,8 @@ mod tests {
         assert_eq!(limits.deadline, Duration::from_millis(500));
         assert_eq!(limits.memory_bytes, 64 << 20);
         assert_eq!(limits.fuel, Some(1000));
+        assert_eq!(limits.http_timeout, Duration::from_millis(250));
+        assert_eq!(limits.http_response_bytes, 16 << 10);
         assert!(config.settings("fixture").enabled);
         assert_eq!(config.canary_files(), BTreeSet::from(["next.wasm"]));
         assert!(config.uses_fuel());
@@ -310,6 +338,16 @@ mod tests {
                 "a zero deadline",
                 "[plugins.a]\ndeadline_ms = 0\n",
                 "plugins.a.deadline_ms: must be at least 1",
+            ),
+            (
+                "a zero HTTP timeout",
+                "[plugins.a]\nhttp_timeout_ms = 0\n",
+                "plugins.a.http_timeout_ms: must be at least 1",
+            ),
+            (
+                "a zero HTTP response cap",
+                "[plugins.a]\nhttp_max_response_kib = 0\n",
+                "plugins.a.http_max_response_kib: must be at least 1",
             ),
             (
                 "a short sha256",

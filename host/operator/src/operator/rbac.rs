@@ -248,7 +248,28 @@ pub(crate) fn render(
     if let Some(lease) = lease {
         documents.push(serde_yaml_ng::to_string(&lease_role(lease))?);
     }
-    Ok(documents.join("---\n"))
+    Ok(format!(
+        "{}{}",
+        egress_comment(plugins),
+        documents.join("---\n")
+    ))
+}
+
+/// What the plugins send HTTP requests to, as YAML comments (RBAC does not govern egress;
+/// a NetworkPolicy may, and the administrator sees here what it must allow).
+fn egress_comment(plugins: &[(Description, Access)]) -> String {
+    let mut out = String::new();
+    for (description, _) in plugins {
+        if description.egress.is_empty() {
+            continue;
+        }
+        out.push_str(&format!(
+            "# plugin {} sends HTTP(S) requests to: {}\n",
+            description.name,
+            description.egress.join(", ")
+        ));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -373,6 +394,30 @@ mod tests {
             !table.iter().any(|(_, r, _)| r == "serviceaccounts"),
             "a subresource grants nothing on the kind: {table:?}"
         );
+    }
+
+    #[test]
+    fn each_plugins_egress_is_named_in_a_comment_above_the_roles() {
+        let mut p = plugin();
+        p.egress = vec![
+            "*.svc.cluster.local:5000".into(),
+            "api.example.com:443".into(),
+        ];
+        let yaml = render(
+            &[(p, Access::default()), (plugin(), Access::default())],
+            None,
+            None,
+        )
+        .expect("renders");
+        assert!(
+            yaml.starts_with(
+                "# plugin p sends HTTP(S) requests to: *.svc.cluster.local:5000, api.example.com:443\n"
+            ),
+            "{yaml}"
+        );
+        assert_eq!(yaml.matches("sends HTTP(S)").count(), 1, "{yaml}");
+        let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("still one ClusterRole");
+        assert!(role.rules.is_some_and(|r| !r.is_empty()));
     }
 
     #[test]

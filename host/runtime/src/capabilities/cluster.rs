@@ -15,8 +15,9 @@ pub(crate) struct ClusterCtx {
     /// `None` while the plugin describes itself or computes an index: those must not use the
     /// cluster.
     cluster: Option<Checked>,
-    /// PEM certificates `egress.trust-ca` added for this pass's HTTPS requests.
-    pub(crate) trusted_ca: Vec<Vec<u8>>,
+    /// The certificates `egress.trust-ca` added for this pass's HTTPS requests (shared with
+    /// the pass's HTTP send hook).
+    pub(crate) trusted_ca: super::http::TrustedCas,
 }
 
 impl ClusterCtx {
@@ -25,7 +26,7 @@ impl ClusterCtx {
         Self {
             plugin: String::new(),
             cluster: Some(cluster),
-            trusted_ca: Vec::new(),
+            trusted_ca: Default::default(),
         }
     }
 
@@ -34,7 +35,7 @@ impl ClusterCtx {
         Self {
             plugin: plugin.to_owned(),
             cluster: None,
-            trusted_ca: Vec::new(),
+            trusted_ca: Default::default(),
         }
     }
 
@@ -360,7 +361,12 @@ impl egress::Host for ClusterCtx {
                 .map_err(|e| {
                     ApiError::Invalid(format!("{secret} key {key:?} is not base64: {e}"))
                 })?;
-            self.trusted_ca.push(pem);
+            let certs = super::http::parse_pem(&pem)
+                .map_err(|m| ApiError::Invalid(format!("{secret} key {key:?} {m}")))?;
+            self.trusted_ca
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .extend(certs);
             Ok(())
         }
         .await

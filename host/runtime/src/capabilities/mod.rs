@@ -5,22 +5,26 @@
 //! of every store, is built from those pieces plus WASI.
 //!
 //! What a guest gets: the `cluster` it declared (checked per call), `logging` into the
-//! host's tracing, `crypto` key generation, and WASI with a wall clock and randomness only —
-//! no preopened directory, no environment, no network (TCP, UDP and name lookup refused,
+//! host's tracing, `crypto` key generation, `wasi:http/outgoing-handler` towards the
+//! destinations it declared only ([`http`]), and WASI with a wall clock and randomness only —
+//! no preopened directory, no environment, no sockets (TCP, UDP and name lookup refused,
 //! every address denied), stdout discarded, stderr captured (it carries a guest's panic
 //! message).
 
 pub(crate) mod cluster;
 pub(crate) mod crypto;
+pub mod http;
 pub mod logging;
 pub(crate) mod planner;
 
 use wasmtime::component::{HasData, ResourceTable};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{WasiHttpCtx, WasiHttpCtxView, WasiHttpView};
 
 pub(crate) use cluster::ClusterCtx;
 pub(crate) use crypto::{CryptoCtx, Keygens};
+pub(crate) use http::EgressHooks;
 pub(crate) use logging::LogCtx;
 pub(crate) use planner::PlannerCtx;
 
@@ -34,6 +38,8 @@ pub(crate) struct PassState {
     wasi: WasiCtx,
     table: ResourceTable,
     stderr: MemoryOutputPipe,
+    http: WasiHttpCtx,
+    egress: EgressHooks,
     pub(crate) memory: MemoryCap,
     pub(crate) log: LogCtx,
     pub(crate) cluster: ClusterCtx,
@@ -42,9 +48,11 @@ pub(crate) struct PassState {
 }
 
 impl PassState {
-    /// The state of a pass with no stdio, environment, filesystem or network.
+    /// The state of a pass with no stdio, environment or filesystem, and no network but
+    /// the HTTP requests `egress` allows.
     pub(crate) fn new(
         memory: MemoryCap,
+        egress: EgressHooks,
         log: LogCtx,
         cluster: ClusterCtx,
         crypto: CryptoCtx,
@@ -64,6 +72,8 @@ impl PassState {
             wasi,
             table: ResourceTable::new(),
             stderr,
+            http: WasiHttpCtx::new(),
+            egress,
             memory,
             log,
             cluster,
@@ -83,6 +93,16 @@ impl WasiView for PassState {
         WasiCtxView {
             ctx: &mut self.wasi,
             table: &mut self.table,
+        }
+    }
+}
+
+impl WasiHttpView for PassState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.egress,
         }
     }
 }
