@@ -15,7 +15,10 @@
 //! - [`lifecycle`]: garbage collection and namespace deletion.
 //! - [`token`]: ServiceAccount tokens (TokenRequest) and the key set verifying them.
 //! - [`faults`]: fault injection and request counters.
+//! - [`actors`]: the cluster's other actors (workload controllers, cert-manager, …), each
+//!   off unless the config names it.
 
+pub(crate) mod actors;
 mod admission;
 pub(crate) mod apply;
 mod builtin_fields;
@@ -39,5 +42,6 @@ pub mod token;
 pub(crate) mod wal;
 pub(crate) mod write;
 
+pub use actors::{Actor, ActorError, UnknownActor};
 pub use faults::{Counts, Fault, FaultAction};
 pub use server::{ApiServer, ServerConfig, ServerError};

@@ -13,6 +13,7 @@ use axum::response::{IntoResponse, Response};
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 
+use crate::actors::{self, Actor, ActorError, Running};
 use crate::faults::{Counts, Fault, FaultAction, Hooks};
 use crate::registry::Registry;
 use crate::route::{Params, Route, Target, route};
@@ -34,6 +35,8 @@ pub struct ServerConfig {
     pub data_dir: Option<PathBuf>,
     /// How many changes the watch history keeps; a watch from an older version is 410 Gone.
     pub watch_history: usize,
+    /// The cluster actors that run (none by default).
+    pub actors: Vec<Actor>,
 }
 
 impl Default for ServerConfig {
@@ -42,6 +45,7 @@ impl Default for ServerConfig {
             port: 0,
             data_dir: None,
             watch_history: crate::store::HISTORY,
+            actors: Vec::new(),
         }
     }
 }
@@ -59,6 +63,8 @@ pub enum ServerError {
     Storage(#[from] WalError),
     #[error("cannot build a client for the server: {0}")]
     Client(String),
+    #[error(transparent)]
+    Actor(#[from] ActorError),
 }
 
 /// Everything behind the lock.
@@ -169,6 +175,7 @@ impl Shared {
 pub struct ApiServer {
     addr: SocketAddr,
     shared: Arc<Shared>,
+    actors: Running,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
@@ -215,11 +222,29 @@ impl ApiServer {
                 }
             })
         };
-        Ok(Self {
+        let mut server = Self {
             addr,
             shared,
+            actors: Running::default(),
             tasks: vec![serve, controllers],
-        })
+        };
+        if !config.actors.is_empty() {
+            let (running, tasks) = actors::start(server.client()?, &config.actors).await?;
+            server.actors = running;
+            server.tasks.extend(tasks);
+        }
+        Ok(server)
+    }
+
+    /// The actors that run, in start order.
+    pub fn actors(&self) -> Vec<Actor> {
+        self.actors.names()
+    }
+
+    /// The running actors and their control handles.
+    #[allow(dead_code, reason = "used by the actors' test controls")]
+    pub(crate) fn running(&self) -> &Running {
+        &self.actors
     }
 
     /// The claims of a ServiceAccount token when this server signed it and it has not
