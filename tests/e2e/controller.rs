@@ -9,7 +9,8 @@ use wasm_operator::controller::{Backoff, ControllerConfig};
 use wasm_operator::operator::{LeaderElection, Operator, OperatorConfig, RunningOperator};
 use wasm_operator_apiserver::Fault;
 use wasm_operator_e2e::{
-    Cluster, cluster_with, config_map, eventually, fixture_plugin_dir, runtime_with_cache, setup,
+    Cluster, cluster_with, config_map, counter_rises, eventually, fixture_plugin_dir, metric,
+    passes, runtime_with_cache, setup,
 };
 use wasm_operator_runtime::backend::ClusterBackend;
 use wasm_operator_sdk::{ObjectRef, Patch, ReadFrom, Request};
@@ -201,10 +202,35 @@ async fn backoff_grows_per_key_and_resets_on_success() {
     h.create(config_map("ns", "ok", json!({}), None)).await;
     h.create(config_map("ns", "bad", json!({}), Some("panic")))
         .await;
-    eventually("three failed passes of bad", WAIT, || async {
-        (h.failures("bad") >= 3).then_some(())
-    })
-    .await;
+    // When each of bad's first five failures was seen, polled every 2 ms.
+    let mut seen = Vec::new();
+    let deadline = tokio::time::Instant::now() + WAIT;
+    while seen.len() < 5 {
+        let failures = h.failures("bad") as usize;
+        while seen.len() < failures.min(5) {
+            seen.push(tokio::time::Instant::now());
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "bad failed {failures} times"
+        );
+        tokio::time::sleep(Duration::from_millis(2)).await;
+    }
+    let gaps: Vec<Duration> = seen.windows(2).map(|w| w[1] - w[0]).collect();
+    // The harness's backoff is 50 ms doubling: failure n waits 50 ms × 2^(n-1) before the
+    // next pass. A gap is never shorter than its delay (less the polling slack).
+    for (n, gap) in gaps.iter().enumerate() {
+        let delay = Duration::from_millis(50 << n);
+        assert!(
+            *gap + Duration::from_millis(10) >= delay,
+            "the gap after failure {} is {gap:?}, shorter than its backoff {delay:?} (gaps {gaps:?})",
+            n + 1
+        );
+    }
+    assert!(
+        gaps[3] > gaps[1] && gaps[2] > gaps[0],
+        "the gaps grow: {gaps:?}"
+    );
     eventually("ok's echo", WAIT, || async { h.echo("ok").await }).await;
     assert_eq!(h.failures("ok"), 0, "another key's failures do not count");
 
@@ -256,13 +282,10 @@ async fn an_apply_that_conflicts_is_retried() {
 
 /// The value of the `passes_total` counter of the fixture's passes ending in `result`.
 fn fixture_passes(h: &Harness, result: &str) -> u64 {
-    let series = format!(r#"wasm_operator_passes_total{{plugin="fixture",result="{result}"}} "#);
-    h.operator()
-        .metrics()
-        .render()
-        .lines()
-        .find_map(|l| l.strip_prefix(&series).and_then(|n| n.trim().parse().ok()))
-        .unwrap_or(0)
+    metric(
+        &h.operator().metrics().render(),
+        &format!(r#"wasm_operator_passes_total{{plugin="fixture",result="{result}"}}"#),
+    )
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -385,10 +408,16 @@ async fn metrics_health_and_readiness_are_served() {
 }
 
 /// A plain HTTP/1.1 GET over a TCP stream: `(status, body)`.
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn only_the_leader_reconciles_and_another_replica_takes_over_within_the_lease_duration() {
-    let cluster = cluster_with(&[]).await;
-    let lease = Duration::from_secs(2);
+/// Two replicas electing a leader through a Lease of `lease`: the first leads, the second
+/// stands by, and `a` is created while both run. Returns once the leader has passed `a` (its
+/// echo exists), with the standby's pass count checked to be 0.
+async fn leader_and_standby(
+    cluster: &Cluster,
+    lease: Duration,
+) -> (
+    (RunningOperator, tempfile::TempDir, tempfile::TempDir),
+    (RunningOperator, tempfile::TempDir, tempfile::TempDir),
+) {
     let elect = |identity: &'static str| {
         move |config: &mut OperatorConfig| {
             config.leader_election = Some(LeaderElection {
@@ -398,72 +427,74 @@ async fn only_the_leader_reconciles_and_another_replica_takes_over_within_the_le
             });
         }
     };
-    let (first, _p1, _c1) = start_operator(&cluster, elect("first")).await;
+    let first = start_operator(cluster, elect("first")).await;
     eventually("the first replica to lead", WAIT, || async {
-        first.is_leading().then_some(())
+        first.0.is_leading().then_some(())
     })
     .await;
-    let (second, _p2, _c2) = start_operator(&cluster, elect("second")).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(!second.is_leading(), "one leader at a time");
-
-    first.kill();
-    let died = tokio::time::Instant::now();
-    let backend = &cluster.backend;
-    backend
+    let second = start_operator(cluster, elect("second")).await;
+    cluster
+        .backend
         .create(&setup(), config_map("ns", "a", json!({"x": "1"}), None))
         .await
         .expect("created");
+    eventually("the leader's echo of a", WAIT, || async {
+        cluster.get("v1", "ConfigMap", "ns", "a-echo").await
+    })
+    .await;
+    assert!(passes(&first.0, "fixture") >= 1, "the leader passed a");
+    assert!(!second.0.is_leading(), "one leader at a time");
+    assert_eq!(
+        passes(&second.0, "fixture"),
+        0,
+        "the standby ran no pass while the leader held the Lease"
+    );
+    (first, second)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn only_the_leader_reconciles_and_a_standby_takes_over_when_the_lease_expires() {
+    let cluster = cluster_with(&[]).await;
+    let (first, (second, _p2, _c2)) = leader_and_standby(&cluster, Duration::from_secs(2)).await;
+    // A crash: the Lease is not released, the standby waits for it to expire.
+    first.0.kill();
     eventually("the second replica to lead", WAIT, || async {
         second.is_leading().then_some(())
     })
     .await;
-    let took = died.elapsed();
-    // The Lease was renewed at most `lease` before the crash; the candidate's polling (and a
-    // busy test machine) add the rest.
-    assert!(
-        took <= lease + Duration::from_secs(2),
-        "took over after {took:?}, lease {lease:?}"
-    );
-    eventually("the new leader's echo", WAIT, || async {
-        cluster.get("v1", "ConfigMap", "ns", "a-echo").await
+    counter_rises("the new leader's passes", WAIT, 0, || {
+        passes(&second, "fixture")
+    })
+    .await;
+    cluster
+        .merge_patch(&in_ns("ConfigMap", "a"), json!({"data": {"x": "2"}}))
+        .await;
+    eventually("the new leader's echo of the change", WAIT, || async {
+        let echo = cluster.get("v1", "ConfigMap", "ns", "a-echo").await?;
+        (echo["data"]["x"] == "2").then_some(())
     })
     .await;
     second.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_standby_replica_runs_no_pass() {
+async fn a_standby_replica_runs_no_pass_until_the_leader_releases_the_lease() {
     let cluster = cluster_with(&[]).await;
-    // The Lease is held by someone else for the whole test.
-    let backend = &cluster.backend;
-    backend
-        .create(
-            &setup(),
-            json!({"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
-                "metadata": {"name": "wasm-operator-leader", "namespace": "ns"},
-                "spec": {"holderIdentity": "elsewhere", "leaseDurationSeconds": 3600,
-                    "acquireTime": "2026-01-01T00:00:00.000000Z", "renewTime": "2099-01-01T00:00:00.000000Z"}}),
-        )
-        .await
-        .expect("a held Lease");
-    let (standby, _p, _c) = start_operator(&cluster, |config| {
-        config.leader_election = Some(LeaderElection::new("ns", "standby"));
+    // A Lease far longer than the test: only a release hands it over.
+    let ((first, _p1, _c1), (second, _p2, _c2)) =
+        leader_and_standby(&cluster, Duration::from_secs(3600)).await;
+    first.shutdown().await;
+    eventually(
+        "the standby to lead once the Lease is released",
+        WAIT,
+        || async { second.is_leading().then_some(()) },
+    )
+    .await;
+    counter_rises("the new leader's passes of a", WAIT, 0, || {
+        passes(&second, "fixture")
     })
     .await;
-    backend
-        .create(&setup(), config_map("ns", "a", json!({}), None))
-        .await
-        .expect("created");
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    assert!(!standby.is_leading());
-    assert!(
-        cluster
-            .get("v1", "ConfigMap", "ns", "a-echo")
-            .await
-            .is_none()
-    );
-    standby.kill();
+    second.shutdown().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -43,10 +43,22 @@ async fn the_secretgen_plugin_plans_keys_generated_by_the_host() {
             .unwrap_or_else(|| panic!("{key} is added"));
         String::from_utf8(entry.value.clone()).expect("text")
     };
-    assert!(value("rsa.pem").starts_with("-----BEGIN PRIVATE KEY-----\n"));
-    assert!(value("ssh_host_ed25519_key").starts_with("-----BEGIN OPENSSH PRIVATE KEY-----\n"));
-    assert!(value("ssh_host_rsa_key.pub").starts_with("ssh-rsa "));
-    assert_eq!(value("token").len(), 40);
+    use rsa::pkcs8::DecodePrivateKey as _;
+    use rsa::traits::PublicKeyParts as _;
+    let rsa = rsa::PrivateKey::from_pkcs8_pem(&value("rsa.pem")).expect("rsa.pem is PKCS#8");
+    assert_eq!(rsa.n().bit_width(), 2048, "rsa.pem has the bits asked for");
+    let host_key = ssh_key::PrivateKey::from_openssh(value("ssh_host_ed25519_key"))
+        .expect("ssh_host_ed25519_key is an OpenSSH private key");
+    assert_eq!(host_key.algorithm(), ssh_key::Algorithm::Ed25519);
+    let public = ssh_key::PublicKey::from_openssh(&value("ssh_host_rsa_key.pub"))
+        .expect("ssh_host_rsa_key.pub is an OpenSSH public key");
+    assert_eq!(public.algorithm(), ssh_key::Algorithm::Rsa { hash: None });
+    let token = value("token");
+    assert_eq!(token.len(), 40);
+    assert!(
+        token.bytes().all(|b| b.is_ascii_hexdigit()),
+        "token is hex: {token}"
+    );
 }
 
 #[tokio::test]

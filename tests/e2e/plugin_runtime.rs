@@ -209,14 +209,23 @@ async fn a_failed_pass_leaves_the_plugin_serving_the_next_one() {
     ])
     .await;
 
-    plugin
+    let failed = plugin
         .reconcile(&runtime, cluster.backend(), &request("p"))
         .await
         .expect_err("the pass panics");
+    assert!(
+        matches!(failed, PassError::GuestPanic { .. }),
+        "the first pass fails by the guest's panic: {failed:?}"
+    );
     plugin
         .reconcile(&runtime, cluster.backend(), &request("ok"))
         .await
         .expect("the next pass succeeds");
+    let echo = cluster
+        .echo("ok")
+        .await
+        .expect("the next pass wrote its echo");
+    assert_eq!(echo["data"]["x"], "1", "{echo}");
 }
 
 #[tokio::test]

@@ -6,6 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Value, json};
 use wasm_operator::cluster::kube::KubeCluster;
+use wasm_operator::operator::RunningOperator;
 use wasm_operator_apiserver::{ApiServer, Counts, ServerConfig};
 use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 use wasm_operator_runtime::{Runtime, RuntimeConfig};
@@ -201,6 +202,49 @@ where
         );
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
+}
+
+/// The value of `series` (name and labels, as rendered) in a Prometheus text rendering;
+/// 0 when the series is absent.
+pub fn metric(rendered: &str, series: &str) -> u64 {
+    rendered
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix(series)
+                .and_then(|rest| rest.strip_prefix(' '))
+                .and_then(|n| n.trim().parse::<f64>().ok())
+        })
+        .map_or(0, |n| n as u64)
+}
+
+/// How many passes of `plugin` the operator ran, whatever their outcome.
+pub fn passes(operator: &RunningOperator, plugin: &str) -> u64 {
+    let rendered = operator.metrics().render();
+    ["success", "requeue", "conflict", "error"]
+        .iter()
+        .map(|result| {
+            metric(
+                &rendered,
+                &format!(r#"wasm_operator_passes_total{{plugin="{plugin}",result="{result}"}}"#),
+            )
+        })
+        .sum()
+}
+
+/// Waits until `read()` rises above `baseline` and returns the new value: the proof that a
+/// trigger was processed, taken before asserting that it changed nothing. Panics with
+/// `what` after `timeout`.
+pub async fn counter_rises(
+    what: &str,
+    timeout: std::time::Duration,
+    baseline: u64,
+    read: impl Fn() -> u64,
+) -> u64 {
+    eventually(&format!("{what} to rise above {baseline}"), timeout, || {
+        let now = read();
+        async move { (now > baseline).then_some(now) }
+    })
+    .await
 }
 
 /// A plugin directory holding only the fixture reconciler.

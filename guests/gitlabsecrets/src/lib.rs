@@ -26,19 +26,19 @@ mod status;
 pub mod types;
 mod write;
 
-#[cfg(all(not(target_arch = "wasm32"), any(test, feature = "secretgen")))]
+#[cfg(any(test, all(not(target_arch = "wasm32"), feature = "secretgen")))]
 mod native_planner;
 
 #[cfg(test)]
 mod crd;
-// The behaviour tests plan with secretgen in-process, so they run natively only.
-#[cfg(all(test, not(target_arch = "wasm32")))]
+// The behaviour tests plan with secretgen in-process, natively and under wasmtime alike.
+#[cfg(test)]
 mod testing;
-#[cfg(all(test, not(target_arch = "wasm32")))]
+#[cfg(test)]
 mod tests;
 
 pub use error::Error;
-#[cfg(all(not(target_arch = "wasm32"), any(test, feature = "secretgen")))]
+#[cfg(any(test, all(not(target_arch = "wasm32"), feature = "secretgen")))]
 pub use native_planner::SecretgenPlanner;
 pub use reconcile::reconcile;
 pub use status::{MAX_MESSAGE_BYTES, Reason};

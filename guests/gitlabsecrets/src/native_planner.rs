@@ -1,5 +1,6 @@
-//! A [`Planner`] over the secretgen crate, in-process (native builds only: the wasm build
-//! imports the planner the host links in, and never links secretgen). The records are the
+//! A [`Planner`] over the secretgen crate, in-process: natively with the `secretgen`
+//! feature, and in the unit tests (also under wasmtime). The shipped wasm build imports the
+//! planner the host links in, and never links secretgen. The records are the
 //! same types on both sides (`wasm-operator-planner`); only secretgen's typed error becomes
 //! the interface's `PlanError`.
 

@@ -196,14 +196,41 @@ mod tests {
 
     #[test]
     fn a_key_of_another_algorithm_than_requested_is_refused() {
-        struct Ed;
-        impl KeySource for Ed {
+        /// Answers every request with a key of `0`.
+        struct Always(KeyAlgorithm);
+        impl KeySource for Always {
             fn generate_key(&self, _: KeyAlgorithm) -> Result<Vec<u8>, SourceError> {
-                PooledKeys.generate_key(KeyAlgorithm::Ed25519)
+                PooledKeys.generate_key(self.0)
             }
         }
-        for algorithm in [KeyAlgorithm::Rsa(2048), KeyAlgorithm::Ecdsa(Curve::P256)] {
-            assert!(generate(&Ed, algorithm).is_err(), "{algorithm}");
+        let ed = Always(KeyAlgorithm::Ed25519);
+        assert!(
+            generate(&ed, KeyAlgorithm::Ed25519).is_ok(),
+            "the valid row: the key asked for"
+        );
+        let cases = [
+            (KeyAlgorithm::Ed25519, KeyAlgorithm::Rsa(2048), ""),
+            (KeyAlgorithm::Ed25519, KeyAlgorithm::Ecdsa(Curve::P256), ""),
+            (
+                KeyAlgorithm::Rsa(2048),
+                KeyAlgorithm::Rsa(3072),
+                "its modulus has 2048 bits",
+            ),
+            (
+                KeyAlgorithm::Ecdsa(Curve::P256),
+                KeyAlgorithm::Ecdsa(Curve::P384),
+                "",
+            ),
+        ];
+        for (given, asked, fragment) in cases {
+            match generate(&Always(given), asked) {
+                Err(KeyError::Mismatch { algorithm, reason }) => {
+                    assert_eq!(algorithm, asked);
+                    assert!(reason.contains(fragment), "{given} for {asked}: {reason}");
+                }
+                Err(other) => panic!("{given} for {asked}: {other:?}"),
+                Ok(_) => panic!("{given} for {asked}: the key was taken"),
+            }
         }
     }
 

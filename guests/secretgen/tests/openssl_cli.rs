@@ -29,18 +29,17 @@ fn run(dir: &Path, tool: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
-/// Whether `tool` is installed; prints a notice when it is not.
-fn have(tool: &str) -> bool {
+/// Fails the test unless `tool` is installed (`.ci/run` installs it): a missing tool must
+/// not let the test pass unseen.
+fn require(tool: &str) {
     let found = Command::new("which")
         .arg(tool)
         .output()
         .is_ok_and(|o| o.status.success());
-    if !found {
-        eprintln!(
-            "NOTICE: {tool} is not installed; skipping (Debian: apt-get install openssl openssh-client)"
-        );
-    }
-    found
+    assert!(
+        found,
+        "{tool} is not installed (.ci/run installs it; Debian: apt-get install openssl openssh-client)"
+    );
 }
 
 fn write(dir: &Path, name: &str, value: &[u8]) {
@@ -71,9 +70,7 @@ fn certificate_set(algorithm: &str, size: u32, domain: &str) -> Vec<SecretPlan> 
 
 #[test]
 fn openssl_verifies_the_certificate_set_and_reads_its_fields() {
-    if !have("openssl") {
-        return;
-    }
+    require("openssl");
     let cases = [
         (
             "rsa",
@@ -236,9 +233,7 @@ fn plan_for(entry: serde_json::Value) -> SecretPlan {
 
 #[test]
 fn openssl_reads_the_x509_and_rsa_generators_output() {
-    if !have("openssl") {
-        return;
-    }
+    require("openssl");
     let dir = tempfile::tempdir().expect("temp dir");
     let dir = dir.path();
     let plan = plan_for(serde_json::json!({"name": "registry", "generators": [
@@ -294,9 +289,7 @@ fn openssl_reads_the_x509_and_rsa_generators_output() {
 
 #[test]
 fn ssh_keygen_reads_every_host_key() {
-    if !have("ssh-keygen") {
-        return;
-    }
+    require("ssh-keygen");
     let dir = tempfile::tempdir().expect("temp dir");
     let dir = dir.path();
     let plan =

@@ -30,6 +30,23 @@ pub(crate) struct ResourceType {
 }
 
 impl ResourceType {
+    /// Whether the server keeps `metadata.generation` for this kind, as kube-apiserver does:
+    /// every custom resource, and the built-ins whose registry strategy sets it (those with a
+    /// spec a controller observes). ConfigMaps, Secrets, Services and the like have none.
+    pub(crate) fn has_generation(&self) -> bool {
+        self.schema.is_some()
+            || matches!(
+                (self.group.as_str(), self.kind.as_str()),
+                ("", "Pod")
+                    | ("apps", "Deployment")
+                    | ("batch", "Job" | "CronJob")
+                    | ("autoscaling", "HorizontalPodAutoscaler")
+                    | ("policy", "PodDisruptionBudget")
+                    | ("networking.k8s.io", "NetworkPolicy")
+                    | ("apiextensions.k8s.io", "CustomResourceDefinition")
+            )
+    }
+
     /// `group/version`, or `version` for the core group.
     pub(crate) fn api_version(&self) -> String {
         if self.group.is_empty() {

@@ -7,8 +7,11 @@ use serde_json::json;
 use crate::support::{config_map, get, post, raw, rv, server, widget};
 
 #[tokio::test]
-async fn a_created_object_gets_uid_creation_timestamp_generation_and_a_resource_version() {
+async fn a_created_object_gets_uid_creation_timestamp_and_a_resource_version() {
     let (_server, client) = server().await;
+    let before = rv(&get(&client, "/api/v1/namespaces/default/configmaps")
+        .await
+        .body);
     let created = post(
         &client,
         "/api/v1/namespaces/default/configmaps",
@@ -23,7 +26,10 @@ async fn a_created_object_gets_uid_creation_timestamp_generation_and_a_resource_
             .as_str()
             .is_some_and(|t| t.ends_with('Z'))
     );
-    assert_eq!(meta["generation"], 1);
+    assert!(
+        rv(&created.body) > before,
+        "the new object's resourceVersion is newer than the list's before it"
+    );
     assert_eq!(meta["namespace"], "default");
     let again = post(
         &client,
@@ -34,6 +40,52 @@ async fn a_created_object_gets_uid_creation_timestamp_generation_and_a_resource_
     assert_eq!(again.status, 409);
     assert_eq!(again.body["reason"], "AlreadyExists");
     assert_eq!(again.body["message"], "configmaps \"a\" already exists");
+}
+
+/// kube-apiserver keeps `metadata.generation` for custom resources and the built-ins with a
+/// spec a controller observes, and none for ConfigMaps and the like — even when the client
+/// sends one.
+#[tokio::test]
+async fn generation_is_set_on_custom_resources_and_deployments_and_not_on_config_maps() {
+    let (_server, client) = server().await;
+    crate::support::install_widgets(&client).await;
+    let mut cm = config_map("plain", json!({"k": "v"}));
+    cm["metadata"]["generation"] = json!(7);
+    let cm = post(&client, "/api/v1/namespaces/default/configmaps", cm).await;
+    assert_eq!(cm.status, 201, "{}", cm.body);
+    assert!(
+        cm.body["metadata"].get("generation").is_none(),
+        "{}",
+        cm.body
+    );
+    let widget = post(
+        &client,
+        "/apis/example.com/v1/namespaces/default/widgets",
+        widget("w", json!({"size": 1})),
+    )
+    .await;
+    assert_eq!(widget.body["metadata"]["generation"], 1, "{}", widget.body);
+    let deployment = post(
+        &client,
+        "/apis/apps/v1/namespaces/default/deployments",
+        json!({"apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "d"},
+            "spec": {"selector": {"matchLabels": {"app": "d"}},
+                "template": {"metadata": {"labels": {"app": "d"}},
+                    "spec": {"containers": [{"name": "c", "image": "i"}]}}}}),
+    )
+    .await;
+    assert_eq!(deployment.status, 201, "{}", deployment.body);
+    assert_eq!(deployment.body["metadata"]["generation"], 1);
+    let changed = raw(
+        &client,
+        "PATCH",
+        "/api/v1/namespaces/default/configmaps/plain",
+        "application/merge-patch+json",
+        Some(json!({"data": {"k": "w"}})),
+    )
+    .await;
+    assert_eq!(changed.status, 200, "{}", changed.body);
+    assert!(changed.body["metadata"].get("generation").is_none());
 }
 
 #[tokio::test]
@@ -65,17 +117,38 @@ async fn generate_name_makes_a_unique_name_and_dry_run_stores_nothing() {
     let (_server, client) = server().await;
     let body =
         json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"generateName": "gen-"}});
-    let created = post(
-        &client,
-        "/api/v1/namespaces/default/configmaps",
-        body.clone(),
-    )
-    .await;
-    let name = created.body["metadata"]["name"]
-        .as_str()
-        .expect("a name")
-        .to_owned();
-    assert!(name.starts_with("gen-") && name.len() == 9, "{name}");
+    let mut names = std::collections::BTreeSet::new();
+    for _ in 0..100 {
+        let created = post(
+            &client,
+            "/api/v1/namespaces/default/configmaps",
+            body.clone(),
+        )
+        .await;
+        assert_eq!(created.status, 201, "{}", created.body);
+        let name = created.body["metadata"]["name"]
+            .as_str()
+            .expect("a name")
+            .to_owned();
+        // kube's suffix: five characters of an alphabet without vowels and look-alikes.
+        let suffix = name.strip_prefix("gen-").expect("the prefix");
+        assert!(
+            suffix.len() == 5
+                && suffix
+                    .bytes()
+                    .all(|b| b"bcdfghjklmnpqrstvwxz2456789".contains(&b)),
+            "{name}"
+        );
+        assert!(names.insert(name.clone()), "{name} was given twice");
+    }
+    let listed = get(&client, "/api/v1/namespaces/default/configmaps").await;
+    let stored = listed.body["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|i| i["metadata"]["generateName"] == "gen-")
+        .count();
+    assert_eq!(stored, 100, "every generated name is its own object");
     let dry = post(
         &client,
         "/api/v1/namespaces/default/configmaps?dryRun=All",

@@ -119,11 +119,25 @@ async fn a_dropped_watch_ends_its_stream_at_once() {
         action: FaultAction::DropWatch,
         remaining: Some(1),
     });
-    let dropped = get(
+    // A watch from resourceVersion 1 would replay this object's ADDED event first.
+    let created = post(
         &client,
-        "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=1",
+        "/api/v1/namespaces/default/configmaps",
+        config_map("seen", json!({})),
     )
     .await;
+    assert_eq!(created.status, 201);
+    // Ending is the claim: a watch that is not dropped never ends, so this guard (far
+    // beyond any delay the server has) turns a hang into a failure.
+    let dropped = tokio::time::timeout(
+        Duration::from_secs(30),
+        get(
+            &client,
+            "/api/v1/namespaces/default/configmaps?watch=true&resourceVersion=1",
+        ),
+    )
+    .await
+    .expect("the dropped watch ended its stream");
     assert_eq!(dropped.status, 200);
     assert_eq!(
         dropped.body,

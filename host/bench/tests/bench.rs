@@ -83,6 +83,40 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
         value(&report, "api", "stored changes per converged pass (goal 0)"),
         0.0
     );
-    // Every scale run converged and used memory.
-    assert!(value(&report, "scale", "peak RSS of the operator") > 1.0);
+    // Every scale run converged: N GitLabSecrets took at least N passes, and the restart
+    // over the converged cluster passed each of them again.
+    let scale = section(&report, "scale");
+    let columns = scale["columns"].as_array().expect("columns");
+    let cells = |row: &str| -> Vec<f64> {
+        scale["rows"]
+            .as_array()
+            .and_then(|rows| rows.iter().find(|r| r[0] == row))
+            .unwrap_or_else(|| panic!("no row {row:?} in {scale}"))[1]
+            .as_array()
+            .expect("cells")
+            .iter()
+            .map(|c| {
+                c["value"]
+                    .as_f64()
+                    .unwrap_or_else(|| panic!("{row:?}: {c}"))
+            })
+            .collect()
+    };
+    let passes = cells("passes to converge");
+    let rss = cells("peak RSS of the operator");
+    assert_eq!(passes.len(), columns.len() - 1, "one cell per run");
+    for (i, column) in columns.iter().skip(1).enumerate() {
+        let n: f64 = column
+            .as_str()
+            .and_then(|c| c.strip_prefix("N="))
+            .and_then(|c| c.split(' ').next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("column {column}"));
+        assert!(passes[i] >= n, "{column}: {} passes for N={n}", passes[i]);
+        assert!(
+            rss[i].is_finite() && rss[i] > 1.0,
+            "{column}: peak RSS {}",
+            rss[i]
+        );
+    }
 }

@@ -110,10 +110,13 @@ async fn create_immutable_config_map_names_it_by_content_and_the_server_keeps_it
             None,
         )
         .await;
-    assert!(
-        refused.is_err(),
-        "an immutable ConfigMap's data cannot change"
-    );
+    match refused {
+        Err(wasm_operator_sdk::ApiError::Invalid(message)) => assert!(
+            message.contains("field is immutable"),
+            "an immutable ConfigMap's data cannot change: {message}"
+        ),
+        other => panic!("an immutable ConfigMap's data cannot change: {other:?}"),
+    }
     let generation = h.rerun("app").await;
     assert_eq!(
         h.outcome("app", generation, |_| true).await["current"],

@@ -6,6 +6,9 @@ mod fixtures;
 pub use fixtures::*;
 pub use wasm_operator_sdk::testing::{FakeCluster, Op};
 
+/// `#[should_panic]` tests check that the fake refuses what the reconciler must never do;
+/// wasm32 is `panic=abort`, so under wasmtime libtest reports them ignored (they run
+/// natively).
 mod tests {
     use serde_json::json;
     use wasm_operator_sdk::{ApiError, Cluster, ObjectRef, Patch, Propagation};

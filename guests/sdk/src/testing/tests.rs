@@ -1,4 +1,6 @@
-//! The contract of [`FakeCluster`] (no test here panics, so they all run in wasm too).
+//! The contract of [`FakeCluster`], a test double: these tests check the fake, not the
+//! platform's behaviour, and are named `fake_cluster_*` (no test here panics, so they all
+//! run in wasm too).
 
 use serde_json::{Value, json};
 
@@ -23,7 +25,7 @@ fn version(object: &Value) -> &str {
 }
 
 #[test]
-fn a_stored_object_gets_server_fields_and_every_write_a_new_resource_version() {
+fn fake_cluster_gives_a_stored_object_server_fields_and_every_write_a_new_resource_version() {
     let cluster = FakeCluster::new();
     let stored = cluster.put(config_map("a", json!({})));
     assert!(stored["metadata"]["uid"].is_string());
@@ -36,7 +38,7 @@ fn a_stored_object_gets_server_fields_and_every_write_a_new_resource_version() {
 }
 
 #[test]
-fn merge_and_json_patches_follow_their_rfcs_and_a_stale_version_conflicts() {
+fn fake_cluster_merge_and_json_patches_follow_their_rfcs_and_a_stale_version_conflicts() {
     let cluster = FakeCluster::new().with(config_map("a", json!({})));
     let read = cluster.object(&cm("a")).expect("stored");
     // RFC 7386: null removes a member.
@@ -69,7 +71,7 @@ fn merge_and_json_patches_follow_their_rfcs_and_a_stale_version_conflicts() {
 }
 
 #[test]
-fn a_frozen_cache_lags_the_server_until_synced() {
+fn fake_cluster_frozen_cache_lags_the_server_until_synced() {
     let cluster = FakeCluster::new().with(config_map("a", json!({})));
     cluster.freeze_cache();
     cluster.change("ConfigMap", "a", |o| o["data"]["a"] = json!("2"));
@@ -82,7 +84,7 @@ fn a_frozen_cache_lags_the_server_until_synced() {
 }
 
 #[test]
-fn lists_filter_by_namespace_label_selector_and_field_index() {
+fn fake_cluster_lists_filter_by_namespace_label_selector_and_field_index() {
     let cluster = FakeCluster::new()
         .with_indexer(|index, object| match index {
             "name" => vec![object["metadata"]["name"].as_str().unwrap_or("").to_owned()],
@@ -122,7 +124,7 @@ fn lists_filter_by_namespace_label_selector_and_field_index() {
 }
 
 #[test]
-fn an_apply_merges_sets_the_owner_and_writes_only_a_change() {
+fn fake_cluster_apply_merges_sets_the_owner_and_writes_only_a_change() {
     let cluster = FakeCluster::new();
     let body = config_map("a", json!({}));
     let first = cluster.apply(&body, Some(&owner())).expect("applies");
@@ -141,7 +143,7 @@ fn an_apply_merges_sets_the_owner_and_writes_only_a_change() {
 }
 
 #[test]
-fn injected_failures_fire_in_order_as_many_times_as_asked() {
+fn fake_cluster_injected_failures_fire_in_order_as_many_times_as_asked() {
     let cluster = FakeCluster::new().with(config_map("a", json!({})));
     cluster.fail(Op::GetServer, "a", ApiError::Unavailable("1".into()), 2);
     cluster.fail(Op::Get, "a", ApiError::Forbidden("2".into()), 1);
@@ -174,7 +176,7 @@ fn injected_failures_fire_in_order_as_many_times_as_asked() {
 }
 
 #[test]
-fn a_tracked_generation_counts_changes_outside_metadata_and_status() {
+fn fake_cluster_tracked_generation_counts_changes_outside_metadata_and_status() {
     let cluster = FakeCluster::new().tracking_generation("ConfigMap");
     let stored = cluster.put(config_map("a", json!({})));
     assert_eq!(stored["metadata"]["generation"], 1);
@@ -198,7 +200,7 @@ fn a_tracked_generation_counts_changes_outside_metadata_and_status() {
 }
 
 #[test]
-fn a_read_past_the_cache_can_be_followed_by_another_clients_change() {
+fn fake_cluster_read_past_the_cache_can_be_followed_by_another_clients_change() {
     let cluster = FakeCluster::new().with(config_map("a", json!({})));
     cluster.after_server_read("a", |o| o["data"]["theirs"] = json!("x"));
     let read = cluster
@@ -220,7 +222,7 @@ fn a_read_past_the_cache_can_be_followed_by_another_clients_change() {
 }
 
 #[test]
-fn events_are_recorded_and_calls_display_as_one_line() {
+fn fake_cluster_records_events_and_displays_calls_as_one_line() {
     let cluster = FakeCluster::new();
     let event = crate::cluster::Event {
         event_type: crate::cluster::EventType::Warning,

@@ -6,6 +6,7 @@ use x509_parser::prelude::*;
 use x509_parser::public_key::PublicKey;
 
 use super::*;
+use crate::api::PlanFailure;
 use crate::keys::testing::{NoKeys, PooledKeys};
 use crate::secret::testing::SecretBuilder;
 
@@ -363,27 +364,62 @@ fn refused_algorithms_fail_with_cfssls_reasons_even_without_generate() {
 fn invalid_entries_fail_the_plan() {
     let mut same_secret = entry("rsa", 2048, "example.com");
     same_secret["chainSecret"] = json!(CA_NAME);
+    let mut no_name = entry("rsa", 2048, "example.com");
+    no_name["tlsSecret"] = json!("");
     let mut no_domain = entry("rsa", 2048, "example.com");
     no_domain["domain"] = json!("");
-    let mut bad_key = entry("rsa", 2048, "example.com");
-    bad_key["caKey"] = json!("a/b");
-    for (name, entry) in [
-        ("one Secret twice", same_secret),
-        ("no domain", no_domain),
-        ("a bad key", bad_key),
+    let mut bad_ca_key = entry("rsa", 2048, "example.com");
+    bad_ca_key["caKey"] = json!("a/b");
+    let mut bad_chain_key = entry("rsa", 2048, "example.com");
+    bad_chain_key["chainKey"] = json!("..");
+    // Keys can be had: only validation stands between these entries and a plan.
+    let valid =
+        Request::new(entry("rsa", 2048, "example.com")).plan_at(&PooledKeys, SystemTime::now());
+    assert_eq!(
+        valid.expect("the valid row plans").action,
+        CertificateAction::Issue
+    );
+    for (name, entry, fragment) in [
+        (
+            "one Secret twice",
+            same_secret,
+            "must be three different Secrets",
+        ),
+        ("an empty Secret name", no_name, "a Secret name is empty"),
+        ("no domain", no_domain, "domain is empty"),
+        (
+            "a bad caKey",
+            bad_ca_key,
+            r#"key "a/b" is not a valid Secret key"#,
+        ),
+        (
+            "a bad chainKey",
+            bad_chain_key,
+            r#"key ".." is not a valid Secret key"#,
+        ),
     ] {
+        let error = Request::new(entry)
+            .plan_at(&PooledKeys, SystemTime::now())
+            .expect_err(name);
         assert!(
-            Request::new(entry)
-                .plan_at(&NoKeys, SystemTime::now())
-                .is_err(),
-            "{name}"
+            matches!(error.cause, PlanFailure::Entry(_)),
+            "{name}: {error:?}"
+        );
+        assert!(
+            error.message().contains(fragment),
+            "{name}: {}",
+            error.message()
         );
     }
     let request = CertificatesRequest {
         certificate: "{".into(),
         ..CertificatesRequest::default()
     };
-    assert!(plan_certificates(&request, &NoKeys).is_err());
+    let error = plan_certificates(&request, &PooledKeys).expect_err("not JSON");
+    assert!(
+        matches!(error.cause, PlanFailure::Entry(EntryError::Decode(_))),
+        "{error:?}"
+    );
 }
 
 #[test]

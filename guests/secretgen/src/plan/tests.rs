@@ -3,6 +3,8 @@ use base64::engine::general_purpose::STANDARD;
 use serde_json::{Value, json};
 
 use super::*;
+use crate::api::PlanFailure;
+use crate::entries::EntryError;
 use crate::keys::testing::{NoKeys, PooledKeys};
 use crate::secret::testing::SecretBuilder;
 
@@ -466,12 +468,39 @@ fn without_generate_missing_rails_fields_are_reported_by_unit() {
 
 #[test]
 fn malformed_input_fails_the_plan_naming_the_secret() {
-    let cases = [
-        ("entries that are not JSON", "not json".to_owned(), None),
+    let request = |entries: String, existing: Option<String>| SecretRequest {
+        name: "s".into(),
+        entries,
+        existing,
+        ready_units: Vec::new(),
+        generate: true,
+    };
+    let valid = json!([secret("s", json!([random("a")]))]).to_string();
+    let planned = plan(&request(valid.clone(), None), &PooledKeys).expect("the valid row plans");
+    assert!(planned.ready, "the valid row adds its key");
+    /// A row: what is wrong, the entries, the existing Secret, the expected cause, a
+    /// fragment of its message.
+    type Case = (
+        &'static str,
+        String,
+        Option<String>,
+        fn(&PlanFailure) -> bool,
+        &'static str,
+    );
+    let cases: [Case; 5] = [
+        (
+            "entries that are not JSON",
+            "not json".to_owned(),
+            None,
+            |c| matches!(c, PlanFailure::Entry(EntryError::Decode(_))),
+            "the entries do not decode",
+        ),
         (
             "an unknown generator",
             json!([secret("s", json!([{"type": "dsa", "key": "a"}]))]).to_string(),
             None,
+            |c| matches!(c, PlanFailure::Entry(_)),
+            "dsa",
         ),
         (
             "an invalid length",
@@ -481,29 +510,33 @@ fn malformed_input_fails_the_plan_naming_the_secret() {
             )])
             .to_string(),
             None,
+            |c| matches!(c, PlanFailure::Entry(EntryError::Invalid { .. })),
+            "length",
         ),
         (
             "a Secret that is not JSON",
-            json!([secret("s", json!([random("a")]))]).to_string(),
+            valid.clone(),
             Some("{".to_owned()),
+            |c| matches!(c, PlanFailure::Secret(_)),
+            "",
         ),
         (
             "a value that is not base64",
-            json!([secret("s", json!([random("a")]))]).to_string(),
+            valid,
             Some(r#"{"data":{"a":"!"}}"#.to_owned()),
+            |c| matches!(c, PlanFailure::Secret(_)),
+            "base64",
         ),
     ];
-    for (name, entries, existing) in cases {
-        let request = SecretRequest {
-            name: "s".into(),
-            entries,
-            existing,
-            ready_units: Vec::new(),
-            generate: true,
-        };
-        let error = plan(&request, &PooledKeys).expect_err(name);
+    for (name, entries, existing, cause, fragment) in cases {
+        let error = plan(&request(entries, existing), &PooledKeys).expect_err(name);
         assert_eq!(error.subject, "s", "{name}");
-        assert!(!error.message().is_empty());
+        assert!(cause(&error.cause), "{name}: {:?}", error.cause);
+        assert!(
+            error.message().contains(fragment),
+            "{name}: {}",
+            error.message()
+        );
     }
 }
 

@@ -112,7 +112,7 @@ pub(super) fn commit(
     let generation = old
         .pointer("/metadata/generation")
         .and_then(Value::as_i64)
-        .unwrap_or(1);
+        .filter(|_| rt.has_generation());
     {
         let meta = metadata_mut(&mut new)?;
         for field in [
@@ -122,15 +122,17 @@ pub(super) fn commit(
             "deletionGracePeriodSeconds",
             "namespace",
             "name",
+            "generation",
         ] {
             match old.pointer(&format!("/metadata/{field}")) {
                 Some(v) => meta.insert(field.into(), v.clone()),
                 None => meta.remove(field),
             };
         }
-        meta.insert("generation".into(), json!(generation));
     }
-    if generation_relevant(&new, rt) != generation_relevant(old, rt) {
+    if let Some(generation) = generation
+        && generation_relevant(&new, rt) != generation_relevant(old, rt)
+    {
         metadata_mut(&mut new)?.insert("generation".into(), json!(generation + 1));
     }
     admission::check_update(rt, name, old, &new)?;

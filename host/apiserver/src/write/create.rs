@@ -104,12 +104,15 @@ pub(super) fn insert(
         "deletionTimestamp",
         "deletionGracePeriodSeconds",
         "selfLink",
+        "generation",
     ] {
         meta.remove(volatile);
     }
     meta.insert("uid".into(), json!(new_uid()));
     meta.insert("creationTimestamp".into(), json!(now()));
-    meta.insert("generation".into(), json!(1));
+    if rt.has_generation() {
+        meta.insert("generation".into(), json!(1));
+    }
     if rt.status
         && let Some(map) = object.as_object_mut()
     {

@@ -211,13 +211,32 @@ fn pruning_twice_gives_the_same_result_and_the_second_pass_deletes_nothing() {
 
 #[test]
 fn a_config_map_deleted_between_list_and_delete_is_not_an_error() {
+    // cfg-2 is deleted by someone else after the list: its delete answers NotFound.
     let cluster = cluster_with_history().failing(
         Op::Delete,
-        "cfg-1",
+        "cfg-2",
         ApiError::NotFound("already gone".into()),
     );
     prune_immutable_config_maps(&cluster, &owner(), "cfg", "ns", "cfg-current", 0)
         .expect("NotFound is ignored");
+    let deletes: Vec<String> = cluster
+        .calls()
+        .into_iter()
+        .filter_map(|c| match c {
+            Call::Delete(object, _) => Some(object.name),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        deletes,
+        ["cfg-3", "cfg-2", "cfg-1"],
+        "cfg-2's delete was tried, and pruning went on past its NotFound"
+    );
+    assert_eq!(
+        cluster.names("ConfigMap"),
+        ["cfg-2", "cfg-current", "cfg-unlabelled"],
+        "only the ConfigMap whose delete answered NotFound is left (the fake deletes nothing then)"
+    );
 }
 
 #[test]
