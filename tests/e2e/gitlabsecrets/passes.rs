@@ -1,7 +1,7 @@
 //! "The reconciler": what a pass writes, on the embedded API server.
 
 use serde_json::json;
-use wasm_operator_e2e::{chart_defaults, eventually};
+use wasm_operator_e2e::{chart_defaults, counter_rises, eventually, passes};
 
 use super::*;
 
@@ -69,18 +69,26 @@ async fn a_converged_gitlabsecrets_is_left_alone_by_the_next_pass() {
     h.ready_with("ns", "app", "SecretsReady").await;
     let secret = h.secret("ns", "s").await.expect("s");
     let before = h.cluster.counts();
+    let operator = h.operator.as_ref().expect("running");
+    let passes_before = passes(operator, "gitlabsecrets");
     // A label change starts a pass (labels-changed predicate) that has nothing to write.
     h.cluster
         .backend
         .patch(
             &setup(),
             &gitlabsecrets_ref("ns", "app"),
-            &Patch::Merge(json!({"metadata": {"annotations": {"touched": "yes"}}})),
+            &Patch::Merge(json!({"metadata": {"labels": {"touched": "yes"}}})),
             None,
         )
         .await
-        .expect("annotated");
-    tokio::time::sleep(Duration::from_millis(500)).await;
+        .expect("labelled");
+    counter_rises(
+        "the pass the label change started",
+        WAIT,
+        passes_before,
+        || passes(operator, "gitlabsecrets"),
+    )
+    .await;
     let after = h.secret("ns", "s").await.expect("s");
     assert_eq!(
         secret["metadata"]["resourceVersion"],
@@ -150,9 +158,15 @@ async fn deleting_the_gitlabsecrets_leaves_every_secret() {
         h.gitlabsecrets("ns", "app").await.is_none().then_some(())
     })
     .await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
-    assert!(h.secret("ns", "a").await.is_some());
-    assert!(h.secret("ns", "b").await.is_some());
+    // What keeps them: no Secret names the GitLabSecrets as its owner, so the garbage
+    // collector (which runs as the owner goes) has nothing to take.
+    for name in ["a", "b"] {
+        let secret = h.secret("ns", name).await.expect("the Secret is left");
+        assert!(
+            secret["metadata"]["ownerReferences"].is_null(),
+            "{name} has no owner: {secret}"
+        );
+    }
     h.assert_no_secret_rewrites();
 }
 

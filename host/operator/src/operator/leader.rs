@@ -3,13 +3,20 @@
 //! Every replica runs its informers; only the holder of the Lease runs passes. The holder
 //! renews the Lease `grace` seconds before it expires; when it dies, another replica takes
 //! the Lease once `duration` seconds have passed since the last renewal. A replica that
-//! stops cleanly releases the Lease, so the next one takes over at once.
+//! stops cleanly releases the Lease, and a standby takes it over within [`RETRY`]: the
+//! lease manager alone would sleep until the expiry it last read, so a standby also reads
+//! the Lease every [`RETRY`] (client-go's retry period) and competes afresh once it is free.
 
 use std::time::Duration;
 
+use k8s_openapi::api::coordination::v1::Lease;
+use kube::Api;
 use kube_lease_manager::{LeaseManager, LeaseManagerBuilder};
-use tokio::sync::watch;
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
+
+/// How often a standby reads the Lease to see it released (client-go's `RetryPeriod`).
+pub(crate) const RETRY: Duration = Duration::from_secs(2);
 
 /// Where and how to elect a leader.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -52,21 +59,33 @@ pub struct LeaderError {
 /// A running election: `leading()` says whether this replica holds the Lease.
 pub(crate) struct Election {
     leading: watch::Receiver<bool>,
-    task: JoinHandle<kube_lease_manager::Result<LeaseManager>>,
+    release: oneshot::Sender<Duration>,
+    task: JoinHandle<()>,
 }
 
-impl Election {
-    /// Starts competing for the Lease.
-    pub(crate) async fn start(
-        client: kube::Client,
-        config: &LeaderElection,
-    ) -> Result<Self, LeaderError> {
+/// One lease manager competing, and the receiver that keeps it competing. Dropped, it stops
+/// the manager without releasing the Lease (what a crash leaves).
+struct Competing {
+    leading: watch::Receiver<bool>,
+    task: Option<JoinHandle<kube_lease_manager::Result<LeaseManager>>>,
+}
+
+impl Drop for Competing {
+    fn drop(&mut self) {
+        if let Some(task) = &self.task {
+            task.abort();
+        }
+    }
+}
+
+impl Competing {
+    async fn start(client: &kube::Client, config: &LeaderElection) -> Result<Self, LeaderError> {
         let error = |source| LeaderError {
             name: config.lease_name.clone(),
             namespace: config.lease_namespace.clone(),
             source,
         };
-        let manager = LeaseManagerBuilder::new(client, &config.lease_name)
+        let manager = LeaseManagerBuilder::new(client.clone(), &config.lease_name)
             .with_namespace(&config.lease_namespace)
             .with_identity(&config.identity)
             .with_duration(config.duration.as_secs().max(1))
@@ -75,7 +94,42 @@ impl Election {
             .await
             .map_err(error)?;
         let (leading, task) = manager.watch().await;
-        Ok(Self { leading, task })
+        Ok(Self {
+            leading,
+            task: Some(task),
+        })
+    }
+
+    /// Releases the Lease (the manager does once its receiver is dropped) and waits up to
+    /// `timeout` for that.
+    async fn release(mut self, timeout: Duration) {
+        let Some(task) = self.task.take() else {
+            return;
+        };
+        drop(self);
+        match tokio::time::timeout(timeout, task).await {
+            Ok(Ok(Ok(_))) => tracing::info!("released the leader Lease"),
+            Ok(Ok(Err(error))) => tracing::warn!(%error, "cannot release the leader Lease"),
+            Ok(Err(_)) | Err(_) => tracing::warn!("the leader Lease was not released in time"),
+        }
+    }
+}
+
+impl Election {
+    /// Starts competing for the Lease.
+    pub(crate) async fn start(
+        client: kube::Client,
+        config: &LeaderElection,
+    ) -> Result<Self, LeaderError> {
+        let competing = Competing::start(&client, config).await?;
+        let (tx, leading) = watch::channel(*competing.leading.borrow());
+        let (release, released) = oneshot::channel();
+        let task = tokio::spawn(supervise(client, config.clone(), competing, tx, released));
+        Ok(Self {
+            leading,
+            release,
+            task,
+        })
     }
 
     /// Whether this replica leads, as a channel.
@@ -83,19 +137,82 @@ impl Election {
         self.leading.clone()
     }
 
-    /// Releases the Lease (once every receiver from [`leading`](Self::leading) is dropped)
-    /// and waits up to `timeout` for that.
+    /// Releases the Lease and waits up to `timeout` for that.
     pub(crate) async fn release(self, timeout: Duration) {
         drop(self.leading);
-        match tokio::time::timeout(timeout, self.task).await {
-            Ok(Ok(Ok(_))) => tracing::info!("released the leader Lease"),
-            Ok(Ok(Err(error))) => tracing::warn!(%error, "cannot release the leader Lease"),
-            Ok(Err(_)) | Err(_) => tracing::warn!("the leader Lease was not released in time"),
+        if self.release.send(timeout).is_ok() {
+            let _ = self.task.await;
         }
     }
 
     /// Stops competing without releasing the Lease (a crash, for tests).
     pub(crate) fn abandon(self) {
         self.task.abort();
+    }
+}
+
+/// Forwards the manager's leadership to `tx` until a release is asked for; while standing
+/// by, reads the Lease every [`RETRY`] and, once it is free, competes with a fresh manager.
+async fn supervise(
+    client: kube::Client,
+    config: LeaderElection,
+    mut competing: Competing,
+    tx: watch::Sender<bool>,
+    mut released: oneshot::Receiver<Duration>,
+) {
+    let leases: Api<Lease> = Api::namespaced(client.clone(), &config.lease_namespace);
+    loop {
+        tokio::select! {
+            timeout = &mut released => {
+                competing.release(timeout.unwrap_or(Duration::ZERO)).await;
+                return;
+            }
+            changed = competing.leading.changed() => {
+                if changed.is_err() {
+                    // The manager stopped (an API error): compete afresh after a while.
+                    tracing::warn!("the lease manager stopped; competing again");
+                    tx.send_replace(false);
+                    tokio::time::sleep(RETRY).await;
+                    competing = restart(&client, &config, competing).await;
+                    continue;
+                }
+                let leading = *competing.leading.borrow_and_update();
+                tx.send_replace(leading);
+            }
+            () = tokio::time::sleep(RETRY), if !*competing.leading.borrow() => {
+                let free = match leases.get_opt(&config.lease_name).await {
+                    Ok(lease) => lease.is_none_or(|l| {
+                        l.spec
+                            .and_then(|s| s.holder_identity)
+                            .is_none_or(|h| h.is_empty())
+                    }),
+                    Err(error) => {
+                        tracing::debug!(%error, "cannot read the leader Lease");
+                        false
+                    }
+                };
+                if free {
+                    tracing::info!("the leader Lease was released; competing for it");
+                    competing = restart(&client, &config, competing).await;
+                    let leading = *competing.leading.borrow();
+                    tx.send_replace(leading);
+                }
+            }
+        }
+    }
+}
+
+/// Stops `old` without releasing anything (it does not hold the Lease) and starts a new
+/// manager; on failure keeps retrying every [`RETRY`].
+async fn restart(client: &kube::Client, config: &LeaderElection, old: Competing) -> Competing {
+    drop(old);
+    loop {
+        match Competing::start(client, config).await {
+            Ok(competing) => return competing,
+            Err(error) => {
+                tracing::warn!(%error, "cannot compete for the leader Lease");
+                tokio::time::sleep(RETRY).await;
+            }
+        }
     }
 }
