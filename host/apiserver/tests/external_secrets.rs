@@ -442,3 +442,86 @@ async fn the_backend_controls_of_a_server_without_the_actor_name_it() {
         "{error}"
     );
 }
+
+#[tokio::test]
+async fn an_external_secret_refreshes_at_once_when_annotated_though_its_interval_is_an_hour() {
+    let (server, client) = actor_server(&[Actor::ExternalSecrets]).await;
+    cluster_store(&client, "openbao").await;
+    server
+        .secret_backend_put("hourly", entry(&[("password", "v1")]))
+        .expect("the actor runs");
+    let es = external_secret(
+        "hourly",
+        json!({
+            "secretStoreRef": {"kind": "ClusterSecretStore", "name": "openbao"},
+            "refreshInterval": "1h",
+            "data": [{"secretKey": "password", "remoteRef": {"key": "hourly", "property": "password"}}],
+        }),
+    );
+    assert_eq!(post(&client, ES, es).await.status, 201);
+    wait_secret_value(&client, "hourly", "password", "v1").await;
+    server
+        .secret_backend_put("hourly", entry(&[("password", "v2")]))
+        .expect("the actor runs");
+    // ESO's documented way to force a refresh.
+    send_ok(
+        &client,
+        "PATCH",
+        &format!("{ES}/hourly"),
+        MERGE,
+        json!({"metadata": {"annotations": {"force-sync": "1"}}}),
+    )
+    .await;
+    wait_secret_value(&client, "hourly", "password", "v2").await;
+}
+
+#[tokio::test]
+async fn an_external_secret_with_creation_policy_merge_adds_its_keys_to_the_existing_secret() {
+    let (server, client) = actor_server(&[Actor::ExternalSecrets]).await;
+    cluster_store(&client, "openbao").await;
+    server
+        .secret_backend_put("merge", entry(&[("token", "t")]))
+        .expect("the actor runs");
+    assert_eq!(
+        post(&client, SECRETS, secret("existing", &[("own", "mine")]))
+            .await
+            .status,
+        201
+    );
+    let es = external_secret(
+        "merger",
+        json!({
+            "secretStoreRef": {"kind": "ClusterSecretStore", "name": "openbao"},
+            "target": {"name": "existing", "creationPolicy": "Merge"},
+            "data": [{"secretKey": "token", "remoteRef": {"key": "merge", "property": "token"}}],
+        }),
+    );
+    assert_eq!(post(&client, ES, es).await.status, 201);
+    let target = wait_secret_value(&client, "existing", "token", "t").await;
+    assert_eq!(
+        secret_value(&target, "own").as_deref(),
+        Some(&b"mine"[..]),
+        "the Secret's own keys stay"
+    );
+    assert_eq!(
+        target["metadata"]["ownerReferences"],
+        Value::Null,
+        "Merge does not take ownership"
+    );
+
+    let es = external_secret(
+        "nothing",
+        json!({
+            "secretStoreRef": {"kind": "ClusterSecretStore", "name": "openbao"},
+            "target": {"name": "never", "creationPolicy": "None"},
+            "data": [{"secretKey": "token", "remoteRef": {"key": "merge", "property": "token"}}],
+        }),
+    );
+    assert_eq!(post(&client, ES, es).await.status, 201);
+    wait_condition(&client, &format!("{ES}/nothing"), "Ready", "True").await;
+    assert_eq!(
+        get(&client, &format!("{SECRETS}/never")).await.status,
+        404,
+        "creationPolicy None writes no Secret"
+    );
+}
