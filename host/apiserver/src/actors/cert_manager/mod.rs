@@ -33,6 +33,7 @@ use super::{Actor, ActorContext, ActorError, Started};
 
 mod certificate;
 mod issuers;
+mod keys;
 mod x509;
 
 const CRDS: &str = include_str!("../../../../../crds/external/cert-manager.yaml");

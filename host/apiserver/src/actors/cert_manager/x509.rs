@@ -12,7 +12,6 @@ use der::asn1::{Ia5String, OctetString};
 use der::oid::{AssociatedOid, ObjectIdentifier};
 use der::{Decode as _, DecodePem as _, Encode, EncodePem as _};
 use sha1::{Digest as _, Sha1};
-use spki::{EncodePublicKey as _, SubjectPublicKeyInfoOwned};
 use x509_cert::Certificate;
 use x509_cert::builder::profile::BuilderProfile;
 use x509_cert::builder::{Builder as _, CertificateBuilder};
@@ -25,6 +24,8 @@ use x509_cert::ext::pkix::{
 use x509_cert::name::Name;
 use x509_cert::serial_number::SerialNumber;
 use x509_cert::time::{Time, Validity};
+
+pub(crate) use super::keys::Key;
 
 /// Why a key or certificate could not be made.
 #[derive(Debug, thiserror::Error)]
@@ -43,112 +44,6 @@ pub(crate) enum X509Error {
     Build(#[from] x509_cert::builder::Error),
     #[error("invalid {field} {value:?}")]
     Invalid { field: &'static str, value: String },
-}
-
-/// A private key that signs certificates.
-#[derive(Clone)]
-pub(crate) enum Key {
-    Rsa(rsa::PrivateKey),
-    P256(p256::SecretKey),
-    P384(p384::SecretKey),
-    P521(p521::SecretKey),
-}
-
-impl Key {
-    /// A fresh key as `spec.privateKey` asks (`algorithm` RSA by default, size 2048; ECDSA
-    /// size 256 by default, 384, 521).
-    pub(crate) fn generate(algorithm: Option<&str>, size: Option<u64>) -> Result<Key, X509Error> {
-        use wasm_operator_keygen::{Curve, KeyAlgorithm};
-        let unsupported = || {
-            X509Error::UnsupportedKey(format!(
-                "algorithm {} size {size:?}",
-                algorithm.unwrap_or("RSA")
-            ))
-        };
-        let wanted = match (algorithm.unwrap_or("RSA"), size) {
-            ("RSA", None) => KeyAlgorithm::Rsa(2048),
-            ("RSA", Some(bits)) => {
-                KeyAlgorithm::Rsa(u32::try_from(bits).map_err(|_| unsupported())?)
-            }
-            ("ECDSA", None | Some(256)) => KeyAlgorithm::Ecdsa(Curve::P256),
-            ("ECDSA", Some(384)) => KeyAlgorithm::Ecdsa(Curve::P384),
-            ("ECDSA", Some(521)) => KeyAlgorithm::Ecdsa(Curve::P521),
-            _ => return Err(unsupported()),
-        };
-        let der = wasm_operator_keygen::generate_pkcs8(wanted)?;
-        let decode = |e: &dyn std::fmt::Display| X509Error::Decode(e.to_string());
-        use p256::pkcs8::DecodePrivateKey as _;
-        Ok(match wanted {
-            KeyAlgorithm::Rsa(_) => {
-                Key::Rsa(rsa::PrivateKey::from_pkcs8_der(&der).map_err(|e| decode(&e))?)
-            }
-            KeyAlgorithm::Ecdsa(Curve::P256) => {
-                Key::P256(p256::SecretKey::from_pkcs8_der(&der).map_err(|e| decode(&e))?)
-            }
-            KeyAlgorithm::Ecdsa(Curve::P384) => {
-                Key::P384(p384::SecretKey::from_pkcs8_der(&der).map_err(|e| decode(&e))?)
-            }
-            KeyAlgorithm::Ecdsa(Curve::P521) => {
-                Key::P521(p521::SecretKey::from_pkcs8_der(&der).map_err(|e| decode(&e))?)
-            }
-            KeyAlgorithm::Ed25519 => return Err(unsupported()),
-        })
-    }
-
-    /// Decodes a PEM key (`RSA PRIVATE KEY`, `EC PRIVATE KEY` or `PRIVATE KEY`).
-    pub(crate) fn from_pem(pem: &str) -> Result<Key, X509Error> {
-        use p256::pkcs8::DecodePrivateKey as _;
-        use rsa::pkcs1::DecodeRsaPrivateKey as _;
-        let fail = |what: &str| X509Error::Decode(format!("not a {what} key"));
-        if pem.contains("BEGIN RSA PRIVATE KEY") {
-            return rsa::PrivateKey::from_pkcs1_pem(pem)
-                .map(Key::Rsa)
-                .map_err(|_| fail("PKCS#1 RSA"));
-        }
-        if pem.contains("BEGIN EC PRIVATE KEY") {
-            return p256::SecretKey::from_sec1_pem(pem)
-                .map(Key::P256)
-                .or_else(|_| p384::SecretKey::from_sec1_pem(pem).map(Key::P384))
-                .or_else(|_| p521::SecretKey::from_sec1_pem(pem).map(Key::P521))
-                .map_err(|_| fail("SEC 1 EC"));
-        }
-        rsa::PrivateKey::from_pkcs8_pem(pem)
-            .map(Key::Rsa)
-            .or_else(|_| p256::SecretKey::from_pkcs8_pem(pem).map(Key::P256))
-            .or_else(|_| p384::SecretKey::from_pkcs8_pem(pem).map(Key::P384))
-            .or_else(|_| p521::SecretKey::from_pkcs8_pem(pem).map(Key::P521))
-            .map_err(|_| fail("PKCS#8 RSA or ECDSA"))
-    }
-
-    /// The key as PEM: `PKCS1` (cert-manager's default: PKCS#1 for RSA, SEC 1 for ECDSA) or
-    /// `PKCS8`.
-    pub(crate) fn to_pem(&self, pkcs8: bool) -> Result<String, X509Error> {
-        use p256::pkcs8::EncodePrivateKey as _;
-        use rsa::pkcs1::EncodeRsaPrivateKey as _;
-        let lf = p256::pkcs8::LineEnding::LF;
-        let fail = |e: &dyn std::fmt::Display| X509Error::Decode(e.to_string());
-        let pem = match (self, pkcs8) {
-            (Key::Rsa(k), false) => k.to_pkcs1_pem(lf).map_err(|e| fail(&e))?,
-            (Key::Rsa(k), true) => k.to_pkcs8_pem(lf).map_err(|e| fail(&e))?,
-            (Key::P256(k), false) => k.to_sec1_pem(lf).map_err(|e| fail(&e))?,
-            (Key::P256(k), true) => k.to_pkcs8_pem(lf).map_err(|e| fail(&e))?,
-            (Key::P384(k), false) => k.to_sec1_pem(lf).map_err(|e| fail(&e))?,
-            (Key::P384(k), true) => k.to_pkcs8_pem(lf).map_err(|e| fail(&e))?,
-            (Key::P521(k), false) => k.to_sec1_pem(lf).map_err(|e| fail(&e))?,
-            (Key::P521(k), true) => k.to_pkcs8_pem(lf).map_err(|e| fail(&e))?,
-        };
-        Ok(pem.to_string())
-    }
-
-    fn public_key_info(&self) -> Result<SubjectPublicKeyInfoOwned, X509Error> {
-        let der = match self {
-            Key::Rsa(k) => k.to_public_key().to_public_key_der()?,
-            Key::P256(k) => k.public_key().to_public_key_der()?,
-            Key::P384(k) => k.public_key().to_public_key_der()?,
-            Key::P521(k) => k.public_key().to_public_key_der()?,
-        };
-        Ok(SubjectPublicKeyInfoOwned::from_der(der.as_bytes())?)
-    }
 }
 
 /// The certificate `spec` of a cert-manager Certificate asks for.
