@@ -424,3 +424,44 @@ async fn the_not_ready_annotation_keeps_an_issuer_and_its_certificates_waiting()
     write_pems(&secret, dir.path());
     openssl(&["verify", "-CAfile", "ca.crt", "tls.crt"], dir.path());
 }
+
+#[tokio::test]
+async fn a_certificate_whose_key_cannot_be_made_reports_issuing_failed_naming_the_key() {
+    let (_server, client) = actor_server(&[Actor::CertManager]).await;
+    create_issuer(&client, Some("default"), "self", json!({"selfSigned": {}})).await;
+    create_certificate(
+        &client,
+        "default",
+        "ed",
+        json!({
+            "secretName": "ed", "issuerRef": {"name": "self"}, "dnsNames": ["ed.example"],
+            "privateKey": {"algorithm": "Ed25519"},
+        }),
+    )
+    .await;
+    let cert = wait_condition(
+        &client,
+        &format!("{}/ed", certificates("default")),
+        "Issuing",
+        "False",
+    )
+    .await;
+    let issuing = condition(&cert, "Issuing").expect("Issuing");
+    assert_eq!(issuing["reason"], "Failed");
+    let message = issuing["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("The certificate request has failed to complete and will be retried")
+            && message.contains("unsupported private key: algorithm Ed25519"),
+        "{message}"
+    );
+    assert_eq!(
+        condition(&cert, "Ready").map(|c| c["status"].clone()),
+        Some(json!("False"))
+    );
+    assert_eq!(
+        get(&client, "/api/v1/namespaces/default/secrets/ed")
+            .await
+            .status,
+        404
+    );
+}

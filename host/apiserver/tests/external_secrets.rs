@@ -525,3 +525,46 @@ async fn an_external_secret_with_creation_policy_merge_adds_its_keys_to_the_exis
         "creationPolicy None writes no Secret"
     );
 }
+
+#[tokio::test]
+async fn a_namespaced_secret_store_serves_the_external_secrets_of_its_namespace() {
+    let (server, client) = actor_server(&[Actor::ExternalSecrets]).await;
+    let store = json!({
+        "apiVersion": "external-secrets.io/v1", "kind": "SecretStore",
+        "metadata": {"name": "vault"},
+        "spec": {"provider": {"vault": {"server": "http://openbao:8200"}}},
+    });
+    let path = "/apis/external-secrets.io/v1/namespaces/default/secretstores";
+    assert_eq!(post(&client, path, store).await.status, 201);
+    wait_condition(&client, &format!("{path}/vault"), "Ready", "True").await;
+    server
+        .secret_backend_put("ns/app", entry(&[("k", "v")]))
+        .expect("the actor runs");
+    // No kind: a SecretStore of the ExternalSecret's namespace.
+    let es = external_secret(
+        "app",
+        json!({
+            "secretStoreRef": {"name": "vault"},
+            "data": [{"secretKey": "k", "remoteRef": {"key": "ns/app", "property": "k"}}],
+        }),
+    );
+    assert_eq!(post(&client, ES, es).await.status, 201);
+    wait_secret_value(&client, "app", "k", "v").await;
+    // A ClusterSecretStore of that name does not exist: the kind matters.
+    let es = external_secret(
+        "cluster-app",
+        json!({
+            "secretStoreRef": {"kind": "ClusterSecretStore", "name": "vault"},
+            "data": [{"secretKey": "k", "remoteRef": {"key": "ns/app", "property": "k"}}],
+        }),
+    );
+    assert_eq!(post(&client, ES, es).await.status, 201);
+    let es = wait_condition(&client, &format!("{ES}/cluster-app"), "Ready", "False").await;
+    let message = condition(&es, "Ready")
+        .and_then(|c| c["message"].as_str().map(str::to_owned))
+        .unwrap_or_default();
+    assert!(
+        message.contains("ClusterSecretStore \"vault\""),
+        "{message}"
+    );
+}
