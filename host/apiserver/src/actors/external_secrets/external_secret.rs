@@ -131,8 +131,9 @@ fn refresh_due(es: &Value, synced_version: &str, target_exists: bool) -> bool {
             let last = kit::str_at(es, "/status/refreshTime")
                 .and_then(|t| t.parse::<k8s_openapi::jiff::Timestamp>().ok());
             let elapsed = last.is_none_or(|last| {
-                let due =
-                    last.as_millisecond() + i64::try_from(interval.as_millis()).unwrap_or(i64::MAX);
+                let due = last
+                    .as_millisecond()
+                    .saturating_add(i64::try_from(interval.as_millis()).unwrap_or(i64::MAX));
                 !interval.is_zero() && k8s_openapi::jiff::Timestamp::now().as_millisecond() >= due
             });
             changed || elapsed

@@ -188,7 +188,7 @@ async fn push(
     for (key, value) in secret["data"].as_object().into_iter().flatten() {
         let bytes = STANDARD
             .decode(value.as_str().unwrap_or_default())
-            .map_err(|e| format!("secret {source:?} key {key:?} is not base64: {e}"))?;
+            .map_err(|_| format!("secret {source:?} key {key:?} is not base64"))?;
         data.insert(key.clone(), bytes);
     }
     let if_not_exists = kit::str_at(ps, "/spec/updatePolicy") == Some("IfNotExists");
