@@ -42,6 +42,8 @@ pub mod token;
 pub(crate) mod wal;
 pub(crate) mod write;
 
-pub use actors::{Actor, ActorError, UnknownActor};
+pub use actors::{
+    Actor, ActorError, ActorNotRunning, BackendEntry, NOT_READY_ANNOTATION, UnknownActor,
+};
 pub use faults::{Counts, Fault, FaultAction};
 pub use server::{ApiServer, ServerConfig, ServerError};

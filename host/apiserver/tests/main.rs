@@ -5,12 +5,15 @@
 mod support;
 
 mod apply;
+mod cert_manager;
 mod crds;
 mod crud;
 mod durability;
+mod external_secrets;
 mod hooks;
 mod kubectl;
 mod lifecycle;
+mod mariadb;
 mod patches;
 mod serving;
 mod tokens;

@@ -16,10 +16,14 @@ use std::sync::Arc;
 
 use tokio::task::JoinHandle;
 
+pub use external_secrets::BackendEntry;
+pub use kit::{ActorNotRunning, NOT_READY_ANNOTATION};
+
 mod cert_manager;
 mod external_secrets;
 mod gateway;
 mod keystone;
+mod kit;
 mod mariadb;
 mod openbao;
 mod workloads;
@@ -119,7 +123,6 @@ pub enum ActorError {
 /// What an actor gets to start with.
 pub(crate) struct ActorContext {
     /// A client of the server, as the real controller would hold.
-    #[allow(dead_code, reason = "the placeholder actors do not read it yet")]
     pub client: kube::Client,
 }
 

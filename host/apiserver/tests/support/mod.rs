@@ -127,3 +127,94 @@ pub async fn install_widgets(client: &kube::Client) {
 pub fn widget(name: &str, spec: Value) -> Value {
     json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": name}, "spec": spec})
 }
+
+/// A fresh server running `actors`, and a kube client of it.
+pub async fn actor_server(actors: &[wasm_operator_apiserver::Actor]) -> (ApiServer, kube::Client) {
+    let server = ApiServer::start(ServerConfig {
+        actors: actors.to_vec(),
+        ..ServerConfig::default()
+    })
+    .await
+    .expect("the server starts with its actors");
+    let client = server.client().expect("a client");
+    (server, client)
+}
+
+/// Polls `probe` until it yields a value (every 50 ms, for up to a generous 60 s); panics
+/// naming `what` and the last observation otherwise.
+pub async fn wait_for<T, F, Fut>(what: &str, mut probe: F) -> T
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = Result<T, String>>,
+{
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        match probe().await {
+            Ok(value) => return value,
+            Err(last) if std::time::Instant::now() > deadline => {
+                panic!("timed out waiting for {what}; last seen: {last}")
+            }
+            Err(_) => tokio::time::sleep(std::time::Duration::from_millis(50)).await,
+        }
+    }
+}
+
+/// The condition of `type_` of an object, if it has one.
+pub fn condition<'a>(object: &'a Value, type_: &str) -> Option<&'a Value> {
+    object["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == type_)
+}
+
+/// Waits until `path` answers an object whose condition `type_` has `status`; returns it.
+pub async fn wait_condition(client: &kube::Client, path: &str, type_: &str, status: &str) -> Value {
+    wait_for(&format!("{path} {type_}={status}"), || async {
+        let got = get(client, path).await;
+        match condition(&got.body, type_) {
+            Some(c) if c["status"] == status => Ok(got.body),
+            _ => Err(got.body.to_string()),
+        }
+    })
+    .await
+}
+
+/// The managers of an object's managedFields entries (with their subresource, if any).
+pub fn managers(object: &Value) -> Vec<(String, String)> {
+    object["metadata"]["managedFields"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|m| {
+            (
+                m["manager"].as_str().unwrap_or_default().to_owned(),
+                m["subresource"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+/// Decodes one key of a Secret's data.
+pub fn secret_value(secret: &Value, key: &str) -> Option<Vec<u8>> {
+    use base64::Engine as _;
+    let text = secret["data"][key].as_str()?;
+    base64::engine::general_purpose::STANDARD.decode(text).ok()
+}
+
+/// Sends `body` with a method and content type and asserts a 2xx answer.
+pub async fn send_ok(
+    client: &kube::Client,
+    method: &str,
+    path: &str,
+    content_type: &str,
+    body: Value,
+) -> Value {
+    let answer = raw(client, method, path, content_type, Some(body)).await;
+    assert!(
+        answer.status.is_success(),
+        "{method} {path}: {} {}",
+        answer.status,
+        answer.body
+    );
+    answer.body
+}
