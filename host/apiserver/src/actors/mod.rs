@@ -19,9 +19,9 @@ use tokio::task::JoinHandle;
 mod cert_manager;
 mod external_secrets;
 mod gateway;
-mod keystone;
+pub(crate) mod keystone;
 mod mariadb;
-mod openbao;
+pub(crate) mod openbao;
 mod workloads;
 
 /// One actor of the embedded cluster.
