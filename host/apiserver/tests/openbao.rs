@@ -25,28 +25,66 @@ async fn server() -> (ApiServer, kube::Client, OpenBaoStandIn) {
     (server, client, bao)
 }
 
-async fn bao(stand_in: &OpenBaoStandIn, method: &str, path: &str, token: Option<&str>, body: Option<Value>) -> Answer {
+async fn bao(
+    stand_in: &OpenBaoStandIn,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<Value>,
+) -> Answer {
     let headers: Vec<(&str, &str)> = token.map(|t| ("X-Vault-Token", t)).into_iter().collect();
-    send(method, &format!("{}/v1/{path}", stand_in.url()), &headers, body.as_ref()).await
+    send(
+        method,
+        &format!("{}/v1/{path}", stand_in.url()),
+        &headers,
+        body.as_ref(),
+    )
+    .await
 }
 
 /// A store's credentials as the managed flow mints them: role-id and a fresh secret-id.
 async fn approle_credentials(stand_in: &OpenBaoStandIn, ttl: i64) -> (String, String) {
-    stand_in.set_policy("barbican", POLICY).expect("the policy parses");
+    stand_in
+        .set_policy("barbican", POLICY)
+        .expect("the policy parses");
     let seeded = stand_in.set_approle("barbican", &["barbican"], ttl);
     let root = stand_in.root_token();
-    let role = bao(stand_in, "GET", "auth/approle/role/barbican/role-id", Some(&root), None).await;
+    let role = bao(
+        stand_in,
+        "GET",
+        "auth/approle/role/barbican/role-id",
+        Some(&root),
+        None,
+    )
+    .await;
     assert_eq!(role.status, 200, "{:?}", role.body);
     assert_eq!(role.body["data"]["role_id"], seeded.as_str());
-    let minted = bao(stand_in, "PUT", "auth/approle/role/barbican/secret-id", Some(&root), None).await;
+    let minted = bao(
+        stand_in,
+        "PUT",
+        "auth/approle/role/barbican/secret-id",
+        Some(&root),
+        None,
+    )
+    .await;
     assert_eq!(minted.status, 200, "{:?}", minted.body);
     assert_eq!(minted.body["data"]["secret_id_ttl"], ttl);
-    let secret = minted.body["data"]["secret_id"].as_str().expect("a secret_id").to_owned();
+    let secret = minted.body["data"]["secret_id"]
+        .as_str()
+        .expect("a secret_id")
+        .to_owned();
     (seeded, secret)
 }
 
 async fn login(stand_in: &OpenBaoStandIn, role_id: &str, secret_id: &str) -> Answer {
-    bao(stand_in, "PUT", "auth/approle/login", None, Some(json!({"role_id": role_id, "secret_id": secret_id}))).await
+    bao(
+        stand_in,
+        "PUT",
+        "auth/approle/login",
+        None,
+        Some(json!({"role_id": role_id, "secret_id": secret_id})),
+    )
+    .await
 }
 
 #[tokio::test]
@@ -59,14 +97,26 @@ async fn an_approle_login_with_a_minted_secret_id_answers_a_token_with_the_roles
     assert_eq!(auth["policies"], json!(["default", "barbican"]));
     assert_eq!(auth["metadata"]["role_name"], "barbican");
     let token = auth["client_token"].as_str().expect("a client_token");
-    let capabilities = bao(&stand_in, "POST", "sys/capabilities-self", Some(token),
-        Some(json!({"paths": ["barbican/data/probe"]}))).await;
+    let capabilities = bao(
+        &stand_in,
+        "POST",
+        "sys/capabilities-self",
+        Some(token),
+        Some(json!({"paths": ["barbican/data/probe"]})),
+    )
+    .await;
     assert_eq!(capabilities.status, 200, "{:?}", capabilities.body);
     let all = json!(["create", "delete", "list", "read", "update"]);
     assert_eq!(capabilities.body["data"]["capabilities"], all);
     assert_eq!(capabilities.body["barbican/data/probe"], all);
-    let elsewhere = bao(&stand_in, "POST", "sys/capabilities-self", Some(token),
-        Some(json!({"paths": ["secret/data/probe"]}))).await;
+    let elsewhere = bao(
+        &stand_in,
+        "POST",
+        "sys/capabilities-self",
+        Some(token),
+        Some(json!({"paths": ["secret/data/probe"]})),
+    )
+    .await;
     assert_eq!(elsewhere.body["data"]["capabilities"], json!(["deny"]));
 
     let wrong = login(&stand_in, &role_id, "not-minted").await;
@@ -83,27 +133,55 @@ async fn a_secret_id_past_its_ttl_is_refused() {
     assert_eq!(stand_in.live_secret_ids("barbican"), 0);
     let refused = login(&stand_in, &role_id, &secret_id).await;
     assert_eq!(refused.status, 400);
-    assert_eq!(refused.body, json!({"errors": ["invalid role or secret ID"]}));
+    assert_eq!(
+        refused.body,
+        json!({"errors": ["invalid role or secret ID"]})
+    );
 }
 
 async fn jwt(client: &kube::Client, account: &str, audience: &str) -> String {
-    let created = post(client, "/api/v1/namespaces/default/serviceaccounts",
-        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account}})).await;
-    assert!(created.status == 201 || created.status == 409, "{}", created.body);
-    let answer = post(client, &format!("/api/v1/namespaces/default/serviceaccounts/{account}/token"),
+    let created = post(
+        client,
+        "/api/v1/namespaces/default/serviceaccounts",
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": account}}),
+    )
+    .await;
+    assert!(
+        created.status == 201 || created.status == 409,
+        "{}",
+        created.body
+    );
+    let answer = post(
+        client,
+        &format!("/api/v1/namespaces/default/serviceaccounts/{account}/token"),
         json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
-               "spec": {"audiences": [audience], "expirationSeconds": 600}})).await;
+               "spec": {"audiences": [audience], "expirationSeconds": 600}}),
+    )
+    .await;
     assert_eq!(answer.status, 201, "{}", answer.body);
-    answer.body["status"]["token"].as_str().expect("a token").to_owned()
+    answer.body["status"]["token"]
+        .as_str()
+        .expect("a token")
+        .to_owned()
 }
 
 #[tokio::test]
 async fn kubernetes_login_takes_a_token_request_jwt_of_a_bound_service_account_only() {
     let (_server, client, stand_in) = server().await;
-    stand_in.set_policy("provisioner", r#"path "auth/approle/role/+/role-id" { capabilities = ["read"] }"#)
+    stand_in
+        .set_policy(
+            "provisioner",
+            r#"path "auth/approle/role/+/role-id" { capabilities = ["read"] }"#,
+        )
         .expect("the policy parses");
     stand_in.set_approle("barbican", &["barbican"], 600);
-    stand_in.set_kubernetes_role("provisioner", &["openbao-provisioner"], &["default"], Some("openbao"), &["provisioner"]);
+    stand_in.set_kubernetes_role(
+        "provisioner",
+        &["openbao-provisioner"],
+        &["default"],
+        Some("openbao"),
+        &["provisioner"],
+    );
     let good = jwt(&client, "openbao-provisioner", "openbao").await;
     let other_account = jwt(&client, "someone-else", "openbao").await;
     let other_audience = jwt(&client, "openbao-provisioner", "vault").await;
@@ -113,20 +191,54 @@ async fn kubernetes_login_takes_a_token_request_jwt_of_a_bound_service_account_o
     let login = |role: &'static str, jwt: String| {
         let stand_in = &stand_in;
         async move {
-            bao(stand_in, "PUT", "auth/kubernetes/login", None, Some(json!({"role": role, "jwt": jwt}))).await
+            bao(
+                stand_in,
+                "PUT",
+                "auth/kubernetes/login",
+                None,
+                Some(json!({"role": role, "jwt": jwt})),
+            )
+            .await
         }
     };
 
     let accepted = login("provisioner", good.clone()).await;
     assert_eq!(accepted.status, 200, "{:?}", accepted.body);
-    assert_eq!(accepted.body["auth"]["metadata"]["service_account_name"], "openbao-provisioner");
-    let token = accepted.body["auth"]["client_token"].as_str().expect("a token").to_owned();
-    let role_id = bao(&stand_in, "GET", "auth/approle/role/barbican/role-id", Some(&token), None).await;
-    assert_eq!(role_id.status, 200, "the provisioner reads the role-id: {:?}", role_id.body);
+    assert_eq!(
+        accepted.body["auth"]["metadata"]["service_account_name"],
+        "openbao-provisioner"
+    );
+    let token = accepted.body["auth"]["client_token"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    let role_id = bao(
+        &stand_in,
+        "GET",
+        "auth/approle/role/barbican/role-id",
+        Some(&token),
+        None,
+    )
+    .await;
+    assert_eq!(
+        role_id.status, 200,
+        "the provisioner reads the role-id: {:?}",
+        role_id.body
+    );
 
     for (role, jwt, status, error) in [
-        ("provisioner", other_account, 403, "service account name not authorized"),
-        ("provisioner", other_audience, 403, "invalid audience (aud) claim"),
+        (
+            "provisioner",
+            other_account,
+            403,
+            "service account name not authorized",
+        ),
+        (
+            "provisioner",
+            other_audience,
+            403,
+            "invalid audience (aud) claim",
+        ),
         ("provisioner", tampered, 403, "permission denied"),
         ("nobody", good, 400, "invalid role name \"nobody\""),
     ] {
@@ -143,19 +255,44 @@ async fn kv_v2_reads_and_writes_as_barbicans_backend_does() {
     stand_in.enable_kv("barbican");
     let (role_id, secret_id) = approle_credentials(&stand_in, 0).await;
     let logged_in = login(&stand_in, &role_id, &secret_id).await;
-    let token = logged_in.body["auth"]["client_token"].as_str().expect("a token").to_owned();
+    let token = logged_in.body["auth"]["client_token"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
     let t = Some(token.as_str());
-    let written = bao(&stand_in, "PUT", "barbican/data/secrets/abc", t, Some(json!({"data": {"payload": "c2VjcmV0"}}))).await;
+    let written = bao(
+        &stand_in,
+        "PUT",
+        "barbican/data/secrets/abc",
+        t,
+        Some(json!({"data": {"payload": "c2VjcmV0"}})),
+    )
+    .await;
     assert_eq!(written.status, 200, "{:?}", written.body);
     assert_eq!(written.body["data"]["version"], 1);
-    assert_eq!(stand_in.kv_get("barbican", "secrets/abc"), Some((1, json!({"payload": "c2VjcmV0"}))));
+    assert_eq!(
+        stand_in.kv_get("barbican", "secrets/abc"),
+        Some((1, json!({"payload": "c2VjcmV0"})))
+    );
     let read = bao(&stand_in, "GET", "barbican/data/secrets/abc", t, None).await;
     assert_eq!(read.body["data"]["data"]["payload"], "c2VjcmV0");
     assert_eq!(read.body["data"]["metadata"]["version"], 1);
-    let stale = bao(&stand_in, "PUT", "barbican/data/secrets/abc", t, Some(json!({"data": {"x": "y"}, "options": {"cas": 0}}))).await;
+    let stale = bao(
+        &stand_in,
+        "PUT",
+        "barbican/data/secrets/abc",
+        t,
+        Some(json!({"data": {"x": "y"}, "options": {"cas": 0}})),
+    )
+    .await;
     assert_eq!(stale.status, 400);
-    assert_eq!(stale.body, json!({"errors": ["check-and-set parameter did not match the current version"]}));
-    stand_in.kv_put("barbican", "secrets/seeded", json!({"payload": "seeded"})).expect("the mount exists");
+    assert_eq!(
+        stale.body,
+        json!({"errors": ["check-and-set parameter did not match the current version"]})
+    );
+    stand_in
+        .kv_put("barbican", "secrets/seeded", json!({"payload": "seeded"}))
+        .expect("the mount exists");
     let listed = bao(&stand_in, "LIST", "barbican/metadata/secrets", t, None).await;
     assert_eq!(listed.body["data"]["keys"], json!(["abc", "seeded"]));
     let deleted = bao(&stand_in, "DELETE", "barbican/data/secrets/abc", t, None).await;
@@ -174,8 +311,18 @@ async fn paths_the_tokens_policies_do_not_grant_are_403_permission_denied() {
     stand_in.enable_kv("secret");
     let (role_id, secret_id) = approle_credentials(&stand_in, 0).await;
     let logged_in = login(&stand_in, &role_id, &secret_id).await;
-    let token = logged_in.body["auth"]["client_token"].as_str().expect("a token").to_owned();
-    let allowed = bao(&stand_in, "PUT", "barbican/data/probe", Some(&token), Some(json!({"data": {"a": "b"}}))).await;
+    let token = logged_in.body["auth"]["client_token"]
+        .as_str()
+        .expect("a token")
+        .to_owned();
+    let allowed = bao(
+        &stand_in,
+        "PUT",
+        "barbican/data/probe",
+        Some(&token),
+        Some(json!({"data": {"a": "b"}})),
+    )
+    .await;
     assert_eq!(allowed.status, 200, "{:?}", allowed.body);
     let denied = json!({"errors": ["1 error occurred:\n\t* permission denied\n\n"]});
     for (path, token) in [
@@ -185,7 +332,11 @@ async fn paths_the_tokens_policies_do_not_grant_are_403_permission_denied() {
         ("barbican/data/probe", Some("s.not-issued")),
     ] {
         let answer = bao(&stand_in, "GET", path, token, None).await;
-        assert_eq!((answer.status, &answer.body), (403, &denied), "{path} with {token:?}");
+        assert_eq!(
+            (answer.status, &answer.body),
+            (403, &denied),
+            "{path} with {token:?}"
+        );
     }
 }
 
@@ -209,7 +360,10 @@ async fn a_sealed_stand_in_answers_503_until_unsealed() {
     stand_in.enable_kv("barbican");
     stand_in.set_sealed(true);
     let sealed = bao(&stand_in, "GET", "sys/mounts/barbican", Some(&root), None).await;
-    assert_eq!((sealed.status, sealed.body), (503, json!({"errors": ["Vault is sealed"]})));
+    assert_eq!(
+        (sealed.status, sealed.body),
+        (503, json!({"errors": ["Vault is sealed"]}))
+    );
     stand_in.set_sealed(false);
     let open = bao(&stand_in, "GET", "sys/mounts/barbican", Some(&root), None).await;
     assert_eq!(open.status, 200);

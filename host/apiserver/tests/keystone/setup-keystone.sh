@@ -34,5 +34,6 @@ manage bootstrap --bootstrap-password "$password" \
 export OS_KEYSTONE_CONFIG_FILES="$dir/keystone.conf"
 $py /usr/bin/keystone-wsgi-public --host 127.0.0.1 --port "$port" &
 server=$!
-trap 'kill "$server" 2>/dev/null || true' EXIT
+# Once serving, the directory goes with the server (a failed setup leaves it for its log).
+trap 'kill "$server" 2>/dev/null || true; rm -rf "$dir"' EXIT
 while kill -0 "$watch" 2>/dev/null && kill -0 "$server" 2>/dev/null; do sleep 1; done

@@ -15,10 +15,19 @@ pub struct Answer {
 }
 
 /// Sends `method url` with `headers` and an optional JSON body.
-pub async fn send(method: &str, url: &str, headers: &[(&str, &str)], body: Option<&Value>) -> Answer {
+pub async fn send(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Answer {
     let rest = url.strip_prefix("http://").expect("an http:// URL");
-    let (host, path) = rest.split_once('/').map_or((rest, "/".to_owned()), |(h, p)| (h, format!("/{p}")));
-    let mut stream = tokio::net::TcpStream::connect(host).await.expect("the server accepts");
+    let (host, path) = rest
+        .split_once('/')
+        .map_or((rest, "/".to_owned()), |(h, p)| (h, format!("/{p}")));
+    let mut stream = tokio::net::TcpStream::connect(host)
+        .await
+        .expect("the server accepts");
     let payload = body.map(Value::to_string).unwrap_or_default();
     let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
     for (name, value) in headers {
@@ -27,10 +36,19 @@ pub async fn send(method: &str, url: &str, headers: &[(&str, &str)], body: Optio
     if body.is_some() {
         request.push_str("Content-Type: application/json\r\n");
     }
-    request.push_str(&format!("Content-Length: {}\r\n\r\n{payload}", payload.len()));
-    stream.write_all(request.as_bytes()).await.expect("the request is sent");
+    request.push_str(&format!(
+        "Content-Length: {}\r\n\r\n{payload}",
+        payload.len()
+    ));
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .expect("the request is sent");
     let mut raw = Vec::new();
-    stream.read_to_end(&mut raw).await.expect("the answer is read");
+    stream
+        .read_to_end(&mut raw)
+        .await
+        .expect("the answer is read");
     let text = String::from_utf8_lossy(&raw).into_owned();
     let (head, body) = text.split_once("\r\n\r\n").expect("a header block");
     let mut lines = head.lines();
@@ -43,7 +61,10 @@ pub async fn send(method: &str, url: &str, headers: &[(&str, &str)], body: Optio
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
         .collect();
-    let body = if headers.get("transfer-encoding").is_some_and(|t| t == "chunked") {
+    let body = if headers
+        .get("transfer-encoding")
+        .is_some_and(|t| t == "chunked")
+    {
         dechunk(body)
     } else {
         body.to_owned()
@@ -53,13 +74,19 @@ pub async fn send(method: &str, url: &str, headers: &[(&str, &str)], body: Optio
     } else {
         serde_json::from_str(&body).unwrap_or(Value::String(body))
     };
-    Answer { status, headers, body }
+    Answer {
+        status,
+        headers,
+        body,
+    }
 }
 
 fn dechunk(mut body: &str) -> String {
     let mut out = String::new();
     while let Some((size, rest)) = body.split_once("\r\n") {
-        let Ok(n) = usize::from_str_radix(size.trim(), 16) else { break };
+        let Ok(n) = usize::from_str_radix(size.trim(), 16) else {
+            break;
+        };
         if n == 0 || rest.len() < n {
             break;
         }

@@ -50,7 +50,10 @@ pub async fn set_available(client: &kube::Client, ns: &str, name: &str, availabl
     Api::<k8s_openapi::api::apps::v1::Deployment>::namespaced(client.clone(), ns)
         .patch_status(
             name,
-            &PatchParams { field_manager: Some("kube-controller-manager".into()), ..PatchParams::default() },
+            &PatchParams {
+                field_manager: Some("kube-controller-manager".into()),
+                ..PatchParams::default()
+            },
             &Patch::Merge(&patch),
         )
         .await
@@ -65,7 +68,11 @@ pub async fn bootstrap(client: &kube::Client, ns: &str, name: &str, password: &s
         "data": {"password": base64::engine::general_purpose::STANDARD.encode(password)}});
     let secrets = Api::<k8s_openapi::api::core::v1::Secret>::namespaced(client.clone(), ns);
     secrets
-        .patch(&format!("{name}-admin"), &PatchParams::apply("test").force(), &Patch::Apply(&secret))
+        .patch(
+            &format!("{name}-admin"),
+            &PatchParams::apply("test").force(),
+            &Patch::Apply(&secret),
+        )
         .await
         .expect("the admin Secret is applied");
     let url = format!("http://{name}.{ns}.svc.cluster.local:5000/v3");
@@ -95,7 +102,11 @@ pub async fn complete_bootstrap(client: &kube::Client, ns: &str, name: &str) {
         {"type": "Complete", "status": "True", "lastProbeTime": "2026-01-01T00:00:00Z",
          "lastTransitionTime": "2026-01-01T00:00:00Z"}]}});
     Api::<k8s_openapi::api::batch::v1::Job>::namespaced(client.clone(), ns)
-        .patch_status(&format!("{name}-bootstrap"), &PatchParams::default(), &Patch::Merge(&patch))
+        .patch_status(
+            &format!("{name}-bootstrap"),
+            &PatchParams::default(),
+            &Patch::Merge(&patch),
+        )
         .await
         .expect("the Job status is written");
 }
@@ -103,7 +114,9 @@ pub async fn complete_bootstrap(client: &kube::Client, ns: &str, name: &str) {
 /// The EndpointSlices of Service `name`.
 pub async fn slices(client: &kube::Client, ns: &str, name: &str) -> Vec<EndpointSlice> {
     Api::<EndpointSlice>::namespaced(client.clone(), ns)
-        .list(&kube::api::ListParams::default().labels(&format!("kubernetes.io/service-name={name}")))
+        .list(
+            &kube::api::ListParams::default().labels(&format!("kubernetes.io/service-name={name}")),
+        )
         .await
         .expect("EndpointSlices list")
         .items
@@ -142,7 +155,8 @@ pub async fn bootstrapped(client: &kube::Client, ns: &str, name: &str, password:
     let url = ready_endpoint(client, ns, name).await;
     let auth = password_auth(password);
     eventually("the admin password to take", || async {
-        let answer = super::http::send("POST", &format!("{url}/v3/auth/tokens"), &[], Some(&auth)).await;
+        let answer =
+            super::http::send("POST", &format!("{url}/v3/auth/tokens"), &[], Some(&auth)).await;
         (answer.status == 201).then_some(())
     })
     .await;

@@ -41,8 +41,9 @@ impl Request {
 
     /// The body as JSON (400 as Keystone answers a body that is not).
     pub(crate) fn json(&self) -> Result<Value, KeystoneError> {
-        serde_json::from_slice(&self.body)
-            .map_err(|_| KeystoneError::bad_request("Expecting to find valid JSON in request body."))
+        serde_json::from_slice(&self.body).map_err(|_| {
+            KeystoneError::bad_request("Expecting to find valid JSON in request body.")
+        })
     }
 }
 
@@ -140,9 +141,14 @@ fn authorized(request: &Request, identity: &mut Identity, segments: &[&str]) -> 
     let method = &request.method;
     match segments {
         ["role_assignments"] if method == Method::GET => assignments::list(request, identity),
-        [scope @ ("projects" | "domains"), target, who @ ("groups" | "users"), actor, "roles", role] => {
-            assignments::one(request, identity, scope, target, who, actor, role)
-        }
+        [
+            scope @ ("projects" | "domains"),
+            target,
+            who @ ("groups" | "users"),
+            actor,
+            "roles",
+            role,
+        ] => assignments::one(request, identity, scope, target, who, actor, role),
         ["OS-FEDERATION", "identity_providers", idp, "protocols"] if method == Method::GET => {
             resources::list_protocols(request, identity, idp)
         }

@@ -19,6 +19,8 @@ pub(crate) struct Instance {
     pub requests: AtomicU64,
     /// The uid of the bootstrap Job whose completion set the admin password.
     pub bootstrapped_by: Mutex<Option<String>>,
+    /// The uid of the last bootstrap Job the actor looked at (completed or not).
+    pub observed_bootstrap: Mutex<Option<String>>,
 }
 
 impl Instance {
@@ -32,6 +34,7 @@ impl Instance {
             unavailable: AtomicBool::new(false),
             requests: AtomicU64::new(0),
             bootstrapped_by: Mutex::new(None),
+            observed_bootstrap: Mutex::new(None),
         });
         let app = axum::Router::new()
             .fallback(super::api::handle)

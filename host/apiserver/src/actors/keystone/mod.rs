@@ -138,6 +138,16 @@ impl KeystoneStandIn {
             .collect()
     }
 
+    /// The uid of the last bootstrap Job the actor has looked at (completed or not), so a
+    /// test knows the actor has processed one.
+    pub fn observed_bootstrap_job(&self) -> Option<String> {
+        self.instance
+            .observed_bootstrap
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clone()
+    }
+
     /// Requests served so far.
     pub fn requests(&self) -> u64 {
         self.instance.requests.load(Ordering::Relaxed)

@@ -82,15 +82,11 @@ pub(crate) async fn run(client: kube::Client, keystones: Arc<Keystones>) {
         watcher::Config::default(),
         |service| Some(ObjectRef::new(&service.name_any()).within(&service.namespace()?)),
     )
-    .watches(
-        Api::<Job>::all(client),
-        watcher::Config::default(),
-        |job| {
-            let name = job.name_any();
-            let keystone = name.strip_suffix("-bootstrap")?;
-            Some(ObjectRef::new(keystone).within(&job.namespace()?))
-        },
-    )
+    .watches(Api::<Job>::all(client), watcher::Config::default(), |job| {
+        let name = job.name_any();
+        let keystone = name.strip_suffix("-bootstrap")?;
+        Some(ObjectRef::new(keystone).within(&job.namespace()?))
+    })
     .run(reconcile, retry, context)
     .for_each(|_| async {})
     .await;
@@ -101,7 +97,10 @@ fn retry(_: Arc<Deployment>, error: &RegisterError, _: Arc<Context>) -> Action {
     Action::requeue(Duration::from_secs(2))
 }
 
-async fn reconcile(deployment: Arc<Deployment>, context: Arc<Context>) -> Result<Action, RegisterError> {
+async fn reconcile(
+    deployment: Arc<Deployment>,
+    context: Arc<Context>,
+) -> Result<Action, RegisterError> {
     let namespace = deployment.namespace().unwrap_or_default();
     let name = deployment.name_any();
     let kube = |action: &'static str| {
@@ -136,6 +135,10 @@ async fn reconcile(deployment: Arc<Deployment>, context: Arc<Context>) -> Result
         bootstrap(client, &namespace, &name, &job, &instance)
             .await
             .map_err(kube("read the admin password Secret"))?;
+        *instance
+            .observed_bootstrap
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = job.uid();
     }
     let service = Api::<Service>::namespaced(client.clone(), &namespace)
         .get_opt(&name)
@@ -235,7 +238,11 @@ async fn bootstrap(
     let literal = |n: &str| var(n).and_then(|e| e.value.clone());
     let password = match var("BOOTSTRAP_PASSWORD") {
         Some(e) if e.value.is_some() => e.value.clone(),
-        Some(e) => match e.value_from.as_ref().and_then(|v| v.secret_key_ref.as_ref()) {
+        Some(e) => match e
+            .value_from
+            .as_ref()
+            .and_then(|v| v.secret_key_ref.as_ref())
+        {
             Some(selector) => Api::<Secret>::namespaced(client.clone(), namespace)
                 .get_opt(&selector.name)
                 .await?
@@ -247,7 +254,11 @@ async fn bootstrap(
         None => None,
     };
     let Some(password) = password.filter(|p| !p.is_empty()) else {
-        tracing::warn!(namespace, keystone = name, "the bootstrap Job completed without a readable BOOTSTRAP_PASSWORD; the admin keeps no password");
+        tracing::warn!(
+            namespace,
+            keystone = name,
+            "the bootstrap Job completed without a readable BOOTSTRAP_PASSWORD; the admin keeps no password"
+        );
         return Ok(());
     };
     let mut identity = instance.lock();
@@ -261,6 +272,10 @@ async fn bootstrap(
         .bootstrapped_by
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = uid;
-    tracing::info!(namespace, keystone = name, "Keystone stand-in bootstrapped (admin password set)");
+    tracing::info!(
+        namespace,
+        keystone = name,
+        "Keystone stand-in bootstrapped (admin password set)"
+    );
     Ok(())
 }

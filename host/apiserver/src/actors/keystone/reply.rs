@@ -68,7 +68,8 @@ impl KeystoneError {
 impl IntoResponse for KeystoneError {
     fn into_response(self) -> Response {
         let status = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let body = json!({"error": {"code": self.code, "message": self.message, "title": self.title()}});
+        let body =
+            json!({"error": {"code": self.code, "message": self.message, "title": self.title()}});
         json_response(status, &body)
     }
 }

@@ -11,9 +11,7 @@ use serde_json::{Map, Value, json};
 
 use super::api::{Request, not_found};
 use super::identity::{Actor, DEFAULT_DOMAIN, Identity, Kind, Target, new_id};
-use super::reply::{
-    KeystoneError, Reply, collection, linked, linked_protocol, member, no_content,
-};
+use super::reply::{KeystoneError, Reply, collection, linked, linked_protocol, member, no_content};
 
 /// Keystone's answer to a create body without a `name`.
 fn name_required() -> KeystoneError {
@@ -49,12 +47,7 @@ pub(crate) fn list(request: &Request, identity: &Identity, kind: Kind) -> Reply 
         })
         .map(|o| linked(&request.base, &kind.path(), o.clone()))
         .collect();
-    collection(
-        &request.base,
-        &request.path_and_query,
-        kind.plural(),
-        items,
-    )
+    collection(&request.base, &request.path_and_query, kind.plural(), items)
 }
 
 /// `POST /v3/{plural}` (domains, projects, groups, roles).
@@ -69,10 +62,7 @@ pub(crate) fn create(request: &Request, identity: &mut Identity, kind: Kind) -> 
         .and_then(Value::as_str)
         .unwrap_or(DEFAULT_DOMAIN)
         .to_owned();
-    if kind != Kind::Domain
-        && kind != Kind::Role
-        && identity.get(Kind::Domain, &domain).is_none()
-    {
+    if kind != Kind::Domain && kind != Kind::Role && identity.get(Kind::Domain, &domain).is_none() {
         return Err(KeystoneError::not_found("domain", &domain));
     }
     let mut object = match kind {
@@ -297,13 +287,14 @@ pub(crate) fn list_protocols(request: &Request, identity: &Identity, idp: &str) 
 /// `PUT`, `GET`, `PATCH`, `DELETE` of a protocol.
 pub(crate) fn protocol(request: &Request, identity: &mut Identity, idp: &str, id: &str) -> Reply {
     let key = (idp.to_owned(), id.to_owned());
-    let check_mapping = |identity: &Identity, given: &Map<String, Value>| {
-        match given.get("mapping_id").and_then(Value::as_str) {
-            Some(mapping) if identity.get(Kind::Mapping, mapping).is_none() => Err(
-                KeystoneError::bad_request(format!("Invalid mapping id: {mapping}")),
-            ),
-            _ => Ok(()),
-        }
+    let check_mapping = |identity: &Identity, given: &Map<String, Value>| match given
+        .get("mapping_id")
+        .and_then(Value::as_str)
+    {
+        Some(mapping) if identity.get(Kind::Mapping, mapping).is_none() => Err(
+            KeystoneError::bad_request(format!("Invalid mapping id: {mapping}")),
+        ),
+        _ => Ok(()),
     };
     match request.method {
         Method::PUT => {

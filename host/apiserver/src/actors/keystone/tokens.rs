@@ -104,9 +104,7 @@ pub(crate) fn issue(request: &Request, identity: &mut Identity) -> Reply {
     }
     let password = &auth["identity"]["password"]["user"];
     let user = find_user(identity, password)
-        .filter(|u| {
-            u.password.is_some() && u.password.as_deref() == password["password"].as_str()
-        })
+        .filter(|u| u.password.is_some() && u.password.as_deref() == password["password"].as_str())
         .ok_or_else(KeystoneError::unauthorized)?
         .clone();
     let project_id = match auth.get("scope").filter(|s| !s.is_null()) {

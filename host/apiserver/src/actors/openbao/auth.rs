@@ -19,7 +19,12 @@ use super::state::{SecretId, Token, Vault};
 use super::{OpenBao, epoch_seconds, random_id};
 
 /// A new token with `policies` (plus `default`) and `ttl`, as the `auth` block answers it.
-fn issue(vault: &mut Vault, mut policies: Vec<String>, ttl: i64, metadata: BTreeMap<String, String>) -> Answer {
+fn issue(
+    vault: &mut Vault,
+    mut policies: Vec<String>,
+    ttl: i64,
+    metadata: BTreeMap<String, String>,
+) -> Answer {
     if !policies.iter().any(|p| p == "default") {
         policies.insert(0, "default".into());
     }
@@ -114,7 +119,9 @@ pub(crate) fn mint_secret_id(vault: &mut Vault, role: &str) -> Reply {
 pub(crate) async fn kubernetes_login(bao: &OpenBao, request: &Request) -> Reply {
     let name = request.body["role"].as_str().unwrap_or_default().to_owned();
     let Some(role) = bao.lock().kubernetes_roles.get(&name).cloned() else {
-        return Err(BaoError::bad_request(format!("invalid role name \"{name}\"")));
+        return Err(BaoError::bad_request(format!(
+            "invalid role name \"{name}\""
+        )));
     };
     let jwt = request.body["jwt"].as_str().unwrap_or_default();
     if jwt.is_empty() {
@@ -130,11 +137,17 @@ pub(crate) async fn kubernetes_login(bao: &OpenBao, request: &Request) -> Reply 
         .await
         .map_err(|e| {
             tracing::warn!(error = %e, "the OpenBao stand-in cannot read the cluster's key set");
-            BaoError::new(StatusCode::INTERNAL_SERVER_ERROR, "cannot read the cluster's key set")
+            BaoError::new(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "cannot read the cluster's key set",
+            )
         })?;
     let claims = verify(&jwks, jwt).ok_or_else(BaoError::permission_denied)?;
     let denied = |m: &str| BaoError::new(StatusCode::FORBIDDEN, m);
-    if claims["exp"].as_i64().is_none_or(|exp| exp <= epoch_seconds()) {
+    if claims["exp"]
+        .as_i64()
+        .is_none_or(|exp| exp <= epoch_seconds())
+    {
         return Err(denied("token is expired"));
     }
     if let Some(audience) = &role.audience {
@@ -172,7 +185,12 @@ pub(crate) async fn kubernetes_login(bao: &OpenBao, request: &Request) -> Reply 
             account["uid"].as_str().unwrap_or_default().to_owned(),
         ),
     ]);
-    Ok(issue(&mut bao.lock(), role.policies, role.token_ttl, metadata))
+    Ok(issue(
+        &mut bao.lock(),
+        role.policies,
+        role.token_ttl,
+        metadata,
+    ))
 }
 
 /// The claims of `jwt` when an ES256 key of `jwks` with its `kid` verifies it.
@@ -188,7 +206,11 @@ fn verify(jwks: &Value, jwt: &str) -> Option<Value> {
         .as_array()?
         .iter()
         .find(|k| k["kid"] == header["kid"])?;
-    let coordinate = |c: &str| URL_SAFE_NO_PAD.decode(key[c].as_str().unwrap_or_default()).ok();
+    let coordinate = |c: &str| {
+        URL_SAFE_NO_PAD
+            .decode(key[c].as_str().unwrap_or_default())
+            .ok()
+    };
     let mut point = vec![0x04];
     point.extend(coordinate("x")?);
     point.extend(coordinate("y")?);

@@ -146,10 +146,9 @@ impl Vault {
 /// Parses the policy language's `path "…" { capabilities = [ … ] }` blocks (other stanzas
 /// inside a block are ignored).
 pub(crate) fn parse_policy(text: &str) -> Result<Vec<Rule>, String> {
-    let block = regex::Regex::new(
-        r#"path\s+"([^"]+)"\s*\{[^{}]*?capabilities\s*=\s*\[([^\]]*)\][^{}]*\}"#,
-    )
-    .map_err(|e| e.to_string())?;
+    let block =
+        regex::Regex::new(r#"path\s+"([^"]+)"\s*\{[^{}]*?capabilities\s*=\s*\[([^\]]*)\][^{}]*\}"#)
+            .map_err(|e| e.to_string())?;
     let rules: Vec<Rule> = block
         .captures_iter(text)
         .map(|c| Rule {
