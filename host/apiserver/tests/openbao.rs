@@ -5,7 +5,7 @@
 use serde_json::{Value, json};
 use wasm_operator_apiserver::{Actor, ApiServer, OpenBaoStandIn, ServerConfig};
 
-use crate::support::http::{Answer, send};
+use crate::support::http::{Answer, send_trusting, try_send};
 use crate::support::post;
 
 const POLICY: &str = r#"
@@ -33,7 +33,8 @@ async fn bao(
     body: Option<Value>,
 ) -> Answer {
     let headers: Vec<(&str, &str)> = token.map(|t| ("X-Vault-Token", t)).into_iter().collect();
-    send(
+    send_trusting(
+        &stand_in.ca_pem(),
         method,
         &format!("{}/v1/{path}", stand_in.url()),
         &headers,
@@ -367,4 +368,22 @@ async fn a_sealed_stand_in_answers_503_until_unsealed() {
     stand_in.set_sealed(false);
     let open = bao(&stand_in, "GET", "sys/mounts/barbican", Some(&root), None).await;
     assert_eq!(open.status, 200);
+}
+
+#[tokio::test]
+async fn the_stand_in_serves_https_with_a_certificate_its_ca_signed() {
+    let (_server, _client, stand_in) = server().await;
+    assert!(
+        stand_in.url().starts_with("https://127.0.0.1:"),
+        "{}",
+        stand_in.url()
+    );
+    let health = format!("{}/v1/sys/health", stand_in.url());
+    let untrusted = try_send(None, "GET", &health, &[], None)
+        .await
+        .expect_err("without the CA the handshake fails");
+    assert!(untrusted.contains("UnknownIssuer"), "{untrusted}");
+    let trusted = send_trusting(&stand_in.ca_pem(), "GET", &health, &[], None).await;
+    assert_eq!(trusted.status, 200, "{:?}", trusted.body);
+    assert_eq!(trusted.body["sealed"], false);
 }

@@ -14,20 +14,66 @@ pub struct Answer {
     pub body: Value,
 }
 
-/// Sends `method url` with `headers` and an optional JSON body.
+/// Sends `method url` with `headers` and an optional JSON body (`http://` only).
 pub async fn send(
     method: &str,
     url: &str,
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> Answer {
-    let rest = url.strip_prefix("http://").expect("an http:// URL");
+    try_send(None, method, url, headers, body)
+        .await
+        .expect("the server answers")
+}
+
+/// As [`send`], over `https://` trusting only the CA `ca_pem`.
+pub async fn send_trusting(
+    ca_pem: &str,
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Answer {
+    try_send(Some(ca_pem), method, url, headers, body)
+        .await
+        .expect("the server answers")
+}
+
+/// The DER of the first certificate in `pem`.
+fn der(pem: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    let body: String = pem
+        .lines()
+        .skip_while(|l| !l.starts_with("-----BEGIN"))
+        .skip(1)
+        .take_while(|l| !l.starts_with("-----END"))
+        .collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(body)
+        .expect("a PEM certificate")
+}
+
+/// Sends one request; an `https://` URL trusts `ca_pem` only (none: no CA at all).
+pub async fn try_send(
+    ca_pem: Option<&str>,
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Result<Answer, String> {
+    let (tls, rest) = match url.strip_prefix("https://") {
+        Some(rest) => (true, rest),
+        None => (
+            false,
+            url.strip_prefix("http://").expect("an http(s):// URL"),
+        ),
+    };
     let (host, path) = rest
         .split_once('/')
         .map_or((rest, "/".to_owned()), |(h, p)| (h, format!("/{p}")));
-    let mut stream = tokio::net::TcpStream::connect(host)
+    let stream = tokio::net::TcpStream::connect(host)
         .await
-        .expect("the server accepts");
+        .map_err(|e| e.to_string())?;
     let payload = body.map(Value::to_string).unwrap_or_default();
     let mut request = format!("{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n");
     for (name, value) in headers {
@@ -40,16 +86,50 @@ pub async fn send(
         "Content-Length: {}\r\n\r\n{payload}",
         payload.len()
     ));
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .expect("the request is sent");
     let mut raw = Vec::new();
-    stream
-        .read_to_end(&mut raw)
-        .await
-        .expect("the answer is read");
-    let text = String::from_utf8_lossy(&raw).into_owned();
+    if tls {
+        let mut roots = rustls::RootCertStore::empty();
+        if let Some(pem) = ca_pem {
+            roots.add(der(pem).into()).map_err(|e| e.to_string())?;
+        }
+        let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .map_err(|e| e.to_string())?
+        .with_root_certificates(roots)
+        .with_no_client_auth();
+        let name = host.rsplit_once(':').map_or(host, |(h, _)| h).to_owned();
+        let name = rustls::pki_types::ServerName::try_from(name).map_err(|e| e.to_string())?;
+        let mut stream = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+            .connect(name, stream)
+            .await
+            .map_err(|e| e.to_string())?;
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Err(e) = stream.read_to_end(&mut raw).await
+            && (raw.is_empty() || e.kind() != std::io::ErrorKind::UnexpectedEof)
+        {
+            return Err(e.to_string());
+        }
+    } else {
+        let mut stream = stream;
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .map_err(|e| e.to_string())?;
+        stream
+            .read_to_end(&mut raw)
+            .await
+            .map_err(|e| e.to_string())?;
+    }
+    Ok(parse(&raw))
+}
+
+fn parse(raw: &[u8]) -> Answer {
+    let text = String::from_utf8_lossy(raw).into_owned();
     let (head, body) = text.split_once("\r\n\r\n").expect("a header block");
     let mut lines = head.lines();
     let status = lines

@@ -5,8 +5,9 @@
 //! - [`auth`]: AppRole and Kubernetes auth; [`kv`]: the KV v2 engine;
 //! - [`state`]: policies (and their evaluation), roles, secret-ids, tokens, mounts.
 //!
-//! A reconciler reaches it at [`OpenBaoStandIn::url`] (a brownfield store's
-//! `openBao.server.url`). It starts empty but for a root token; a test seeds what an
+//! It serves HTTPS (a CA made at start, [`OpenBaoStandIn::ca_pem`], signs its certificate
+//! for `127.0.0.1` and `localhost`). A reconciler reaches it at [`OpenBaoStandIn::url`] (a
+//! brownfield store's `openBao.server.url`, with the CA in its `caBundleSecretRef`). It starts empty but for a root token; a test seeds what an
 //! operator of OpenBao would have configured (policies, AppRoles, Kubernetes roles, KV
 //! mounts) through the typed controls of [`OpenBaoStandIn`], and reads back what was written.
 //! Fault toggle: [`OpenBaoStandIn::set_sealed`] answers every request 503 `Vault is sealed`.
@@ -25,6 +26,7 @@ mod api;
 mod auth;
 mod kv;
 mod state;
+mod tls;
 
 use state::{AppRole, KubernetesRole, Token, Vault};
 
@@ -34,6 +36,7 @@ pub(crate) struct OpenBao {
     client: kube::Client,
     addr: SocketAddr,
     root_token: String,
+    ca_pem: String,
     sealed: AtomicBool,
     requests: AtomicU64,
 }
@@ -72,6 +75,10 @@ pub(crate) async fn start(ctx: ActorContext) -> Result<Started, ActorError> {
         actor: Actor::OpenBao,
         source,
     })?;
+    let tls = tls::generate().map_err(|message| ActorError::Start {
+        actor: Actor::OpenBao,
+        message: format!("cannot make its TLS certificate: {message}"),
+    })?;
     let root_token = format!("s.{}", random_id());
     let mut vault = Vault::default();
     vault.tokens.insert(
@@ -89,12 +96,17 @@ pub(crate) async fn start(ctx: ActorContext) -> Result<Started, ActorError> {
         client: ctx.client,
         addr,
         root_token,
+        ca_pem: tls.ca_pem,
         sealed: AtomicBool::new(false),
         requests: AtomicU64::new(0),
     });
     let app = axum::Router::new()
         .fallback(api::handle)
         .with_state(bao.clone());
+    let listener = tls::TlsListener {
+        tcp: listener,
+        acceptor: tls.acceptor,
+    };
     let task = tokio::spawn(async move {
         if let Err(error) = axum::serve(listener, app).await {
             tracing::error!(%error, "the OpenBao stand-in stopped serving");
@@ -122,9 +134,15 @@ pub struct OpenBaoStandIn {
 }
 
 impl OpenBaoStandIn {
-    /// `http://127.0.0.1:<port>` (the API is under `/v1/`).
+    /// `https://127.0.0.1:<port>` (the API is under `/v1/`).
     pub fn url(&self) -> String {
-        format!("http://{}", self.bao.addr)
+        format!("https://{}", self.bao.addr)
+    }
+
+    /// The CA certificate (PEM) that signed the stand-in's server certificate: what a
+    /// store's `caBundleSecretRef` Secret carries as `ca.crt`.
+    pub fn ca_pem(&self) -> String {
+        self.bao.ca_pem.clone()
     }
 
     /// A token with the `root` policy.
