@@ -3,7 +3,6 @@
 //! Keystone's domain rules and the unavailable toggle.
 
 use kube::Api;
-use kube::api::{Patch, PatchParams};
 use serde_json::{Value, json};
 use wasm_operator_apiserver::{
     Actor, ApiServer, ENDPOINTSLICE_MANAGER, KEYSTONE_UNAVAILABLE_ANNOTATION, ServerConfig,
@@ -297,35 +296,60 @@ async fn calls_without_a_valid_token_are_refused_401() {
     }
 }
 
+/// Runs kubectl with `kubeconfig`; answers its stdout.
+async fn kubectl(kubeconfig: &std::path::Path, args: &[&str]) -> String {
+    let output = tokio::process::Command::new("kubectl")
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(args)
+        .output()
+        .await
+        .expect("kubectl runs (.ci/run installs Debian's kubernetes-client)");
+    assert!(output.status.success(), "kubectl {args:?}: {output:?}");
+    String::from_utf8_lossy(&output.stdout).into_owned()
+}
+
 #[tokio::test]
-async fn the_unavailable_annotation_makes_the_stand_in_answer_503_until_it_is_removed() {
+async fn kubectl_shows_the_stand_in_endpoint_and_the_unavailable_annotation_makes_it_answer_503() {
     let (server, client) = server().await;
     let url = bootstrapped(&client, "default", "keystone", "secret").await;
-    let deployments =
-        Api::<k8s_openapi::api::apps::v1::Deployment>::namespaced(client.clone(), "default");
-    let annotate = |value: Value| json!({"metadata": {"annotations": {KEYSTONE_UNAVAILABLE_ANNOTATION: value}}});
-    deployments
-        .patch(
-            "keystone",
-            &PatchParams::default(),
-            &Patch::Merge(&annotate(json!("true"))),
-        )
-        .await
-        .expect("annotated");
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let kubeconfig = dir.path().join("kubeconfig");
+    server
+        .write_kubeconfig(&kubeconfig)
+        .expect("the kubeconfig is written");
+    let endpoint = kubectl(
+        &kubeconfig,
+        &[
+            "get",
+            "endpointslices",
+            "-l",
+            "kubernetes.io/service-name=keystone",
+            "-o",
+            "jsonpath={.items[0].endpoints[0].addresses[0]}:{.items[0].ports[0].port}",
+        ],
+    )
+    .await;
+    assert_eq!(format!("http://{endpoint}"), url);
+
+    let toggle = format!("{KEYSTONE_UNAVAILABLE_ANNOTATION}=true");
+    kubectl(
+        &kubeconfig,
+        &["annotate", "deployment", "keystone", &toggle],
+    )
+    .await;
     let down = eventually("503", || async {
         let answer = send("GET", &format!("{url}/v3"), &[], None).await;
         (answer.status == 503).then_some(answer)
     })
     .await;
     assert_eq!(down.body["error"]["code"], 503);
-    deployments
-        .patch(
-            "keystone",
-            &PatchParams::default(),
-            &Patch::Merge(&annotate(Value::Null)),
-        )
-        .await
-        .expect("annotation removed");
+    let remove = format!("{KEYSTONE_UNAVAILABLE_ANNOTATION}-");
+    kubectl(
+        &kubeconfig,
+        &["annotate", "deployment", "keystone", &remove],
+    )
+    .await;
     eventually("200 again", || async {
         (send("GET", &format!("{url}/v3"), &[], None).await.status == 200).then_some(())
     })
