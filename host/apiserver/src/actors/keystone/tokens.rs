@@ -134,6 +134,7 @@ pub(crate) fn issue(request: &Request, identity: &mut Identity) -> Reply {
     let secret: [u8; 96] = rand::random();
     let value = format!("gAAAAA{}", URL_SAFE_NO_PAD.encode(secret));
     let answer = body_of(&request.base, identity, &token);
+    identity.tokens.retain(|_, t| t.expires_at > now);
     identity.tokens.insert(value.clone(), token);
     let mut response = json_response(StatusCode::CREATED, &answer);
     if let Ok(header) = HeaderValue::from_str(&value) {

@@ -37,6 +37,10 @@ fn issue(
         ttl,
     };
     let accessor = token.accessor.clone();
+    let now = epoch_seconds();
+    vault
+        .tokens
+        .retain(|_, t| t.expires_at.is_none_or(|e| e > now));
     vault.tokens.insert(client_token.clone(), token);
     Answer::Auth(json!({
         "client_token": client_token,

@@ -11,6 +11,10 @@
 //! operator of OpenBao would have configured (policies, AppRoles, Kubernetes roles, KV
 //! mounts) through the typed controls of [`OpenBaoStandIn`], and reads back what was written.
 //! Fault toggle: [`OpenBaoStandIn::set_sealed`] answers every request 503 `Vault is sealed`.
+//!
+//! Not served: namespaces (`X-Vault-Namespace` is ignored: everything lives in the root
+//! namespace), token renewal, response wrapping, writes to `sys/` (policies and auth roles
+//! are seeded through the controls), and the managed mode's OpenBaoCluster.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
