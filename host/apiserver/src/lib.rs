@@ -42,6 +42,11 @@ pub mod token;
 pub(crate) mod wal;
 pub(crate) mod write;
 
+pub use actors::keystone::{
+    ENDPOINT_MANAGER as ENDPOINTSLICE_MANAGER, KeystoneStandIn,
+    UNAVAILABLE_ANNOTATION as KEYSTONE_UNAVAILABLE_ANNOTATION,
+};
+pub use actors::openbao::{OpenBaoControlError, OpenBaoStandIn};
 pub use actors::{
     Actor, ActorError, ActorNotRunning, BackendEntry, NOT_READY_ANNOTATION, UnknownActor,
 };

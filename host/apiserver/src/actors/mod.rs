@@ -22,10 +22,10 @@ pub use kit::{ActorNotRunning, NOT_READY_ANNOTATION};
 mod cert_manager;
 mod external_secrets;
 mod gateway;
-mod keystone;
+pub(crate) mod keystone;
 mod kit;
 mod mariadb;
-mod openbao;
+pub(crate) mod openbao;
 mod workloads;
 
 /// One actor of the embedded cluster.

@@ -2,6 +2,9 @@
 
 #![allow(dead_code)]
 
+pub mod http;
+pub mod keystone;
+
 use axum::http::{HeaderMap, Request, StatusCode};
 use serde_json::{Value, json};
 use wasm_operator_apiserver::{ApiServer, ServerConfig};
