@@ -63,6 +63,11 @@ enum Command {
         /// Where to write the kubeconfig.
         #[arg(long, default_value = "wasm-operator.kubeconfig")]
         kubeconfig: PathBuf,
+        /// Run the cluster's actors: every one with `--actors`, or those named
+        /// (`--actors workloads,cert-manager`; names: workloads, cert-manager, mariadb,
+        /// external-secrets, gateway, keystone, openbao).
+        #[arg(long, num_args = 0..=1, value_delimiter = ',', default_missing_value = "all")]
+        actors: Option<Vec<String>>,
     },
     /// Run the plugins of a directory as an operator against a cluster (until SIGTERM).
     Run(cli::run::RunArgs),
@@ -199,10 +204,12 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             port,
             data_dir,
             kubeconfig,
+            actors,
         } => {
             let config = wasm_operator_apiserver::ServerConfig {
                 port,
                 data_dir,
+                actors: cli::actors(actors.as_deref())?,
                 ..Default::default()
             };
             let server = wasm_operator_apiserver::ApiServer::start(config).await?;
@@ -212,6 +219,13 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             // A closed stdout must not stop the server: these lines are informational.
             let mut out = std::io::stdout();
             let _ = writeln!(out, "serving the Kubernetes API on {}", server.url());
+            let running = server.actors();
+            let _ = if running.is_empty() {
+                writeln!(out, "actors: none (--actors runs them)")
+            } else {
+                let names: Vec<&str> = running.iter().map(|a| a.name()).collect();
+                writeln!(out, "actors: {}", names.join(", "))
+            };
             let _ = writeln!(
                 out,
                 "kubeconfig: {0}  (kubectl --kubeconfig {0} get ns)",

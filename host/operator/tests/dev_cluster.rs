@@ -1,4 +1,5 @@
-//! `wasm-operator dev-cluster --data-dir`: every acknowledged write survives a `kill -9`.
+//! `wasm-operator dev-cluster`: with `--data-dir` every acknowledged write survives a
+//! `kill -9`; with `--actors` the named cluster actors run and it says which.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Child, Command, Stdio};
@@ -6,26 +7,34 @@ use std::process::{Child, Command, Stdio};
 use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, PostParams};
 
-/// Starts the dev cluster on a free port; returns the process and its URL.
-fn start(data_dir: &std::path::Path, kubeconfig: &std::path::Path) -> (Child, String) {
+/// Starts the dev cluster on a free port with `args`; returns the process, its URL and the
+/// line naming the actors.
+fn start_with(kubeconfig: &std::path::Path, args: &[&str]) -> (Child, String, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_wasm-operator"))
-        .args(["dev-cluster", "--port", "0", "--data-dir"])
-        .arg(data_dir)
-        .arg("--kubeconfig")
+        .args(["dev-cluster", "--port", "0", "--kubeconfig"])
         .arg(kubeconfig)
+        .args(args)
         .stdout(Stdio::piped())
         .spawn()
         .expect("dev-cluster starts");
-    let stdout = child.stdout.take().expect("stdout");
-    let mut line = String::new();
-    BufReader::new(stdout)
-        .read_line(&mut line)
-        .expect("the first line");
-    let url = line
-        .trim()
+    let mut stdout = BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = |what: &str| {
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect(what);
+        line.trim().to_owned()
+    };
+    let url = line("the serving line")
         .strip_prefix("serving the Kubernetes API on ")
         .expect("the serving line")
         .to_owned();
+    let actors = line("the actors line");
+    (child, url, actors)
+}
+
+/// Starts the dev cluster on a free port over `data_dir`; returns the process and its URL.
+fn start(data_dir: &std::path::Path, kubeconfig: &std::path::Path) -> (Child, String) {
+    let data_dir = data_dir.to_str().expect("a UTF-8 path");
+    let (child, url, _) = start_with(kubeconfig, &["--data-dir", data_dir]);
     (child, url)
 }
 
@@ -66,4 +75,55 @@ async fn acknowledged_writes_survive_kill_9_and_a_restart() {
     }
     second.kill().expect("kill");
     second.wait().expect("reaped");
+}
+
+#[tokio::test]
+async fn dev_cluster_runs_the_actors_it_is_given_and_says_which() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = dir.path().join("kubeconfig");
+    let (mut none, _, line) = start_with(&kubeconfig, &[]);
+    assert_eq!(line, "actors: none (--actors runs them)");
+    none.kill().expect("kill");
+    none.wait().expect("reaped");
+
+    let (mut some, url, line) = start_with(&kubeconfig, &["--actors", "mariadb,cert-manager"]);
+    assert_eq!(line, "actors: cert-manager, mariadb", "in start order");
+    let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
+        Api::all(client(&url));
+    for name in ["certificates.cert-manager.io", "databases.k8s.mariadb.com"] {
+        crds.get(name)
+            .await
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    assert!(
+        crds.get_opt("externalsecrets.external-secrets.io")
+            .await
+            .expect("a lookup")
+            .is_none(),
+        "an actor not named installs nothing"
+    );
+    some.kill().expect("kill");
+    some.wait().expect("reaped");
+
+    let (mut all, _, line) = start_with(&kubeconfig, &["--actors"]);
+    assert_eq!(
+        line,
+        "actors: workloads, cert-manager, mariadb, external-secrets, gateway, keystone, openbao"
+    );
+    all.kill().expect("kill");
+    all.wait().expect("reaped");
+}
+
+#[test]
+fn dev_cluster_refuses_an_actor_it_does_not_know_naming_the_known_ones() {
+    let output = Command::new(env!("CARGO_BIN_EXE_wasm-operator"))
+        .args(["dev-cluster", "--port", "0", "--actors", "workloads,etcd"])
+        .output()
+        .expect("runs");
+    assert_eq!(output.status.code(), Some(1), "{output:?}");
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains(r#"no actor is named "etcd" (actors: workloads, cert-manager,"#),
+        "{stderr}"
+    );
 }

@@ -23,6 +23,19 @@ pub fn test_plugin_dir() -> PathBuf {
     PathBuf::from(env!("WASM_OPERATOR_TEST_PLUGIN_DIR"))
 }
 
+/// The actors `dev-cluster --actors [NAMES]` names: none without the flag, every one for
+/// `all` (the flag alone), else those listed.
+#[cfg(feature = "demo")]
+pub fn actors(
+    names: Option<&[String]>,
+) -> Result<Vec<wasm_operator_apiserver::Actor>, wasm_operator_apiserver::UnknownActor> {
+    match names {
+        None => Ok(Vec::new()),
+        Some([all]) if all == "all" => Ok(wasm_operator_apiserver::Actor::ALL.to_vec()),
+        Some(names) => names.iter().map(|n| n.trim().parse()).collect(),
+    }
+}
+
 /// The `.wasm` files of `dir`, sorted by name.
 pub(crate) fn plugin_files(dir: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?

@@ -86,7 +86,12 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
     if !options.plugins.is_dir() {
         anyhow::bail!("cannot read plugin directory {}", options.plugins.display());
     }
-    let server = wasm_operator_apiserver::ApiServer::start(Default::default()).await?;
+    // Every cluster actor runs, as with `dev-cluster --actors`.
+    let server = wasm_operator_apiserver::ApiServer::start(wasm_operator_apiserver::ServerConfig {
+        actors: wasm_operator_apiserver::Actor::ALL.to_vec(),
+        ..Default::default()
+    })
+    .await?;
     let client = server.client()?;
     println!("wasm-operator demo");
     println!("  API server  {} (embedded)", server.url());
