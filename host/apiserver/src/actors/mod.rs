@@ -18,11 +18,11 @@ use tokio::task::JoinHandle;
 
 mod cert_manager;
 mod external_secrets;
-mod gateway;
+pub(crate) mod gateway;
 mod keystone;
 mod mariadb;
 mod openbao;
-mod workloads;
+pub(crate) mod workloads;
 
 /// One actor of the embedded cluster.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
