@@ -243,3 +243,46 @@ async fn kubectl_shows_the_routes_accepted_parent() {
         format!("{CONTROLLER} True")
     );
 }
+
+#[tokio::test]
+async fn a_gateway_class_of_the_actors_controller_is_accepted_and_another_is_left_alone() {
+    let (_server, client) = start(ServerConfig::default()).await;
+    let ar = ApiResource::from_gvk(&GroupVersionKind::gvk(
+        "gateway.networking.k8s.io",
+        "v1",
+        "GatewayClass",
+    ));
+    let classes: Api<DynamicObject> = Api::all_with(client, &ar);
+    let class = |name: &str, controller: &str| {
+        json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "GatewayClass",
+            "metadata": {"name": name}, "spec": {"controllerName": controller}})
+    };
+    // The foreign class comes first: by the time ours is accepted, the actor has seen it.
+    create(&classes, class("foreign", "example.com/gateway-controller")).await;
+    create(&classes, class("ours", CONTROLLER)).await;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        let ours = classes.get("ours").await.expect("the class");
+        let accepted = ours.data["status"]["conditions"]
+            .as_array()
+            .and_then(|cs| cs.iter().find(|c| c["type"] == "Accepted").cloned());
+        if let Some(c) = accepted {
+            assert_eq!(
+                (&c["status"], &c["reason"]),
+                (&json!("True"), &json!("Accepted"))
+            );
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "ours was never accepted"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let foreign = classes.get("foreign").await.expect("the class");
+    assert_eq!(
+        foreign.data.get("status"),
+        None,
+        "another controller's class has no status from the actor"
+    );
+}
