@@ -150,3 +150,31 @@ async fn a_held_rollout_stays_part_way_until_the_hold_is_removed() {
     )
     .await;
 }
+
+#[tokio::test]
+async fn a_scaled_deployment_reports_its_new_replicas_without_a_rollout() {
+    let (_server, client) = start().await;
+    let api: Api<Deployment> = Api::default_namespaced(client);
+    create_deployment(&api, &deployment("api", 2, "keystone:1")).await;
+    eventually(
+        "the first rollout",
+        || async { api.get("api").await.expect("get") },
+        |d| rolled_out(d, 2),
+    )
+    .await;
+    let scale = json!({"spec": {"replicas": 4}});
+    api.patch("api", &PatchParams::default(), &Patch::Merge(scale))
+        .await
+        .expect("scaled");
+    let scaled = eventually(
+        "the scaled status",
+        || async { api.get("api").await.expect("get") },
+        |d| status(d)["observedGeneration"] == 2,
+    )
+    .await;
+    assert!(
+        rolled_out(&scaled, 4),
+        "the first status of generation 2 already counts 4 ready replicas: {:#?}",
+        scaled.status
+    );
+}
