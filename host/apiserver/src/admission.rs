@@ -4,7 +4,8 @@
 //! `fieldValidation` mode, defaulting, validation — see [`crate::schema`]). Built-in kinds
 //! get the checks of kube-apiserver the operator relies on: Secret `stringData` folded into
 //! `data`, the 1 MiB object limit of Secrets and ConfigMaps, immutable Secrets and
-//! ConfigMaps, Services' allocated cluster IPs, the defaults a Deployment and a Service get.
+//! ConfigMaps, Services' allocated cluster IPs, the defaults a Service, a Deployment, a Job
+//! (with its generated selector) and a CronJob get.
 
 use base64::Engine as _;
 use serde_json::{Value, json};
@@ -58,6 +59,8 @@ pub(crate) fn admit(
         ("", "ConfigMap") => check_size(rt, name, &object, "")?,
         ("", "Service") => crate::defaults::service(&mut object, old),
         ("apps", "Deployment") => crate::defaults::deployment(&mut object),
+        ("batch", "Job") => crate::defaults::job(&mut object, old),
+        ("batch", "CronJob") => crate::defaults::cron_job(&mut object),
         _ => {}
     }
     Ok(Admitted { object, warnings })
@@ -289,6 +292,7 @@ pub(crate) fn on_create(state: &mut State, rt: &ResourceType, object: &mut Value
             }
         }
         ("", "Service") => state.allocate_cluster_ip(object),
+        ("batch", "Job") => crate::defaults::job_selector(object),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => crate::crd::on_create(rt, object)?,
         _ => {}
     }

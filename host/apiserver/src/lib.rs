@@ -42,6 +42,8 @@ pub mod token;
 pub(crate) mod wal;
 pub(crate) mod write;
 
+pub use actors::gateway::CONTROLLER_NAME as GATEWAY_CONTROLLER_NAME;
+pub use actors::workloads::{HOLD_ROLLOUT, JOB_FAILURE_MESSAGE, JOB_OUTCOME};
 pub use actors::keystone::{
     ENDPOINT_MANAGER as ENDPOINTSLICE_MANAGER, KeystoneStandIn,
     UNAVAILABLE_ANNOTATION as KEYSTONE_UNAVAILABLE_ANNOTATION,

@@ -21,12 +21,12 @@ pub use kit::{ActorNotRunning, NOT_READY_ANNOTATION};
 
 mod cert_manager;
 mod external_secrets;
-mod gateway;
+pub(crate) mod gateway;
 pub(crate) mod keystone;
 mod kit;
 mod mariadb;
 pub(crate) mod openbao;
-mod workloads;
+pub(crate) mod workloads;
 
 /// One actor of the embedded cluster.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
