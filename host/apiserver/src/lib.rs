@@ -43,12 +43,12 @@ pub(crate) mod wal;
 pub(crate) mod write;
 
 pub use actors::gateway::CONTROLLER_NAME as GATEWAY_CONTROLLER_NAME;
-pub use actors::workloads::{HOLD_ROLLOUT, JOB_FAILURE_MESSAGE, JOB_OUTCOME};
 pub use actors::keystone::{
     ENDPOINT_MANAGER as ENDPOINTSLICE_MANAGER, KeystoneStandIn,
     UNAVAILABLE_ANNOTATION as KEYSTONE_UNAVAILABLE_ANNOTATION,
 };
 pub use actors::openbao::{OpenBaoControlError, OpenBaoStandIn};
+pub use actors::workloads::{HOLD_ROLLOUT, JOB_FAILURE_MESSAGE, JOB_OUTCOME};
 pub use actors::{
     Actor, ActorError, ActorNotRunning, BackendEntry, NOT_READY_ANNOTATION, UnknownActor,
 };

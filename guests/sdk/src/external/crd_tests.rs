@@ -30,6 +30,10 @@ const FILES: &[(&str, &str)] = &[
         "cert-manager.yaml",
         include_str!("../../../../crds/external/cert-manager.yaml"),
     ),
+    (
+        "gateway-api.yaml",
+        include_str!("../../../../crds/external/gateway-api.yaml"),
+    ),
 ];
 
 fn crds() -> Vec<Value> {
@@ -125,7 +129,35 @@ fn mariadb_ref() -> MariaDbRef {
 
 #[test]
 fn every_crd_file_parses_as_custom_resource_definitions() {
-    assert_eq!(crds().len(), 8);
+    let mut names: Vec<String> = crds()
+        .iter()
+        .map(|c| {
+            c["metadata"]["name"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned()
+        })
+        .collect();
+    names.sort();
+    assert_eq!(
+        names,
+        [
+            "certificates.cert-manager.io",
+            "clusterissuers.cert-manager.io",
+            "clustersecretstores.external-secrets.io",
+            "databases.k8s.mariadb.com",
+            "externalsecrets.external-secrets.io",
+            "gatewayclasses.gateway.networking.k8s.io",
+            "gateways.gateway.networking.k8s.io",
+            "grants.k8s.mariadb.com",
+            "httproutes.gateway.networking.k8s.io",
+            "issuers.cert-manager.io",
+            "mariadbs.k8s.mariadb.com",
+            "pushsecrets.external-secrets.io",
+            "secretstores.external-secrets.io",
+            "users.k8s.mariadb.com",
+        ]
+    );
 }
 
 #[test]
