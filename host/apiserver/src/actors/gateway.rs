@@ -18,12 +18,10 @@ use std::sync::Arc;
 
 use futures::StreamExt as _;
 use k8s_openapi::api::core::v1::Service;
-use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use kube::ResourceExt as _;
 use kube::api::{Api, ApiResource, DynamicObject, GroupVersionKind, Patch, PatchParams};
 use kube::runtime::reflector::{self, Store};
 use kube::runtime::{WatchStreamExt as _, watcher};
-use serde::Deserialize as _;
 use serde_json::{Value, json};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -56,7 +54,7 @@ struct StatusError {
 
 pub(crate) async fn start(ctx: ActorContext) -> Result<Started, ActorError> {
     let client = ctx.client;
-    install_crds(&client).await?;
+    super::kit::install_crds(&client, Actor::Gateway, INSTALLER, CRDS).await?;
     let wake = Arc::new(Notify::new());
     let kind = |k: &str| ApiResource::from_gvk(&GroupVersionKind::gvk(GROUP, "v1", k));
     let (classes, t1) = watch(&client, kind("GatewayClass"), &wake);
@@ -82,34 +80,6 @@ pub(crate) async fn start(ctx: ActorContext) -> Result<Started, ActorError> {
         tasks: vec![t1, t2, t3, t4, worker],
         handle: None,
     })
-}
-
-/// Server-side applies each CRD of [`CRDS`] (idempotent).
-async fn install_crds(client: &kube::Client) -> Result<(), ActorError> {
-    let api = Api::<CustomResourceDefinition>::all(client.clone());
-    for doc in serde_yaml_ng::Deserializer::from_str(CRDS) {
-        let crd = Value::deserialize(doc).map_err(|e| ActorError::Crd {
-            actor: Actor::Gateway,
-            crd: "gateway-api.yaml".into(),
-            message: e.to_string(),
-        })?;
-        let name = crd["metadata"]["name"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        api.patch(
-            &name,
-            &PatchParams::apply(INSTALLER).force(),
-            &Patch::Apply(&crd),
-        )
-        .await
-        .map_err(|e| ActorError::Crd {
-            actor: Actor::Gateway,
-            crd: name.clone(),
-            message: e.to_string(),
-        })?;
-    }
-    Ok(())
 }
 
 /// A reflector of every object of `ar`; each event wakes the worker.
