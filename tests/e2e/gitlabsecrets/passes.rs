@@ -71,13 +71,17 @@ async fn a_converged_gitlabsecrets_is_left_alone_by_the_next_pass() {
     let before = h.cluster.counts();
     let operator = h.operator.as_ref().expect("running");
     let passes_before = passes(operator, "gitlabsecrets");
-    // A label change starts a pass (labels-changed predicate) that has nothing to write.
+    // A label change starts a pass (labels-changed predicate). An
+    // operator.gitlab.com/release-* label is not propagated to the Secrets, so
+    // the pass has nothing to write.
     h.cluster
         .backend
         .patch(
             &setup(),
             &gitlabsecrets_ref("ns", "app"),
-            &Patch::Merge(json!({"metadata": {"labels": {"touched": "yes"}}})),
+            &Patch::Merge(
+                json!({"metadata": {"labels": {"operator.gitlab.com/release-touched": "yes"}}}),
+            ),
             None,
         )
         .await
