@@ -51,7 +51,7 @@ async fn a_plugin_built_against_another_major_contract_version_is_refused_naming
         tempfile::tempdir().expect("tempdir"),
         tempfile::tempdir().expect("tempdir"),
     );
-    let wit = host_wit().replace("wasm-operator:plugin@1.1.0", "wasm-operator:plugin@2.0.0");
+    let wit = host_wit().replace("wasm-operator:plugin@1.2.0", "wasm-operator:plugin@2.0.0");
     let path = write(&files, "v2.wasm", &component_for(&wit, "reconciler-plugin"));
 
     let err = runtime_with_cache(&cache)
@@ -67,7 +67,7 @@ async fn a_plugin_built_against_another_major_contract_version_is_refused_naming
     assert_eq!(
         err.to_string(),
         format!(
-            "{}: is built against contract 2.0.0, but this host speaks wasm-operator:plugin@1.1.0 (major versions differ)",
+            "{}: is built against contract 2.0.0, but this host speaks wasm-operator:plugin@1.2.0 (major versions differ)",
             path.display()
         )
     );

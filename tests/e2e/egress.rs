@@ -137,7 +137,6 @@ struct Harness {
     cluster: Cluster,
     operator: Option<RunningOperator>,
     _plugins: tempfile::TempDir,
-    _cache: tempfile::TempDir,
 }
 
 impl Harness {
@@ -155,15 +154,14 @@ impl Harness {
         )
         .expect("the egress plugin is copied");
         std::fs::write(plugins.path().join("plugins.toml"), plugins_toml).expect("plugins.toml");
-        let cache = tempfile::tempdir().expect("cache");
+        let cache = wasm_operator_e2e::shared_cache();
         let operator = cluster
-            .start_operator(&cache, OperatorConfig::new(plugins.path()))
+            .start_operator(cache, OperatorConfig::new(plugins.path()))
             .await;
         Self {
             cluster,
             operator: Some(operator),
             _plugins: plugins,
-            _cache: cache,
         }
     }
 

@@ -35,7 +35,6 @@ struct Harness {
     cluster: Cluster,
     operator: RunningOperator,
     plugins: tempfile::TempDir,
-    _cache: tempfile::TempDir,
 }
 
 impl Harness {
@@ -52,7 +51,7 @@ impl Harness {
         if let Some(toml) = toml {
             std::fs::write(plugins.path().join("plugins.toml"), toml).expect("plugins.toml");
         }
-        let cache = tempfile::tempdir().expect("cache");
+        let cache = wasm_operator_e2e::shared_cache();
         let runtime = wasm_operator_runtime::Runtime::new(RuntimeConfig {
             cache_dir: Some(cache.path().to_owned()),
             fuel,
@@ -76,7 +75,6 @@ impl Harness {
             cluster,
             operator,
             plugins,
-            _cache: cache,
         }
     }
 

@@ -18,7 +18,6 @@ struct Harness {
     cluster: Cluster,
     operator: Option<RunningOperator>,
     _plugins: tempfile::TempDir,
-    _cache: tempfile::TempDir,
 }
 
 impl Harness {
@@ -44,7 +43,7 @@ impl Harness {
             .expect("a test plugin is copied");
         }
         std::fs::write(plugins.path().join("plugins.toml"), plugins_toml).expect("plugins.toml");
-        let cache = tempfile::tempdir().expect("cache");
+        let cache = wasm_operator_e2e::shared_cache();
         let mut config = OperatorConfig::new(plugins.path());
         config.report_to = Some(ObjectRef {
             api_version: "v1".into(),
@@ -52,12 +51,11 @@ impl Harness {
             namespace: Some("ns".into()),
             name: "operator".into(),
         });
-        let operator = cluster.start_operator(&cache, config).await;
+        let operator = cluster.start_operator(cache, config).await;
         Self {
             cluster,
             operator: Some(operator),
             _plugins: plugins,
-            _cache: cache,
         }
     }
 

@@ -55,7 +55,6 @@ struct Harness {
     cluster: Cluster,
     operator: RunningOperator,
     _plugins: tempfile::TempDir,
-    _cache: tempfile::TempDir,
 }
 
 impl Harness {
@@ -68,15 +67,14 @@ impl Harness {
             plugins.path().join("watcher.wasm"),
         )
         .expect("the watcher plugin is copied");
-        let cache = tempfile::tempdir().expect("cache");
+        let cache = wasm_operator_e2e::shared_cache();
         let mut config = OperatorConfig::new(plugins.path());
         config.health_addr = Some("127.0.0.1:0".parse().expect("addr"));
-        let operator = cluster.start_operator(&cache, config).await;
+        let operator = cluster.start_operator(cache, config).await;
         Self {
             cluster,
             operator,
             _plugins: plugins,
-            _cache: cache,
         }
     }
 

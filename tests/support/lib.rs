@@ -21,6 +21,19 @@ pub fn runtime_with_cache(cache: &tempfile::TempDir) -> Runtime {
     Runtime::new(config).expect("the runtime starts")
 }
 
+/// An artifact cache shared by every test of one test binary: the first operator that
+/// loads a `.wasm` compiles it, later ones load the artifact. Tests of the cache itself
+/// make their own.
+pub fn shared_cache() -> &'static tempfile::TempDir {
+    static CACHE: std::sync::OnceLock<tempfile::TempDir> = std::sync::OnceLock::new();
+    CACHE.get_or_init(|| {
+        let dir = tempfile::tempdir().expect("a cache directory");
+        // Writes the cache key once, before tests race to create it.
+        drop(runtime_with_cache(&dir));
+        dir
+    })
+}
+
 /// The test-only fixture reconciler, as built for wasm32-wasip2 by the host's build script.
 pub fn fixture_wasm() -> PathBuf {
     wasm_operator::cli::test_plugin_dir().join("fixture-reconciler.wasm")

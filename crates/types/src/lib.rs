@@ -1,6 +1,7 @@
 //! The types the wasm-operator host and its guests share — the role kube-core plays for
 //! kube-rs: plain data, no I/O.
 //!
+//! - [`admission`]: which writes a plugin admits, the request and the answers (contract 1.2).
 //! - [`object`]: object and kind references ([`ObjectRef`], [`KindRef`]) and object keys.
 //! - [`plugin`]: what a plugin describes ([`Description`] and its parts) and the request and
 //!   outcome of a pass.
@@ -14,6 +15,7 @@
 //! the embedded API server, the host's informer cache and its canary routing use the same
 //! [`LabelSelector`].
 
+pub mod admission;
 pub mod call;
 pub mod error;
 pub mod names;

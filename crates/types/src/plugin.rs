@@ -132,6 +132,8 @@ pub struct Description {
     pub subresources: Vec<SubresourcePermission>,
     /// Where the plugin may send HTTP(S) requests: `host:port` patterns (contract 1.1).
     pub egress: Vec<String>,
+    /// The kinds whose writes the plugin defaults and validates (contract 1.2).
+    pub admission: Vec<crate::admission::AdmittedKind>,
 }
 
 /// The primary object of one pass.

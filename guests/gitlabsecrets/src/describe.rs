@@ -36,6 +36,7 @@ pub fn describe() -> Description {
         }],
         watched_indexes: vec![],
         subresources: vec![],
+        admission: vec![],
         egress: vec![],
         indexes: vec![FieldIndex {
             name: DECLARED_SECRETS.into(),

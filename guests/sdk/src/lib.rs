@@ -9,6 +9,8 @@
 //! - [`cluster`]: the [`Cluster`] trait (the WIT `cluster` interface in Rust types) and
 //!   [`ClusterExt`], its typed helpers over k8s-openapi and serde types.
 //! - [`plugin`]: what a plugin describes and returns ([`Description`], [`Outcome`], …).
+//! - [`admission`]: defaulting and validation of writes (contract 1.2): kube-worded field
+//!   errors, typed defaulting.
 //! - [`log`]: logging into the host's `tracing`.
 //! - [`http`]: HTTP(S) requests to the destinations the plugin declares (contract 1.1).
 //! - [`token`]: ServiceAccount tokens ([`token::request_token`], a TokenRequest on the
@@ -22,6 +24,7 @@
 //! - `testing` (with the `testing` feature): `FakeCluster`, an in-memory [`Cluster`] for
 //!   reconcilers' tests.
 
+pub mod admission;
 pub mod blocks;
 pub mod cluster;
 pub mod error;

@@ -4,6 +4,7 @@
 
 use serde_json::Value;
 
+use crate::admission::{AdmissionRequest, Defaulted, Denial, Validated};
 use crate::cluster::Cluster;
 
 pub use wasm_operator_types::plugin::{
@@ -57,5 +58,23 @@ pub trait Reconciler {
     fn index(name: &str, object: &Value) -> Vec<String> {
         let _ = (name, object);
         Vec::new()
+    }
+
+    /// Defaults a write of a kind [`Description::admission`] names for `default`: the object
+    /// to store, or a refusal. `cluster` reads within the declared permissions and refuses
+    /// writes. By default the object is stored as it came.
+    fn default_object(
+        cluster: &dyn Cluster,
+        request: &AdmissionRequest,
+    ) -> Result<Defaulted, Denial> {
+        let _ = cluster;
+        Ok(crate::admission::unchanged(request))
+    }
+
+    /// Validates a write of a kind [`Description::admission`] names for `validate`. By
+    /// default every write is allowed.
+    fn validate_object(cluster: &dyn Cluster, request: &AdmissionRequest) -> Validated {
+        let _ = (cluster, request);
+        Validated::default()
     }
 }

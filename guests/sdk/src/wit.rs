@@ -8,6 +8,7 @@
 
 use serde_json::Value;
 
+use crate::admission;
 use crate::cluster::{
     Cluster, DeleteOptions, Event, EventType, ListOptions, Owner, Patch, Propagation, ReadFrom,
 };
@@ -18,7 +19,7 @@ use crate::planner;
 use crate::plugin::{self, Reconciler};
 
 /// The generated bindings of the `planning-reconciler-plugin` world of `gitlab:secretgen`
-/// (`wit/secretgen/`): `wasm-operator:plugin`'s `extended-reconciler-plugin` (contract 1.1) plus
+/// (`wit/secretgen/`): `wasm-operator:plugin`'s `admitting-reconciler-plugin` (contract 1.2) plus
 /// the `planner`
 /// import. A reconciler imports `planner` only when it calls it, so plain reconcilers do not
 /// depend on a planner.
@@ -36,6 +37,7 @@ pub mod bindings {
 
 pub use bindings::export_plugin;
 
+use bindings::exports::wasm_operator::plugin::admission as wit_admission;
 use bindings::exports::wasm_operator::plugin::extensions as wit_extensions;
 use bindings::exports::wasm_operator::plugin::reconciler as wit_reconciler;
 use bindings::gitlab::secretgen::planner as wit_planner;
@@ -85,6 +87,81 @@ impl<R: Reconciler> wit_extensions::Guest for Exported<R> {
             .map(Into::into)
             .map_err(Into::into)
     }
+}
+
+impl<R: Reconciler> wit_admission::Guest for Exported<R> {
+    fn describe_admission() -> Vec<wit_admission::AdmittedKind> {
+        R::describe()
+            .admission
+            .into_iter()
+            .map(Into::into)
+            .collect()
+    }
+
+    fn default(
+        request: wit_admission::AdmissionRequest,
+    ) -> Result<wit_admission::Defaulted, wit_admission::Denial> {
+        let request = admission_request(request)?;
+        R::default_object(&WitCluster, &request)
+            .map(|d| wit_admission::Defaulted {
+                object: d.object.to_string(),
+                warnings: d.warnings,
+            })
+            .map_err(Into::into)
+    }
+
+    fn validate(request: wit_admission::AdmissionRequest) -> wit_admission::Validated {
+        match admission_request(request) {
+            Ok(request) => {
+                let validated = R::validate_object(&WitCluster, &request);
+                wit_admission::Validated {
+                    denial: validated.denial.map(Into::into),
+                    warnings: validated.warnings,
+                }
+            }
+            Err(denial) => wit_admission::Validated {
+                denial: Some(denial),
+                warnings: Vec::new(),
+            },
+        }
+    }
+}
+
+/// The request in the SDK's types; an object that is not JSON is refused.
+fn admission_request(
+    r: wit_admission::AdmissionRequest,
+) -> Result<admission::AdmissionRequest, wit_admission::Denial> {
+    let read = |text: Option<String>| {
+        text.map(|t| serde_json::from_str::<Value>(&t))
+            .transpose()
+            .map_err(|e| wit_admission::Denial {
+                message: format!("the host passed an object that is not JSON: {e}"),
+                fields: Vec::new(),
+            })
+    };
+    Ok(admission::AdmissionRequest {
+        operation: match r.operation {
+            wit_admission::Operation::Create => admission::Operation::Create,
+            wit_admission::Operation::Update => admission::Operation::Update,
+            wit_admission::Operation::Delete => admission::Operation::Delete,
+        },
+        kind: KindRef {
+            api_version: r.kind.api_version,
+            kind: r.kind.kind,
+            plural: r.kind.plural,
+            namespaced: r.kind.namespaced,
+        },
+        namespace: r.namespace,
+        name: r.name,
+        object: read(r.object)?,
+        old_object: read(r.old_object)?,
+        user: admission::UserInfo {
+            username: r.user.username,
+            uid: r.user.uid,
+            groups: r.user.groups,
+        },
+        dry_run: r.dry_run,
+    })
 }
 
 /// The [`Cluster`] served by the host across the component boundary.
@@ -556,6 +633,43 @@ impl From<wit_planner::PlanError> for planner::PlanError {
         Self {
             subject: error.subject,
             message: error.message,
+        }
+    }
+}
+
+// admission
+
+impl From<admission::AdmittedKind> for wit_admission::AdmittedKind {
+    fn from(a: admission::AdmittedKind) -> Self {
+        let operation = |o: admission::Operation| match o {
+            admission::Operation::Create => wit_admission::Operation::Create,
+            admission::Operation::Update => wit_admission::Operation::Update,
+            admission::Operation::Delete => wit_admission::Operation::Delete,
+        };
+        Self {
+            kind: (&a.kind).into(),
+            default_on: a.default_on.into_iter().map(operation).collect(),
+            validate_on: a.validate_on.into_iter().map(operation).collect(),
+            failure_policy: match a.failure_policy {
+                admission::FailurePolicy::Fail => wit_admission::FailurePolicy::Fail,
+                admission::FailurePolicy::Ignore => wit_admission::FailurePolicy::Ignore,
+            },
+        }
+    }
+}
+
+impl From<admission::Denial> for wit_admission::Denial {
+    fn from(d: admission::Denial) -> Self {
+        Self {
+            message: d.message,
+            fields: d
+                .fields
+                .into_iter()
+                .map(|f| wit_admission::FieldError {
+                    field: f.field,
+                    message: f.message,
+                })
+                .collect(),
         }
     }
 }

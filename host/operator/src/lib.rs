@@ -19,3 +19,4 @@ pub mod controller;
 pub mod informer;
 pub(crate) mod metrics;
 pub mod operator;
+pub mod webhook;

@@ -70,7 +70,7 @@ enum Command {
         actors: Option<Vec<String>>,
     },
     /// Run the plugins of a directory as an operator against a cluster (until SIGTERM).
-    Run(cli::run::RunArgs),
+    Run(Box<cli::run::RunArgs>),
     /// Print the ClusterRole (or Role with --namespace) the plugins of a directory need.
     Rbac {
         /// The directory of `.wasm` plugins.
@@ -88,6 +88,28 @@ enum Command {
         /// The Lease's name.
         #[arg(long, default_value = "wasm-operator-leader")]
         lease_name: String,
+    },
+    /// Print the Mutating/ValidatingWebhookConfigurations the plugins of a directory need
+    /// (their admitted kinds and operations), pointing at a Service or a URL.
+    Webhooks {
+        /// The directory of `.wasm` plugins.
+        #[arg(long)]
+        plugins: PathBuf,
+        /// `NAMESPACE/NAME` of the Service in front of `--webhook-addr`.
+        #[arg(long, conflicts_with = "url", required_unless_present = "url")]
+        service: Option<String>,
+        /// The Service's port.
+        #[arg(long, default_value_t = 443)]
+        port: u16,
+        /// A base URL (`https://host:port`) instead of a Service.
+        #[arg(long)]
+        url: Option<String>,
+        /// A PEM file with the CA the API server verifies the webhooks with (`caBundle`).
+        #[arg(long)]
+        ca_bundle: Option<PathBuf>,
+        /// The configurations' name.
+        #[arg(long, default_value = "wasm-operator")]
+        name: String,
     },
     /// Inspect plugin files.
     Plugin {
@@ -172,7 +194,7 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
     config.cache_key_file = args.cache_key_file;
     let plugin_dir = match &args.command {
         Command::Run(run) => Some(run.plugins.clone()),
-        Command::Rbac { plugins, .. } => Some(plugins.clone()),
+        Command::Rbac { plugins, .. } | Command::Webhooks { plugins, .. } => Some(plugins.clone()),
         #[cfg(feature = "demo")]
         Command::Demo { plugins, .. } => {
             Some(plugins.clone().unwrap_or_else(cli::shipped_plugin_dir))
@@ -254,6 +276,41 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .unwrap_or_else(|| "default".into());
             let lease = leader_elect.then_some((lease_namespace.as_str(), lease_name.as_str()));
             let yaml = cli::run::rbac_yaml(&runtime, &plugins, namespace.as_deref(), lease).await?;
+            print!("{yaml}");
+            Ok(ExitCode::SUCCESS)
+        }
+        Command::Webhooks {
+            plugins,
+            service,
+            port,
+            url,
+            ca_bundle,
+            name,
+        } => {
+            use wasm_operator::webhook::configurations::Endpoint;
+            let endpoint = match (service, url) {
+                (Some(service), _) => {
+                    let (namespace, name) = service
+                        .split_once('/')
+                        .with_context(|| format!("--service {service:?} is not NAMESPACE/NAME"))?;
+                    Endpoint::Service {
+                        namespace: namespace.to_owned(),
+                        name: name.to_owned(),
+                        port,
+                    }
+                }
+                (None, Some(url)) => Endpoint::Url(url),
+                (None, None) => anyhow::bail!("--service or --url is required"),
+            };
+            let ca = match &ca_bundle {
+                Some(path) => Some(
+                    std::fs::read_to_string(path)
+                        .with_context(|| format!("cannot read {}", path.display()))?,
+                ),
+                None => None,
+            };
+            let yaml = cli::run::webhooks_yaml(&runtime, &plugins, &endpoint, ca.as_deref(), &name)
+                .await?;
             print!("{yaml}");
             Ok(ExitCode::SUCCESS)
         }

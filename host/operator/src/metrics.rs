@@ -11,6 +11,7 @@
 //! | `wasm_operator_plugin_http_requests_total` | plugin, destination, status | plugins' HTTP requests by `host:port` and outcome (the HTTP code, `refused`, `timeout` or `error`) |
 //! | `wasm_operator_plugin_info` | plugin, version, sha256, state | 1 per loaded plugin version; state `serving` or `refused` |
 //! | `wasm_operator_leader` | | 1 while this replica holds the leader Lease |
+//! | `wasm_operator_admission_reviews_total` | plugin, phase, outcome | AdmissionReviews answered: phase `default` or `validate`; outcome `allowed`, `defaulted`, `denied`, `skipped` (a write the plugin does not admit), `failed` (refused under `Fail`) or `ignored` (failed under `Ignore`) |
 
 use std::time::Duration;
 
@@ -40,6 +41,7 @@ pub struct Metrics {
     http_requests: Family<Labels, Counter>,
     plugin_info: Family<Labels, Gauge>,
     leader: Gauge,
+    admission: Family<Labels, Counter>,
 }
 
 impl Default for Metrics {
@@ -63,6 +65,12 @@ impl Metrics {
         let http_requests = Family::<Labels, Counter>::default();
         let plugin_info = Family::<Labels, Gauge>::default();
         let leader = Gauge::default();
+        let admission = Family::<Labels, Counter>::default();
+        registry.register(
+            "admission_reviews",
+            "AdmissionReviews answered by plugins",
+            admission.clone(),
+        );
         registry.register("passes", "Reconcile passes by result", passes.clone());
         registry.register("pass_errors", "Failed passes by cause", pass_errors.clone());
         registry.register(
@@ -103,7 +111,19 @@ impl Metrics {
             http_requests,
             plugin_info,
             leader,
+            admission,
         }
+    }
+
+    /// Counts one AdmissionReview `plugin` answered in `phase` with `outcome`.
+    pub(crate) fn admission(&self, plugin: &str, phase: &str, outcome: &str) {
+        self.admission
+            .get_or_create(&vec![
+                ("plugin", plugin.to_owned()),
+                ("phase", phase.to_owned()),
+                ("outcome", outcome.to_owned()),
+            ])
+            .inc();
     }
 
     /// Counts one pass of `plugin` that ended with `result` after `elapsed`; `error` is the

@@ -12,10 +12,11 @@ mod generated {
     pub(crate) mod reconciler {
         wasmtime::component::bindgen!({
             path: "../../wit",
-            // The 1.1 world: every import a 1.0 or 1.1 reconciler may name. Its exports are
-            // looked up one interface at a time (`reconciler` always, `extensions` when the
-            // plugin is built against 1.1), so a 1.0 plugin loads through the same bindings.
-            world: "extended-reconciler-plugin",
+            // The 1.2 world: every import a 1.x reconciler may name. Its exports are looked
+            // up one interface at a time (`reconciler` always, `extensions` and `admission`
+            // when the plugin exports them), so a 1.0 or 1.1 plugin loads through the same
+            // bindings.
+            world: "admitting-reconciler-plugin",
             imports: { default: async },
             exports: { default: async },
         });
@@ -57,7 +58,9 @@ mod generated {
 pub(crate) use generated::planner::PlannerPluginPre;
 pub use generated::planner::exports::gitlab::secretgen::planner;
 pub(crate) use generated::planning::gitlab::secretgen::planner as planner_import;
-pub(crate) use generated::reconciler::exports::wasm_operator::plugin::{extensions, reconciler};
+pub(crate) use generated::reconciler::exports::wasm_operator::plugin::{
+    admission, extensions, reconciler,
+};
 pub(crate) use generated::reconciler::wasm_operator::plugin::{
     client, cluster, crypto, egress, logging, types,
 };
@@ -66,7 +69,7 @@ pub(crate) use generated::reconciler::wasm_operator::plugin::{
 pub const CONTRACT_PACKAGE: &str = "wasm-operator:plugin";
 
 /// The platform contract version the host speaks (the package's version).
-pub const CONTRACT_VERSION: &str = "1.1.0";
+pub const CONTRACT_VERSION: &str = "1.2.0";
 
 /// The WIT package of the GitLabSecrets planner, `gitlab:secretgen`.
 pub const PLANNER_PACKAGE: &str = "gitlab:secretgen";
@@ -78,15 +81,18 @@ pub const PLANNER_VERSION: &str = "1.0.0";
 pub(crate) struct ReconcilerPre {
     pre: wasmtime::component::InstancePre<crate::capabilities::PassState>,
     reconciler: reconciler::GuestIndices,
-    /// `Some` for a plugin built against 1.1 (it exports `extensions`).
+    /// `Some` for a plugin built against 1.1 or later (it exports `extensions`).
     extensions: Option<extensions::GuestIndices>,
+    /// `Some` for a plugin built against 1.2 or later (it exports `admission`).
+    admission: Option<admission::GuestIndices>,
 }
 
-/// One instance of a reconciler: its `reconciler` export and, from 1.1 on, its
-/// `extensions`.
+/// One instance of a reconciler: its `reconciler` export, from 1.1 on its `extensions`, from
+/// 1.2 on its `admission`.
 pub(crate) struct ReconcilerInstance {
     pub(crate) reconciler: reconciler::Guest,
     pub(crate) extensions: Option<extensions::Guest>,
+    pub(crate) admission: Option<admission::Guest>,
 }
 
 impl ReconcilerPre {
@@ -95,14 +101,16 @@ impl ReconcilerPre {
         pre: wasmtime::component::InstancePre<crate::capabilities::PassState>,
     ) -> wasmtime::Result<Self> {
         let reconciler = reconciler::GuestIndices::new(&pre)?;
-        // Absent in a 1.0 plugin; present but mistyped is an error (a 1.1 plugin the host
-        // cannot serve).
-        let extensions = if pre
-            .component()
-            .get_export_index(None, EXTENSIONS_INTERFACE)
-            .is_some()
-        {
+        // Absent in a plugin of an earlier minor version; present but mistyped is an error
+        // (a plugin the host cannot serve).
+        let exports = |name| pre.component().get_export_index(None, name).is_some();
+        let extensions = if exports(EXTENSIONS_INTERFACE) {
             Some(extensions::GuestIndices::new(&pre)?)
+        } else {
+            None
+        };
+        let admission = if exports(ADMISSION_INTERFACE) {
+            Some(admission::GuestIndices::new(&pre)?)
         } else {
             None
         };
@@ -110,6 +118,7 @@ impl ReconcilerPre {
             pre,
             reconciler,
             extensions,
+            admission,
         })
     }
 
@@ -124,12 +133,20 @@ impl ReconcilerPre {
             Some(indices) => Some(indices.load(&mut *store, &instance)?),
             None => None,
         };
+        let admission = match &self.admission {
+            Some(indices) => Some(indices.load(&mut *store, &instance)?),
+            None => None,
+        };
         Ok(ReconcilerInstance {
             reconciler,
             extensions,
+            admission,
         })
     }
 }
 
 /// The name (semver-matched by wasmtime) of 1.1's exported `extensions` interface.
 const EXTENSIONS_INTERFACE: &str = "wasm-operator:plugin/extensions@1.1.0";
+
+/// The name (semver-matched by wasmtime) of 1.2's exported `admission` interface.
+const ADMISSION_INTERFACE: &str = "wasm-operator:plugin/admission@1.2.0";

@@ -36,6 +36,7 @@ pub(crate) fn from_wit(d: wit::Description) -> Description {
             .collect(),
         watched_indexes: Vec::new(),
         subresources: Vec::new(),
+        admission: vec![],
         egress: Vec::new(),
     }
 }
@@ -87,7 +88,7 @@ fn field_index(i: wit::FieldIndex) -> shared::FieldIndex {
     }
 }
 
-fn kind(k: types::KindRef) -> KindRef {
+pub(crate) fn kind(k: types::KindRef) -> KindRef {
     KindRef {
         api_version: k.api_version,
         kind: k.kind,
@@ -245,13 +246,14 @@ pub(crate) fn validate(d: &Description) -> Result<(), String> {
         check_kind(&p.kind, &format!("permissions[{i}].kind"))?;
     }
     crate::capabilities::http::AllowList::parse(&d.egress)?;
+    crate::admission::validate(d)?;
     Ok(())
 }
 
 /// A kind reference names one served resource: no wildcard, no path separator, the shapes
 /// Kubernetes gives API groups, versions, kinds and resources. (Whether the cluster serves
 /// it, with this plural and scope, the operator checks through discovery at load.)
-fn check_kind(k: &KindRef, field: &str) -> Result<(), String> {
+pub(crate) fn check_kind(k: &KindRef, field: &str) -> Result<(), String> {
     for (value, name) in [
         (&k.api_version, "api-version"),
         (&k.kind, "kind"),
@@ -304,7 +306,7 @@ fn check_kind(k: &KindRef, field: &str) -> Result<(), String> {
 }
 
 /// Two descriptions name the same kind.
-fn same_kind(a: &KindRef, b: &KindRef) -> bool {
+pub(crate) fn same_kind(a: &KindRef, b: &KindRef) -> bool {
     a.api_version == b.api_version && a.kind == b.kind
 }
 
@@ -344,6 +346,7 @@ mod tests {
             }],
             watched_indexes: vec![],
             subresources: vec![],
+            admission: vec![],
             egress: vec![],
             indexes: vec![],
             permissions: vec![

@@ -29,6 +29,7 @@
 //!    cap (over all of the store's memories); nothing survives a pass.
 //! 6. A failed pass becomes a [`PassError`] naming the plugin, the object and the cause.
 
+mod admission;
 pub mod backend;
 mod bindings;
 pub(crate) mod cache;

@@ -188,7 +188,7 @@ impl Plugin {
             return Err("not a reconciler".into());
         };
         let cluster = ClusterCtx::none(&self.name);
-        let (description, extended) = self
+        let (description, extended, admitted) = self
             .run(runtime, "describe()", cluster, async |store| {
                 let instance = pre
                     .instantiate_async(&mut *store)
@@ -208,7 +208,14 @@ impl Plugin {
                     ),
                     None => None,
                 };
-                Ok((description, extended))
+                let admitted = match &instance.admission {
+                    Some(admission) => admission
+                        .call_describe_admission(&mut *store)
+                        .await
+                        .map_err(Failure::Call)?,
+                    None => Vec::new(),
+                };
+                Ok((description, extended, admitted))
             })
             .await
             .map_err(|e| e.to_string())?;
@@ -216,11 +223,15 @@ impl Plugin {
         if let Some(extended) = extended {
             super::describe::extend(&mut description, extended);
         }
+        description.admission = crate::admission::from_wit(admitted);
         super::describe::validate(&description)?;
         Ok(description)
     }
 
-    fn reconciler(&self, object: &str) -> Result<(&ReconcilerPre, &Description), PassError> {
+    pub(crate) fn reconciler(
+        &self,
+        object: &str,
+    ) -> Result<(&ReconcilerPre, &Description), PassError> {
         match &self.info {
             PluginInfo::Reconciler {
                 pre,
@@ -236,7 +247,7 @@ impl Plugin {
 
     /// Runs `call` (instantiate, then one export) in a fresh store for `object`, within the
     /// plugin's deadline, and turns its outcome into the export's value or a [`PassError`].
-    async fn run<T>(
+    pub(crate) async fn run<T>(
         &self,
         runtime: &Runtime,
         object: &str,
@@ -362,7 +373,7 @@ impl Plugin {
 }
 
 /// Where a call failed.
-enum Failure {
+pub(crate) enum Failure {
     Instantiate(wasmtime::Error),
     Call(wasmtime::Error),
 }

@@ -84,7 +84,6 @@ pub struct Harness {
     pub cluster: Cluster,
     _operator: RunningOperator,
     _plugins: tempfile::TempDir,
-    _cache: tempfile::TempDir,
 }
 
 impl Harness {
@@ -106,7 +105,7 @@ impl Harness {
             plugins.path().join("blocks.wasm"),
         )
         .expect("the blocks reconciler is copied");
-        let cache = tempfile::tempdir().expect("cache");
+        let cache = wasm_operator_e2e::shared_cache();
         let mut config = OperatorConfig::new(plugins.path());
         config.controller = ControllerConfig {
             backoff: Backoff {
@@ -115,12 +114,11 @@ impl Harness {
             },
             ..ControllerConfig::default()
         };
-        let operator = cluster.start_operator(&cache, config).await;
+        let operator = cluster.start_operator(cache, config).await;
         Self {
             cluster,
             _operator: operator,
             _plugins: plugins,
-            _cache: cache,
         }
     }
 

@@ -57,7 +57,6 @@ pub struct Harness {
     pub cluster: Cluster,
     pub operator: Option<RunningOperator>,
     _plugins: tempfile::TempDir,
-    _cache: tempfile::TempDir,
 }
 
 impl Harness {
@@ -84,12 +83,12 @@ impl Harness {
                 "this test server refuses any update, delete or apply of a Secret",
             ));
         }
-        let cache = tempfile::tempdir().expect("cache");
+        let cache = wasm_operator_e2e::shared_cache();
         let plugins = shipped_plugin_dir();
         let mut config = OperatorConfig::new(plugins.path());
         config.controller.backoff.base = Duration::from_millis(50);
         config.controller.backoff.max = Duration::from_secs(2);
-        let operator = cluster.start_operator(&cache, config).await;
+        let operator = cluster.start_operator(cache, config).await;
         assert!(
             operator.controller("gitlabsecrets").is_some(),
             "gitlabsecrets serves, linked to secretgen"
@@ -98,7 +97,6 @@ impl Harness {
             cluster,
             operator: Some(operator),
             _plugins: plugins,
-            _cache: cache,
         }
     }
 

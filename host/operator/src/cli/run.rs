@@ -16,6 +16,7 @@ use wasm_operator_types::ObjectRef;
 
 /// The options of `run`.
 #[derive(Debug, Clone, clap::Args)]
+#[command(group(clap::ArgGroup::new("webhook_cert").args(["webhook_cert_dir", "webhook_secret"])))]
 pub struct RunArgs {
     /// The directory of `.wasm` plugins.
     #[arg(long)]
@@ -68,6 +69,34 @@ pub struct RunArgs {
     /// without it, from the Services' EndpointSlices (off-cluster).
     #[arg(long, env = "WASM_OPERATOR_CLUSTER_DNS")]
     pub cluster_dns: bool,
+    /// Serve the plugins' admission webhooks (HTTPS) here, e.g. `0.0.0.0:9443`; needs
+    /// `--webhook-cert-dir` or `--webhook-secret`.
+    #[arg(long, requires = "webhook_cert")]
+    pub webhook_addr: Option<SocketAddr>,
+    /// The directory holding the webhook certificate's `tls.crt` and `tls.key` (a mounted
+    /// Secret, e.g. cert-manager's); read again when they change.
+    #[arg(long, requires = "webhook_addr")]
+    pub webhook_cert_dir: Option<PathBuf>,
+    /// `NAMESPACE/NAME` of a Secret the host keeps its own CA and webhook certificate in
+    /// (made when missing, renewed 30 days before expiry); needs `--webhook-service`.
+    #[arg(long, requires_all = ["webhook_addr", "webhook_service"], value_parser = namespaced_name)]
+    pub webhook_secret: Option<(String, String)>,
+    /// `NAMESPACE/NAME` of the Service the API server calls the webhooks through (the
+    /// certificate's DNS names).
+    #[arg(long, requires = "webhook_secret", value_parser = namespaced_name)]
+    pub webhook_service: Option<(String, String)>,
+}
+
+/// `NAMESPACE/NAME`.
+fn namespaced_name(text: &str) -> Result<(String, String), String> {
+    match text.split_once('/') {
+        Some((ns, name))
+            if wasm_operator_types::is_dns_label(ns) && !name.is_empty() && !name.contains('/') =>
+        {
+            Ok((ns.to_owned(), name.to_owned()))
+        }
+        _ => Err(format!("{text:?} is not NAMESPACE/NAME")),
+    }
 }
 
 impl RunArgs {
@@ -106,7 +135,34 @@ impl RunArgs {
             watch_interval: Some(Duration::from_millis(self.watch_ms)),
             report_to: pod_ref(),
             cluster_dns: self.cluster_dns,
+            webhook: self.webhook(),
         }
+    }
+
+    /// The webhook server these options describe (clap has checked that an address comes
+    /// with one certificate source).
+    fn webhook(&self) -> Option<crate::webhook::WebhookConfig> {
+        use crate::webhook::{CertSource, WebhookConfig};
+        let addr = self.webhook_addr?;
+        let cert = match (
+            &self.webhook_cert_dir,
+            &self.webhook_secret,
+            &self.webhook_service,
+        ) {
+            (Some(dir), _, _) => CertSource::Files(dir.clone()),
+            (
+                None,
+                Some((secret_namespace, secret_name)),
+                Some((service_namespace, service_name)),
+            ) => CertSource::Managed {
+                secret_namespace: secret_namespace.clone(),
+                secret_name: secret_name.clone(),
+                service_namespace: service_namespace.clone(),
+                service_name: service_name.clone(),
+            },
+            _ => return None,
+        };
+        Some(WebhookConfig { addr, cert })
     }
 
     /// The client of the chosen cluster.
@@ -145,6 +201,9 @@ pub async fn run(runtime: Runtime, args: &RunArgs) -> anyhow::Result<()> {
     if let Some(addr) = operator.health_addr() {
         tracing::info!(%addr, "serving /metrics, /healthz and /readyz");
     }
+    if let Some(addr) = operator.webhook_addr() {
+        tracing::info!(%addr, "serving admission webhooks");
+    }
     wait_for_termination().await?;
     operator.shutdown().await;
     Ok(())
@@ -176,6 +235,36 @@ pub async fn rbac_yaml(
     namespace: Option<&str>,
     lease: Option<(&str, &str)>,
 ) -> anyhow::Result<String> {
+    let loaded = load_all(runtime, plugins).await?;
+    let lease = lease.map(|(namespace, name)| rbac::LeaseRef { namespace, name });
+    Ok(rbac::render(&loaded.granted(), namespace, lease)?)
+}
+
+/// The webhook configurations the plugins of `plugins` need, as YAML (`wasm-operator
+/// webhooks`): the plugins `plugins.toml` enables that admit writes.
+pub async fn webhooks_yaml(
+    runtime: &Runtime,
+    plugins: &std::path::Path,
+    endpoint: &crate::webhook::configurations::Endpoint,
+    ca_bundle: Option<&str>,
+    name: &str,
+) -> anyhow::Result<String> {
+    let loaded = load_all(runtime, plugins).await?;
+    let granted = loaded.granted();
+    let descriptions: Vec<&wasm_operator_types::Description> =
+        granted.iter().map(|(d, _)| d).collect();
+    let mut yaml = String::new();
+    for object in
+        crate::webhook::configurations::configurations(&descriptions, endpoint, ca_bundle, name)
+    {
+        yaml.push_str("---\n");
+        yaml.push_str(&serde_yaml_ng::to_string(&object).context("YAML")?);
+    }
+    Ok(yaml)
+}
+
+/// Every plugin of `plugins`, or the first refusal.
+async fn load_all(runtime: &Runtime, plugins: &std::path::Path) -> anyhow::Result<loader::Loaded> {
     let loaded = loader::load_directory(runtime, plugins).await?;
     if let Some(refusal) = loaded.refused.first() {
         anyhow::bail!(
@@ -184,6 +273,5 @@ pub async fn rbac_yaml(
             refusal.reason
         );
     }
-    let lease = lease.map(|(namespace, name)| rbac::LeaseRef { namespace, name });
-    Ok(rbac::render(&loaded.granted(), namespace, lease)?)
+    Ok(loaded)
 }

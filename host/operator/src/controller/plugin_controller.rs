@@ -153,6 +153,16 @@ impl Controller {
         &self.description
     }
 
+    /// The runtime its passes run in.
+    pub(crate) fn runtime(&self) -> &Runtime {
+        &self.runtime
+    }
+
+    /// The cluster its passes read (the shared caches first) and write through.
+    pub(crate) fn cluster(&self) -> Arc<dyn ClusterBackend> {
+        self.cluster.clone()
+    }
+
     /// The plugin version new passes run.
     pub(crate) fn plugin(&self) -> Arc<Plugin> {
         self.plugin

@@ -204,6 +204,7 @@ mod tests {
             watches: vec![],
             watched_indexes: vec![],
             subresources: vec![],
+            admission: vec![],
             egress: vec![],
             indexes: vec![],
             permissions: vec![Permission {

@@ -67,6 +67,8 @@ pub struct OperatorConfig {
     /// (a cluster's DNS); `false` resolves them from the Services' EndpointSlices
     /// (off-cluster: `dev-cluster`, the demo, tests).
     pub cluster_dns: bool,
+    /// Serve the plugins' admission as webhooks (every replica serves them).
+    pub webhook: Option<crate::webhook::WebhookConfig>,
 }
 
 impl OperatorConfig {
@@ -83,6 +85,7 @@ impl OperatorConfig {
             watch_interval: Some(Duration::from_millis(250)),
             report_to: None,
             cluster_dns: false,
+            webhook: None,
         }
     }
 }
@@ -103,6 +106,9 @@ pub enum OperatorError {
     /// Leader election could not start.
     #[error(transparent)]
     Leader(#[from] leader::LeaderError),
+    /// The webhook server cannot start.
+    #[error(transparent)]
+    Webhook(#[from] crate::webhook::WebhookError),
     /// The operations endpoint cannot bind.
     #[error("cannot serve /metrics on {addr}: {source}")]
     Http {
@@ -124,6 +130,7 @@ pub struct RunningOperator {
     leading: watch::Receiver<bool>,
     metrics: Arc<Metrics>,
     http: Option<(SocketAddr, JoinHandle<()>)>,
+    webhook: Option<crate::webhook::WebhookServer>,
     stop: watch::Sender<bool>,
     leader_gauge: JoinHandle<()>,
     /// Invalidates discovery on every CRD change.
@@ -212,6 +219,19 @@ impl Operator {
         if controllers.borrow().is_empty() {
             tracing::warn!(dir = %config.plugins.display(), "no reconciler plugin serves yet");
         }
+        let webhook = match &config.webhook {
+            Some(webhook) => Some(
+                crate::webhook::serve(
+                    webhook,
+                    &client,
+                    controllers.clone(),
+                    metrics.clone(),
+                    stopped.clone(),
+                )
+                .await?,
+            ),
+            None => None,
+        };
         started_tx.send_replace(true);
         let directory = tokio::spawn(watch_directory(directory, config.watch_interval, stopped));
         Ok(RunningOperator {
@@ -222,6 +242,7 @@ impl Operator {
             leading,
             metrics,
             http,
+            webhook,
             stop,
             leader_gauge,
             crd_watch,
@@ -270,6 +291,17 @@ impl RunningOperator {
         self.http.as_ref().map(|(addr, _)| *addr)
     }
 
+    /// The address admission webhooks are served on.
+    pub fn webhook_addr(&self) -> Option<SocketAddr> {
+        self.webhook.as_ref().map(|w| w.addr)
+    }
+
+    /// The CA of the managed webhook certificate (what a configuration's `caBundle`
+    /// holds); `None` for certificate files or without webhooks.
+    pub fn webhook_ca(&self) -> Option<&str> {
+        self.webhook.as_ref().and_then(|w| w.ca_pem.as_deref())
+    }
+
     /// Whether this replica leads now.
     pub fn is_leading(&self) -> bool {
         *self.leading.borrow()
@@ -310,6 +342,9 @@ impl RunningOperator {
         if let Some(election) = self.election {
             election.release(Duration::from_secs(5)).await;
         }
+        if let Some(webhook) = &self.webhook {
+            webhook.abort();
+        }
         if let Some((_, task)) = self.http {
             let _ = task.await;
         }
@@ -323,6 +358,9 @@ impl RunningOperator {
         self.crd_watch.abort();
         if let Some(election) = self.election {
             election.abandon();
+        }
+        if let Some(webhook) = &self.webhook {
+            webhook.abort();
         }
         if let Some((_, task)) = self.http {
             task.abort();

@@ -294,6 +294,7 @@ mod tests {
             }],
             watched_indexes: vec![],
             subresources: vec![],
+            admission: vec![],
             egress: vec![],
             indexes: vec![],
             permissions: vec![

@@ -37,6 +37,8 @@ pub struct Checked {
     primary_uid: OnceCell<Option<String>>,
     /// Whether the last write of the pass was answered 409 Conflict.
     conflicted: Arc<AtomicBool>,
+    /// Whether writes are refused (an admission call: it reads, it never writes).
+    read_only: bool,
 }
 
 fn object_ref(object: &Value) -> Result<ObjectRef, ApiError> {
@@ -65,7 +67,27 @@ impl Checked {
             primary,
             primary_uid: OnceCell::new(),
             conflicted: Arc::new(AtomicBool::new(false)),
+            read_only: false,
         }
+    }
+
+    /// This view with every write (apply, create, patch, delete, update-status,
+    /// create-subresource, events) refused with `forbidden`: what an admission call gets.
+    pub(crate) fn read_only(mut self) -> Self {
+        self.read_only = true;
+        self
+    }
+
+    /// Refuses `what` when this view is read-only.
+    fn writable(&self, what: &str, target: &dyn std::fmt::Display) -> Result<(), ApiError> {
+        if !self.read_only {
+            return Ok(());
+        }
+        tracing::warn!(plugin = %self.caller.plugin, %target, what, "refused a write during admission");
+        Err(ApiError::Forbidden(format!(
+            "plugin {}: admission may not write to the cluster (a {what} of {target})",
+            self.caller.plugin
+        )))
     }
 
     /// A flag that holds whether the last write (apply, create, patch, delete,
@@ -211,6 +233,7 @@ impl Checked {
     /// Server-side applies (`patch`).
     pub async fn apply(&self, object: Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
         let r = object_ref(&object)?;
+        self.writable("server-side apply", &r)?;
         self.allow(Verb::Patch, &r.api_version, &r.kind, namespace_of(&object))?;
         self.check_body(&r, &object).await?;
         if let Some(owner) = owner {
@@ -224,6 +247,7 @@ impl Checked {
     /// Creates (`create`).
     pub async fn create(&self, object: Value) -> Result<Value, ApiError> {
         let r = object_ref(&object)?;
+        self.writable("create", &r)?;
         self.allow(Verb::Create, &r.api_version, &r.kind, namespace_of(&object))?;
         self.check_body(&r, &object).await?;
         self.note(self.backend.create(&self.caller, object).await)
@@ -236,6 +260,7 @@ impl Checked {
         patch: &Patch,
         resource_version: Option<&str>,
     ) -> Result<Value, ApiError> {
+        self.writable("patch", object)?;
         self.allow(
             Verb::Patch,
             &object.api_version,
@@ -258,6 +283,7 @@ impl Checked {
         object: &ObjectRef,
         options: &DeleteOptions,
     ) -> Result<(), ApiError> {
+        self.writable("delete", object)?;
         self.allow(
             Verb::Delete,
             &object.api_version,
@@ -288,6 +314,7 @@ impl Checked {
         subresource: &str,
         body: Value,
     ) -> Result<Value, ApiError> {
+        self.writable(subresource, object)?;
         self.permissions.check_subresource(
             &self.caller.plugin,
             Verb::Create,
@@ -305,6 +332,7 @@ impl Checked {
     /// Writes the status subresource (`update-status`).
     pub async fn update_status(&self, object: Value) -> Result<Value, ApiError> {
         let r = object_ref(&object)?;
+        self.writable("status update", &r)?;
         self.allow(
             Verb::UpdateStatus,
             &r.api_version,
@@ -317,6 +345,7 @@ impl Checked {
     /// Records an event as the plugin: only about its primary, or an object its primary
     /// owns.
     pub async fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError> {
+        self.writable("event", regarding)?;
         if *regarding != self.primary {
             let uid = self.primary().await?.uid;
             let owned = match (&uid, regarding.namespace == self.primary.namespace) {

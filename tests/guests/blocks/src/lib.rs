@@ -89,6 +89,7 @@ impl Reconciler for Blocks {
             ],
             watched_indexes: vec![],
             subresources: vec![wasm_operator_sdk::token::token_permission()],
+            admission: vec![],
             egress: vec![],
             indexes: vec![],
             permissions: permissions(),

@@ -34,6 +34,7 @@ impl Reconciler for Egress {
             watches: vec![],
             watched_indexes: vec![],
             subresources: vec![],
+            admission: vec![],
             egress: vec![
                 "*.svc.cluster.local:5000".into(),
                 "*.svc.cluster.local:5443".into(),

@@ -49,6 +49,7 @@ impl Reconciler for Hostile {
             watches: vec![],
             watched_indexes: vec![],
             subresources: vec![],
+            admission: vec![],
             egress: vec![],
             indexes: vec![FieldIndex {
                 name: "spin".into(),

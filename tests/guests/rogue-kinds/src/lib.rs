@@ -26,6 +26,7 @@ impl Reconciler for RogueKinds {
             watches: vec![],
             watched_indexes: vec![],
             subresources: vec![],
+            admission: vec![],
             egress: vec![],
             indexes: vec![],
             permissions: vec![Permission {

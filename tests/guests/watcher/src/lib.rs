@@ -97,6 +97,7 @@ impl Reconciler for Watcher {
             })
             .collect(),
             subresources: vec![],
+            admission: vec![],
             egress: vec![],
             permissions: vec![
                 Permission {

@@ -33,6 +33,7 @@ impl Reconciler for Widgets {
             watches: vec![],
             watched_indexes: vec![],
             subresources: vec![],
+            admission: vec![],
             egress: vec![],
             indexes: vec![],
             permissions: vec![Permission {
