@@ -26,7 +26,6 @@
 //! not ready; removing it makes the cluster available again.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 
 use base64::Engine as _;
@@ -95,11 +94,10 @@ struct Instance {
     task: JoinHandle<()>,
 }
 
-/// The servers by (namespace, name), and the pass counter.
+/// The servers by (namespace, name).
 #[derive(Default)]
 pub(crate) struct Instances {
     map: Mutex<BTreeMap<(String, String), Instance>>,
-    passes: AtomicU64,
 }
 
 impl Instances {
@@ -114,11 +112,6 @@ impl Instances {
         self.lock()
             .get(&(namespace.to_owned(), name.to_owned()))
             .map(|i| i.bao.clone())
-    }
-
-    /// Passes completed so far.
-    pub(crate) fn passes(&self) -> u64 {
-        self.passes.load(Ordering::Relaxed)
     }
 
     /// Stops every server whose cluster is not in `live` (by key and uid).
@@ -194,7 +187,6 @@ impl Pass for Managed {
             }
         }
         self.instances.retain(&live);
-        self.instances.passes.fetch_add(1, Ordering::Relaxed);
     }
 }
 

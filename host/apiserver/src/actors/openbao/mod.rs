@@ -183,12 +183,4 @@ impl ApiServer {
         let bao = actor.instances.get(namespace, name)?;
         Some(OpenBaoStandIn { bao })
     }
-
-    /// How many passes the OpenBaoCluster loop has completed (each pass reconciles every
-    /// OpenBaoCluster), so a test knows a change was looked at; `None` when the actor does
-    /// not run.
-    pub fn openbao_cluster_passes(&self) -> Option<u64> {
-        let actor = self.running().handle::<OpenBaoActor>(Actor::OpenBao)?;
-        Some(actor.instances.passes())
-    }
 }
