@@ -47,7 +47,9 @@ pub use actors::keystone::{
     ENDPOINT_MANAGER as ENDPOINTSLICE_MANAGER, KeystoneStandIn,
     UNAVAILABLE_ANNOTATION as KEYSTONE_UNAVAILABLE_ANNOTATION,
 };
-pub use actors::openbao::{OpenBaoControlError, OpenBaoStandIn};
+pub use actors::openbao::{
+    OPENBAO_CHILD_MANAGER, OPENBAO_STATUS_MANAGER, OpenBaoControlError, OpenBaoStandIn,
+};
 pub use actors::workloads::{HOLD_ROLLOUT, JOB_FAILURE_MESSAGE, JOB_OUTCOME};
 pub use actors::{
     Actor, ActorError, ActorNotRunning, BackendEntry, NOT_READY_ANNOTATION, UnknownActor,

@@ -1,6 +1,9 @@
 //! The OpenBao actor: AppRole and Kubernetes auth, `sys/capabilities-self`, the mount
 //! check, KV v2, the ACL and the sealed toggle, as BarbicanSecretStore's controller and
-//! Barbican's vault plugin call them.
+//! Barbican's vault plugin call them (the shared, brownfield stand-in); [`managed`]: the
+//! managed mode's OpenBaoClusters.
+
+mod managed;
 
 use serde_json::{Value, json};
 use wasm_operator_apiserver::{Actor, ApiServer, OpenBaoStandIn, ServerConfig};

@@ -34,6 +34,10 @@ const FILES: &[(&str, &str)] = &[
         "gateway-api.yaml",
         include_str!("../../../../crds/external/gateway-api.yaml"),
     ),
+    (
+        "openbao.yaml",
+        include_str!("../../../../crds/external/openbao.yaml"),
+    ),
 ];
 
 fn crds() -> Vec<Value> {
@@ -153,6 +157,7 @@ fn every_crd_file_parses_as_custom_resource_definitions() {
             "httproutes.gateway.networking.k8s.io",
             "issuers.cert-manager.io",
             "mariadbs.k8s.mariadb.com",
+            "openbaoclusters.openbao.org",
             "pushsecrets.external-secrets.io",
             "secretstores.external-secrets.io",
             "users.k8s.mariadb.com",

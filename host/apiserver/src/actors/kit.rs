@@ -25,7 +25,8 @@ use super::{Actor, ActorError};
 /// The annotation that keeps an object of an operator stand-in not ready: set it (to the
 /// message the condition should carry, or to anything) on an Issuer, ClusterIssuer,
 /// Certificate, MariaDB, Database, User, Grant, SecretStore, ClusterSecretStore,
-/// ExternalSecret or PushSecret and the actor reports `Ready=False` with that message
+/// ExternalSecret or PushSecret and the actor reports `Ready=False` with that message (on an
+/// OpenBaoCluster: `Available=False`)
 /// (`kubectl annotate clustersecretstore openbao actors.wasm-operator.dev/not-ready=down`);
 /// remove it and the object becomes ready again.
 pub const NOT_READY_ANNOTATION: &str = "actors.wasm-operator.dev/not-ready";

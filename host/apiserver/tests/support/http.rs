@@ -61,6 +61,19 @@ pub async fn try_send(
     headers: &[(&str, &str)],
     body: Option<&Value>,
 ) -> Result<Answer, String> {
+    try_send_via(None, ca_pem, method, url, headers, body).await
+}
+
+/// As [`try_send`], but connects to `connect` (`ip:port`, what a resolver answered) while
+/// the URL's host stays the `Host` header and the TLS server name (SNI and verification).
+pub async fn try_send_via(
+    connect: Option<&str>,
+    ca_pem: Option<&str>,
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Result<Answer, String> {
     let (tls, rest) = match url.strip_prefix("https://") {
         Some(rest) => (true, rest),
         None => (
@@ -71,7 +84,7 @@ pub async fn try_send(
     let (host, path) = rest
         .split_once('/')
         .map_or((rest, "/".to_owned()), |(h, p)| (h, format!("/{p}")));
-    let stream = tokio::net::TcpStream::connect(host)
+    let stream = tokio::net::TcpStream::connect(connect.unwrap_or(host))
         .await
         .map_err(|e| e.to_string())?;
     let payload = body.map(Value::to_string).unwrap_or_default();

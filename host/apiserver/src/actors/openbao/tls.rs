@@ -1,6 +1,8 @@
 //! The stand-in's HTTPS, as an OpenBao server's listener with `tls_cert_file`: a CA made at
-//! start and a server certificate it signs for `127.0.0.1` and `localhost`; a listener that
-//! completes each connection's TLS handshake before the HTTP server sees it.
+//! start and a server certificate it signs for the names the caller gives (the shared
+//! stand-in: `127.0.0.1` and `localhost`; an OpenBaoCluster's: its Service names and
+//! `127.0.0.1`); a listener that completes each connection's TLS handshake before the HTTP
+//! server sees it.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -19,8 +21,9 @@ pub(crate) struct Tls {
     pub acceptor: TlsAcceptor,
 }
 
-/// A fresh CA and server certificate.
-pub(crate) fn generate() -> Result<Tls, String> {
+/// A fresh CA and a server certificate it signs, valid for `names` (an IP address becomes
+/// an IP SAN, anything else a DNS SAN).
+pub(crate) fn generate(names: Vec<String>) -> Result<Tls, String> {
     let error = |e: &dyn std::fmt::Display| e.to_string();
     let ca_key = rcgen::KeyPair::generate().map_err(|e| error(&e))?;
     let mut ca_params =
@@ -33,9 +36,7 @@ pub(crate) fn generate() -> Result<Tls, String> {
     let ca = ca_params.self_signed(&ca_key).map_err(|e| error(&e))?;
     let issuer = rcgen::Issuer::new(ca_params, ca_key);
     let key = rcgen::KeyPair::generate().map_err(|e| error(&e))?;
-    let params =
-        rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned(), "localhost".to_owned()])
-            .map_err(|e| error(&e))?;
+    let params = rcgen::CertificateParams::new(names).map_err(|e| error(&e))?;
     let cert = params.signed_by(&key, &issuer).map_err(|e| error(&e))?;
     let config = rustls::ServerConfig::builder_with_provider(Arc::new(
         rustls::crypto::ring::default_provider(),
