@@ -1,4 +1,4 @@
-//! Service names off-cluster: `{service}.{namespace}.svc.cluster.local:{port}` resolved to
+//! Service names off-cluster: `{service}.{namespace}.svc[.cluster.local]:{port}` resolved to
 //! the endpoints the API server records for the Service, as kube-proxy reads them.
 //!
 //! The Service's port `port` names (or, unnamed, is) one port; the EndpointSlices labelled

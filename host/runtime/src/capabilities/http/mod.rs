@@ -7,7 +7,7 @@
 //! 1. checks the request's `host:port` against the plugin's [allow-list](allow) and refuses
 //!    anything else with `HTTP-request-denied` before a socket is opened (logged, and
 //!    counted as `refused`);
-//! 2. resolves `{service}.{namespace}.svc.cluster.local` through the operator's
+//! 2. resolves `{service}.{namespace}.svc[.cluster.local]` through the operator's
 //!    [`ServiceResolver`] when one is set (off-cluster: the Service's EndpointSlices), and
 //!    any other name through the system's resolver;
 //! 3. connects with the request's timeouts, each capped by the plugin's

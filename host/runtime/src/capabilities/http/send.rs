@@ -20,6 +20,8 @@ use super::{AllowList, EgressEnv, ResolveError, capped, tls};
 
 /// The suffix of the Service names the resolver answers.
 const SERVICE_SUFFIX: &str = ".svc.cluster.local";
+/// The short form of a Service name, `{service}.{namespace}.svc`.
+const SHORT_SERVICE_SUFFIX: &str = ".svc";
 
 /// What a pass's requests may do (shared by every request of the pass).
 pub(super) struct Policy {
@@ -218,9 +220,13 @@ impl Policy {
     }
 }
 
-/// `(service, namespace)` of `{service}.{namespace}.svc.cluster.local`.
+/// `(service, namespace)` of `{service}.{namespace}.svc.cluster.local`, or of the short
+/// `{service}.{namespace}.svc` a Pod's DNS search path resolves the same way.
 fn service_name(host: &str) -> Option<(&str, &str)> {
-    let (service, namespace) = host.strip_suffix(SERVICE_SUFFIX)?.split_once('.')?;
+    let rest = host
+        .strip_suffix(SERVICE_SUFFIX)
+        .or_else(|| host.strip_suffix(SHORT_SERVICE_SUFFIX))?;
+    let (service, namespace) = rest.split_once('.')?;
     (!service.is_empty() && !namespace.is_empty() && !namespace.contains('.'))
         .then_some((service, namespace))
 }
@@ -307,15 +313,23 @@ mod tests {
     use super::service_name;
 
     #[test]
-    fn a_service_name_is_service_dot_namespace_dot_svc_cluster_local() {
-        assert_eq!(
-            service_name("keystone.openstack.svc.cluster.local"),
-            Some(("keystone", "openstack"))
-        );
+    fn a_service_name_is_service_dot_namespace_dot_svc_with_or_without_cluster_local() {
+        for name in [
+            "keystone.openstack.svc.cluster.local",
+            "keystone.openstack.svc",
+        ] {
+            assert_eq!(
+                service_name(name),
+                Some(("keystone", "openstack")),
+                "{name}"
+            );
+        }
         for other in [
             "openstack.svc.cluster.local",
             "a.b.c.svc.cluster.local",
-            "keystone.openstack.svc",
+            "openstack.svc",
+            "a.b.c.svc",
+            "keystone.openstack.svc.evil.com",
             "example.com",
         ] {
             assert_eq!(service_name(other), None, "{other}");
