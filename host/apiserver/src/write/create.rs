@@ -58,17 +58,16 @@ pub(super) async fn insert(
     if let Some(ns) = &target.namespace {
         meta.insert("namespace".into(), json!(ns));
     }
-    let field_manager = match &manager {
-        Manager::Update(m) => Some(m.clone()),
-        Manager::Applied => params.get("fieldManager").map(str::to_owned),
-    };
+    // The options carry the fieldManager the request named (not the one derived from
+    // its user agent), as kube-apiserver's do.
+    let field_manager = params.get("fieldManager");
     let mut attrs = webhooks::Attributes {
         target,
         name: meta_str(&object, "name").unwrap_or_default().to_owned(),
         operation: webhooks::Operation::Create,
         old: None,
         dry_run: params.dry_run(),
-        options: webhooks::options("CreateOptions", params.dry_run(), field_manager.as_deref()),
+        options: webhooks::options("CreateOptions", params.dry_run(), field_manager),
         user,
     };
     let (mutated, mut warnings) = webhooks::mutate(shared, &attrs, Some(object)).await?;

@@ -50,17 +50,16 @@ pub(super) async fn replace(
             }
             Next::Replace { old, new, manager } => (old, new, manager),
         };
-        let field_manager = match &manager {
-            Manager::Update(m) => Some(m.clone()),
-            Manager::Applied => params.get("fieldManager").map(str::to_owned),
-        };
+        // The options carry the fieldManager the request named (not the one derived from
+        // its user agent), as kube-apiserver's do.
+        let field_manager = params.get("fieldManager");
         let attrs = Attributes {
             target,
             name: name.to_owned(),
             operation: Operation::Update,
             old: Some(old.clone()),
             dry_run: params.dry_run(),
-            options: webhooks::options("UpdateOptions", params.dry_run(), field_manager.as_deref()),
+            options: webhooks::options("UpdateOptions", params.dry_run(), field_manager),
             user,
         };
         let (mutated, mut warnings) = webhooks::mutate(shared, &attrs, Some(new)).await?;

@@ -182,13 +182,25 @@ async fn webhook_warnings_are_warning_headers_kubectl_prints() {
     let dir = tempfile::tempdir().expect("tempdir");
     let kubeconfig = dir.path().join("kubeconfig");
     server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
-    let output = tokio::process::Command::new("kubectl")
+    let manifest = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: w2\ndata:\n  k: v\n";
+    let mut child = tokio::process::Command::new("kubectl")
         .arg("--kubeconfig")
         .arg(&kubeconfig)
-        .args(["create", "configmap", "w2", "--from-literal=k=v"])
-        .output()
-        .await
+        .args(["apply", "-f", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .expect("kubectl runs (.ci/run installs it)");
+    {
+        use tokio::io::AsyncWriteExt as _;
+        let mut stdin = child.stdin.take().expect("stdin");
+        stdin
+            .write_all(manifest.as_bytes())
+            .await
+            .expect("manifest");
+    }
+    let output = child.wait_with_output().await.expect("kubectl finishes");
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(output.status.success(), "{stderr}");
     assert!(

@@ -110,7 +110,10 @@ impl Webhook {
     }
 }
 
-async fn review(State(shared): State<Arc<Shared>>, body: String) -> axum::Json<Value> {
+async fn review(
+    State(shared): State<Arc<Shared>>,
+    body: String,
+) -> ([(&'static str, &'static str); 1], String) {
     let review: Value = serde_json::from_str(&body).unwrap_or(Value::Null);
     shared.reviews.lock().expect("reviews").push(review.clone());
     let reply = (shared.respond)(&review);
@@ -121,11 +124,12 @@ async fn review(State(shared): State<Arc<Shared>>, body: String) -> axum::Json<V
     if response.get("uid").is_none() {
         response["uid"] = review["request"]["uid"].clone();
     }
-    axum::Json(json!({
+    let review = json!({
         "apiVersion": "admission.k8s.io/v1",
         "kind": "AdmissionReview",
         "response": response,
-    }))
+    });
+    ([("content-type", "application/json")], review.to_string())
 }
 
 fn tls(names: &[&str]) -> (String, TlsAcceptor) {
