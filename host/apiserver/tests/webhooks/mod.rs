@@ -3,6 +3,7 @@
 //! ValidatingWebhookConfiguration.
 
 mod calls;
+mod concurrency;
 mod configurations;
 mod failures;
 mod harness;
