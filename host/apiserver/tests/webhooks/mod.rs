@@ -8,3 +8,4 @@ mod configurations;
 mod failures;
 mod harness;
 mod matching;
+mod review;
