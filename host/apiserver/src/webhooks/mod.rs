@@ -16,6 +16,7 @@
 //! AdmissionReview) is `500 Internal error occurred: failed calling webhook ...` under
 //! `failurePolicy: Fail` and is skipped under `Ignore`. Each call is counted as
 //! `webhook:called` and `webhook:<result>` on the webhook's name (see `Counts::webhook`).
+//! Writes of the configurations themselves are not sent to webhooks.
 //!
 //! - `config`: defaults and validation of the configurations on write.
 //! - `matching`: rules, selectors, matchPolicy.
@@ -124,8 +125,15 @@ fn snapshot(
         "validatingwebhookconfigurations"
     };
     let mut hooks = Vec::new();
+    // As in kube-apiserver, writes of the configurations themselves are not admitted by
+    // webhooks: a webhook cannot lock out its own removal.
+    let configurations = if config::configuration_kind(&attrs.target.rt).is_some() {
+        None
+    } else {
+        Some(state.store.list(config::GROUP, plural, None))
+    };
     // The store lists in key order: configurations sorted by name.
-    for (_, configuration) in state.store.list(config::GROUP, plural, None) {
+    for (_, configuration) in configurations.into_iter().flatten() {
         for spec in configuration["webhooks"].as_array().into_iter().flatten() {
             hooks.push(Hook {
                 name: spec["name"].as_str().unwrap_or_default().to_owned(),

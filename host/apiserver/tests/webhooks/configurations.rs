@@ -235,3 +235,50 @@ async fn kubectl_lists_the_configurations() {
         "validatingwebhookconfiguration.admissionregistration.k8s.io/listed"
     );
 }
+
+#[tokio::test]
+async fn webhooks_are_not_called_for_the_webhook_configurations_themselves() {
+    let (server, client) = server().await;
+    let webhook = Webhook::start(&[], |_| {
+        Reply::with(json!({"allowed": false, "status": {"message": "nothing passes"}}))
+    })
+    .await;
+    let everything = json!({
+        "name": "everything.example.com",
+        "clientConfig": webhook.client_config(""),
+        "rules": [{"operations": ["*"], "apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*", "*/*"]}],
+        "sideEffects": "None",
+        "admissionReviewVersions": ["v1"],
+    });
+    register(
+        &client,
+        false,
+        configuration(false, "deny-all", vec![everything]),
+    )
+    .await;
+    let refused = post(
+        &client,
+        "/api/v1/namespaces/default/configmaps",
+        config_map("c", json!({})),
+    )
+    .await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert_eq!(
+        server.counts().webhook("everything.example.com", "denied"),
+        1
+    );
+    let deleted = crate::support::raw(
+        &client,
+        "DELETE",
+        &format!("{}/deny-all", path(false)),
+        "application/json",
+        None,
+    )
+    .await;
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    assert_eq!(
+        webhook.reviews().len(),
+        1,
+        "only the ConfigMap create was reviewed"
+    );
+}
