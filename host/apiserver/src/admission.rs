@@ -5,7 +5,8 @@
 //! get the checks of kube-apiserver the operator relies on: Secret `stringData` folded into
 //! `data`, the 1 MiB object limit of Secrets and ConfigMaps, immutable Secrets and
 //! ConfigMaps, Services' allocated cluster IPs, the defaults a Service, a Deployment, a Job
-//! (with its generated selector) and a CronJob get.
+//! (with its generated selector) and a CronJob get, and the webhook configurations'
+//! defaults and validation (`crate::webhooks::config`).
 
 use base64::Engine as _;
 use serde_json::{Value, json};
@@ -61,6 +62,9 @@ pub(crate) fn admit(
         ("apps", "Deployment") => crate::defaults::deployment(&mut object),
         ("batch", "Job") => crate::defaults::job(&mut object, old),
         ("batch", "CronJob") => crate::defaults::cron_job(&mut object),
+        (crate::webhooks::config::GROUP, _) => {
+            crate::webhooks::config::admit(rt, name, &mut object)?;
+        }
         _ => {}
     }
     Ok(Admitted { object, warnings })

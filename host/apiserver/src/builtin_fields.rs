@@ -10,7 +10,8 @@ use serde_json::Value;
 /// `None` for a kind without a typed model here.
 pub(crate) fn unknown(group: &str, kind: &str, object: &Value) -> Option<Vec<String>> {
     use k8s_openapi::api::{
-        apps, autoscaling, batch, coordination, core, discovery, events, networking, policy, rbac,
+        admissionregistration, apps, autoscaling, batch, coordination, core, discovery, events,
+        networking, policy, rbac,
     };
     macro_rules! round_trip {
         ($ty:ty) => {
@@ -21,6 +22,12 @@ pub(crate) fn unknown(group: &str, kind: &str, object: &Value) -> Option<Vec<Str
     }
     let known = match (group, kind) {
         ("", "Namespace") => round_trip!(core::v1::Namespace),
+        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
+            round_trip!(admissionregistration::v1::MutatingWebhookConfiguration)
+        }
+        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
+            round_trip!(admissionregistration::v1::ValidatingWebhookConfiguration)
+        }
         ("", "ConfigMap") => round_trip!(core::v1::ConfigMap),
         ("", "Secret") => round_trip!(core::v1::Secret),
         ("", "Service") => round_trip!(core::v1::Service),

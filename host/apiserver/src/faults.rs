@@ -101,6 +101,15 @@ impl Hooks {
         Some(action)
     }
 
+    /// Counts one event under (`verb`, `resource`) without consulting the faults (webhook
+    /// calls and their results).
+    pub(crate) fn count(&mut self, verb: &str, resource: &str) {
+        *self
+            .counters
+            .entry((verb.to_owned(), resource.to_owned()))
+            .or_default() += 1;
+    }
+
     /// Requests counted so far, by (verb, resource).
     pub(crate) fn counters(&self) -> BTreeMap<(String, String), u64> {
         self.counters.clone()
@@ -118,6 +127,13 @@ impl Counts {
             .get(&(verb.to_owned(), resource.to_owned()))
             .copied()
             .unwrap_or(0)
+    }
+
+    /// Calls of the admission webhook `name` that ended in `result`: `allowed`, `denied`,
+    /// `failed` (failurePolicy Fail) or `ignored` (failurePolicy Ignore); `called` counts
+    /// every call.
+    pub fn webhook(&self, name: &str, result: &str) -> u64 {
+        self.get(&format!("webhook:{result}"), name)
     }
 
     /// Changes stored on `resource` (what write requests actually changed).

@@ -13,6 +13,7 @@
 //! - [`read`] and [`write`]: the verbs; [`patch`], [`managed`] and [`admission`] behind them.
 //! - [`registry`]: the served kinds; [`discovery`]: what clients learn of them.
 //! - [`lifecycle`]: garbage collection and namespace deletion.
+//! - [`webhooks`]: the admission webhooks configurations register, called on writes.
 //! - [`token`]: ServiceAccount tokens (TokenRequest) and the key set verifying them.
 //! - [`faults`]: fault injection and request counters.
 //! - [`actors`]: the cluster's other actors (workload controllers, cert-manager, …), each
@@ -40,6 +41,7 @@ pub(crate) mod status;
 pub(crate) mod store;
 pub mod token;
 pub(crate) mod wal;
+mod webhooks;
 pub(crate) mod write;
 
 pub use actors::gateway::CONTROLLER_NAME as GATEWAY_CONTROLLER_NAME;

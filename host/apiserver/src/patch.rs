@@ -63,7 +63,7 @@ pub(crate) fn json(target: &Value, patch: &Value) -> Result<Value, ApiError> {
     let mut out = target.clone();
     json_patch::patch(&mut out, &ops).map_err(|e| ApiError {
         code: 422,
-        reason: "Invalid",
+        reason: "Invalid".into(),
         message: format!("the server rejected our request due to an error in our request: {e}"),
         details: None,
     })?;

@@ -192,7 +192,7 @@ impl ApiServer {
             signer: TokenSigner::generate(),
         });
         for ns in ["default", "kube-system"] {
-            ensure_namespace(&shared, ns);
+            ensure_namespace(&shared, ns).await;
         }
         let listener = tokio::net::TcpListener::bind(("127.0.0.1", config.port))
             .await
@@ -323,7 +323,7 @@ impl Drop for ApiServer {
     }
 }
 
-fn ensure_namespace(shared: &Shared, name: &str) {
+async fn ensure_namespace(shared: &Shared, name: &str) {
     let target = route(&shared.lock().registry, "/api/v1/namespaces").ok();
     let Some(Route::Resource(target)) = target else {
         return;
@@ -336,7 +336,10 @@ fn ensure_namespace(shared: &Shared, name: &str) {
         &Params::parse(Some("fieldManager=wasm-operator-apiserver")),
         &HeaderMap::new(),
         body.as_bytes(),
-    ) {
+        &crate::webhooks::user_info(shared.signer(), &HeaderMap::new()),
+    )
+    .await
+    {
         Ok(_) | Err(ApiError { code: 409, .. }) => {}
         Err(e) => tracing::error!(error = %e, namespace = name, "cannot create a namespace"),
     }
@@ -457,7 +460,7 @@ async fn resource(
             };
             return Err(ApiError {
                 code,
-                reason,
+                reason: reason.into(),
                 message,
                 details: None,
             });
@@ -481,6 +484,7 @@ async fn resource(
     }
     let written = |w: write::Written| Ok(json_response(w.code, &w.object, &w.warnings));
     let name = target.name.clone();
+    let user = crate::webhooks::user_info(shared.signer(), headers);
     match (verb, name.as_deref()) {
         ("get", Some(name)) => Ok(json_response(200, &read::get(&shared, &target, name)?, &[])),
         ("list", None) => Ok(json_response(
@@ -489,17 +493,21 @@ async fn resource(
             &[],
         )),
         ("watch", None) => read::watch(shared.clone(), &target, &params, drop_watch),
-        ("create", None) => written(write::create(&shared, &target, &params, headers, body)?),
-        ("update", Some(name)) => written(write::update(
-            &shared, &target, name, &params, headers, body,
-        )?),
-        ("patch" | "apply", Some(name)) => written(write::patch(
-            &shared, &target, name, &params, headers, body,
-        )?),
-        ("delete", Some(name)) => written(write::delete(&shared, &target, name, &params, body)?),
+        ("create", None) => {
+            written(write::create(&shared, &target, &params, headers, body, &user).await?)
+        }
+        ("update", Some(name)) => {
+            written(write::update(&shared, &target, name, &params, headers, body, &user).await?)
+        }
+        ("patch" | "apply", Some(name)) => {
+            written(write::patch(&shared, &target, name, &params, headers, body, &user).await?)
+        }
+        ("delete", Some(name)) => {
+            written(write::delete(&shared, &target, name, &params, body, &user).await?)
+        }
         ("deletecollection", None) => Ok(json_response(
             200,
-            &write::delete_collection(&shared, &target, &params, body)?,
+            &write::delete_collection(&shared, &target, &params, body, &user).await?,
             &[],
         )),
         _ => Err(ApiError::method_not_supported(&target.rt, method.as_str())),

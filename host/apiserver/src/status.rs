@@ -11,7 +11,7 @@ use crate::registry::ResourceType;
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ApiError {
     pub code: u16,
-    pub reason: &'static str,
+    pub reason: std::borrow::Cow<'static, str>,
     pub message: String,
     pub details: Option<Value>,
 }
@@ -36,7 +36,7 @@ impl ApiError {
     ) -> Self {
         Self {
             code,
-            reason,
+            reason: reason.into(),
             message: message.into(),
             details,
         }

@@ -118,7 +118,14 @@ impl Store {
         plural: &'a str,
         namespace: Option<&'a str>,
     ) -> impl Iterator<Item = (&'a StoreKey, &'a Value)> {
-        self.objects.iter().filter(move |(k, _)| {
+        // Keys order by group, plural, namespace, name: the objects asked for are one range.
+        let start = StoreKey {
+            group: group.to_owned(),
+            plural: plural.to_owned(),
+            namespace: namespace.unwrap_or_default().to_owned(),
+            name: String::new(),
+        };
+        self.objects.range(start..).take_while(move |(k, _)| {
             k.group == group && k.plural == plural && namespace.is_none_or(|ns| k.namespace == ns)
         })
     }

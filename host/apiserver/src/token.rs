@@ -142,7 +142,7 @@ fn epoch_seconds() -> i64 {
 fn invalid(name: &str, field: &str, error: String) -> ApiError {
     ApiError {
         code: 422,
-        reason: "Invalid",
+        reason: "Invalid".into(),
         message: format!(
             "TokenRequest.authentication.k8s.io \"{name}\" is invalid: {field}: {error}"
         ),

@@ -22,4 +22,5 @@ mod patches;
 mod serving;
 mod tokens;
 mod watch;
+mod webhooks;
 mod workloads;

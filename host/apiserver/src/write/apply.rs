@@ -2,8 +2,8 @@
 
 use serde_json::{Value, json};
 
-use super::commit::{self, merge_write};
-use super::create::insert;
+use super::commit::merge_write;
+use super::replace::{Next, replace};
 use super::request::check_type;
 use super::{Manager, Written};
 use crate::managed;
@@ -17,14 +17,15 @@ use crate::status::{ApiError, Result};
 ///
 /// 400 without a `fieldManager` query parameter or when `body` is not of the target's type;
 /// 409 on conflicts with other managers unless forced. An existing object is stored through
-/// [`commit::commit`]; a missing one is created (201) from the applied configuration.
-pub(super) fn apply(
+/// [`replace`]; a missing one is created (201) from the applied configuration.
+pub(super) async fn apply(
     shared: &Shared,
     target: &Target,
     name: &str,
     params: &Params,
     body: Value,
     manager: &str,
+    user: &Value,
 ) -> Result<Written> {
     if params.get("fieldManager").is_none() {
         return Err(ApiError::bad_request(
@@ -35,27 +36,26 @@ pub(super) fn apply(
     let rt = &target.rt;
     let force = params.flag("force");
     let sub = target.subresource.as_deref();
-    let mut state = shared.lock();
-    let old = state
-        .store
-        .get(&key_for(rt, target.namespace.as_deref(), name))
-        .cloned();
-    let applied = managed::apply(old.as_ref(), &body, manager, force, sub, rt, name)?;
-    let Some(old) = old else {
-        drop(state);
-        let mut object = applied;
-        metadata_mut(&mut object)?.insert("name".into(), json!(name));
-        return insert(shared, target, params, object, Manager::Applied);
-    };
-    let new = merge_write(&old, applied, sub);
-    commit::commit(
-        &mut state,
-        shared,
-        target,
-        name,
-        &old,
-        new,
-        Manager::Applied,
-        params,
-    )
+    replace(shared, target, name, params, user, |state| {
+        let old = state
+            .store
+            .get(&key_for(rt, target.namespace.as_deref(), name))
+            .cloned();
+        let applied = managed::apply(old.as_ref(), &body, manager, force, sub, rt, name)?;
+        let Some(old) = old else {
+            let mut object = applied;
+            metadata_mut(&mut object)?.insert("name".into(), json!(name));
+            return Ok(Next::Create {
+                object,
+                manager: Manager::Applied,
+            });
+        };
+        let new = merge_write(&old, applied, sub);
+        Ok(Next::Replace {
+            old,
+            new,
+            manager: Manager::Applied,
+        })
+    })
+    .await
 }

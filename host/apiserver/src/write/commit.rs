@@ -72,25 +72,44 @@ pub(super) fn merge_write(old: &Value, mut incoming: Value, sub: Option<&str>) -
     }
 }
 
-/// Stores `new` in place of `old`, with the server's rules for metadata, status,
-/// generation, managedFields, immutability and deletion. Always 200.
+/// What storing a prepared replacement does.
+enum Outcome {
+    /// The object changed: store it.
+    Store,
+    /// The object is deleting and has no finalizers left: remove it.
+    Remove,
+    /// Nothing changed (answer the stored object) or a dry run (answer the new one).
+    Answer,
+}
+
+/// A replacement ready to commit: the object as it would be stored.
+pub(super) struct Prepared {
+    key: StoreKey,
+    /// The object as it would be stored (what validating webhooks see).
+    pub(super) object: Value,
+    /// What the request answers when nothing is stored.
+    answer: Value,
+    outcome: Outcome,
+    /// The server's admission warnings.
+    pub(super) warnings: Vec<String>,
+}
+
+/// Prepares `new` to replace `old`, with the server's rules for metadata, status,
+/// generation, managedFields, immutability and deletion; touches no state.
 ///
 /// A main-resource write of a kind with a status subresource keeps `old`'s status.
 /// Admission runs on `new`; uid, creationTimestamp, deletion fields, namespace and name are
 /// `old`'s; generation is bumped when the spec changes. An object that is deleting and has
-/// no finalizers left is removed. An unchanged object is not stored (the answer is `old`);
-/// a dry run answers `new` without storing it.
-#[allow(clippy::too_many_arguments)]
-pub(super) fn commit(
-    state: &mut State,
-    shared: &Shared,
+/// no finalizers left is to be removed. An unchanged object is not to be stored (the
+/// answer is `old`); a dry run answers `new` without storing it.
+pub(super) fn prepare(
     target: &Target,
     name: &str,
     old: &Value,
     mut new: Value,
     manager: Manager,
     params: &Params,
-) -> Result<Written> {
+) -> Result<Prepared> {
     let rt = &target.rt;
     let sub = target.subresource.as_deref();
     if rt.status && sub.is_none() {
@@ -140,19 +159,56 @@ pub(super) fn commit(
         new = managed::on_update(Some(old), new, &manager, sub, rt)?;
     }
     let key = key_for(rt, target.namespace.as_deref(), name);
-    if is_deleting(&new) && !has_finalizers(&new) {
-        if params.dry_run() {
-            return Ok(Written::served(200, &new, rt, warnings));
+    let (outcome, answer) = if params.dry_run() {
+        (Outcome::Answer, new.clone())
+    } else if is_deleting(&new) && !has_finalizers(&new) {
+        (Outcome::Remove, new.clone())
+    } else if without_volatile(&new) == without_volatile(old) {
+        (Outcome::Answer, old.clone())
+    } else {
+        (Outcome::Store, new.clone())
+    };
+    Ok(Prepared {
+        key,
+        object: new,
+        answer,
+        outcome,
+        warnings,
+    })
+}
+
+/// Commits a prepared replacement (the caller checked the stored object is still the one
+/// it was prepared from). Always 200, with `warnings`.
+pub(super) fn finish(
+    state: &mut State,
+    shared: &Shared,
+    rt: &ResourceType,
+    prepared: Prepared,
+    warnings: Vec<String>,
+) -> Result<Written> {
+    let Prepared {
+        key,
+        object,
+        answer,
+        outcome,
+        ..
+    } = prepared;
+    match outcome {
+        Outcome::Answer => Ok(Written::served(200, &answer, rt, warnings)),
+        Outcome::Remove => {
+            let removed = remove(state, shared, rt, &key)?;
+            Ok(Written::served(
+                200,
+                &removed.unwrap_or(object),
+                rt,
+                warnings,
+            ))
         }
-        let removed = remove(state, shared, rt, &key)?;
-        return Ok(Written::served(200, &removed.unwrap_or(new), rt, warnings));
+        Outcome::Store => {
+            let stored = put(state, shared, rt, key, object)?;
+            Ok(Written::served(200, &stored, rt, warnings))
+        }
     }
-    if without_volatile(&new) == without_volatile(old) || params.dry_run() {
-        let object = if params.dry_run() { &new } else { old };
-        return Ok(Written::served(200, object, rt, warnings));
-    }
-    let stored = put(state, shared, rt, key, new)?;
-    Ok(Written::served(200, &stored, rt, warnings))
 }
 
 /// Stores `object` at `key` and does what follows storing a written object: the registry

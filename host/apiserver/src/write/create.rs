@@ -9,18 +9,21 @@ use super::request::{decode_object, field_manager};
 use super::{Manager, Written};
 use crate::admission::{self, Admitted};
 use crate::managed;
-use crate::objects::{key_for, metadata_mut, name_error, new_uid, now};
+use crate::objects::{key_for, meta_str, metadata_mut, name_error, new_uid, now};
 use crate::route::{Params, Target};
 use crate::server::{Shared, State};
 use crate::status::{ApiError, Result};
+use crate::store::StoreKey;
+use crate::webhooks;
 
 /// POST to a collection: creates the body's object, 201.
-pub(crate) fn create(
+pub(crate) async fn create(
     shared: &Shared,
     target: &Target,
     params: &Params,
     headers: &HeaderMap,
     body: &[u8],
+    user: &Value,
 ) -> Result<Written> {
     let object = decode_object(body, target)?;
     insert(
@@ -29,28 +32,79 @@ pub(crate) fn create(
         params,
         object,
         Manager::Update(field_manager(params, headers)),
+        user,
     )
+    .await
 }
 
 /// Stores `object` as a new object of the target, 201.
 ///
-/// The namespace comes from the URL, a missing name from `generateName`; the name must be
-/// valid and free (409 otherwise). The server sets uid, creationTimestamp and generation 1,
-/// drops client-sent volatile metadata and, for kinds with a status subresource, the status.
-/// A dry run answers the object without storing it.
-pub(super) fn insert(
+/// The namespace comes from the URL. The mutating webhooks see the object as sent; then a
+/// missing name comes from `generateName`, the name must be valid and free (409
+/// otherwise), and the server sets uid, creationTimestamp and generation 1, drops
+/// client-sent volatile metadata and, for kinds with a status subresource, the status. The
+/// validating webhooks see that object; the name is checked free again before it is
+/// stored. A dry run answers the object without storing it.
+pub(super) async fn insert(
     shared: &Shared,
     target: &Target,
     params: &Params,
     mut object: Value,
     manager: Manager,
+    user: &Value,
 ) -> Result<Written> {
     let rt = &target.rt;
     let meta = metadata_mut(&mut object)?;
     if let Some(ns) = &target.namespace {
         meta.insert("namespace".into(), json!(ns));
     }
+    // The options carry the fieldManager the request named (not the one derived from
+    // its user agent), as kube-apiserver's do.
+    let field_manager = params.get("fieldManager");
+    let mut attrs = webhooks::Attributes {
+        target,
+        name: meta_str(&object, "name").unwrap_or_default().to_owned(),
+        operation: webhooks::Operation::Create,
+        old: None,
+        dry_run: params.dry_run(),
+        options: webhooks::options("CreateOptions", params.dry_run(), field_manager),
+        user,
+    };
+    let (mutated, mut warnings) = webhooks::mutate(shared, &attrs, Some(object)).await?;
+    let object = mutated.unwrap_or_else(|| json!({}));
+    let (key, object, admitted) = prepare(shared, target, params, object, &manager)?;
+    warnings.extend(admitted);
+    attrs.name = meta_str(&object, "name").unwrap_or_default().to_owned();
+    warnings.extend(webhooks::validate(shared, &attrs, Some(&object)).await?);
+    let name = attrs.name;
     let mut state = shared.lock();
+    if rt.namespaced {
+        let ns = target.namespace.as_deref().unwrap_or_default();
+        admission::check_namespace(&state, rt, &name, ns)?;
+    }
+    if state.store.get(&key).is_some() {
+        return Err(ApiError::already_exists(rt, &name));
+    }
+    if params.dry_run() {
+        return Ok(Written::served(201, &object, rt, warnings));
+    }
+    let stored = commit::put(&mut state, shared, rt, key, object)?;
+    drop(state);
+    Ok(Written::served(201, &stored, rt, warnings))
+}
+
+/// The object a create stores, under the lock: its name, the server's admission and
+/// metadata; with its key and admission's warnings.
+fn prepare(
+    shared: &Shared,
+    target: &Target,
+    params: &Params,
+    mut object: Value,
+    manager: &Manager,
+) -> Result<(StoreKey, Value, Vec<String>)> {
+    let rt = &target.rt;
+    let mut state = shared.lock();
+    let meta = metadata_mut(&mut object)?;
     if meta
         .get("name")
         .and_then(Value::as_str)
@@ -119,15 +173,10 @@ pub(super) fn insert(
         map.remove("status");
     }
     admission::on_create(&mut state, rt, &mut object)?;
-    if let Manager::Update(manager) = &manager {
+    if let Manager::Update(manager) = manager {
         object = managed::on_update(None, object, manager, None, rt)?;
     }
-    if params.dry_run() {
-        return Ok(Written::served(201, &object, rt, warnings));
-    }
-    let stored = commit::put(&mut state, shared, rt, key, object)?;
-    drop(state);
-    Ok(Written::served(201, &stored, rt, warnings))
+    Ok((key, object, warnings))
 }
 
 /// `prefix` plus five random characters, a name no object of the target has yet.

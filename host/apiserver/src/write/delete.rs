@@ -5,12 +5,14 @@ use serde_json::{Value, json};
 
 use super::Written;
 use super::commit;
+use super::replace::{ATTEMPTS, unchanged};
 use super::request::decode;
 use crate::objects::{has_finalizers, is_deleting, key_for, meta_str, metadata_mut, now};
 use crate::registry::ResourceType;
 use crate::route::{Params, Target};
-use crate::server::Shared;
+use crate::server::{Shared, State};
 use crate::status::{ApiError, Result};
+use crate::webhooks::{self, Attributes, Operation};
 
 /// DELETE of one object; `body` is optional DeleteOptions (preconditions,
 /// propagationPolicy).
@@ -19,13 +21,17 @@ use crate::status::{ApiError, Result};
 /// finalizers, a Foreground or Orphan delete (which adds the `foregroundDeletion` or
 /// `orphan` finalizer) and a namespace (which turns Terminating) are only marked deleting:
 /// 202, and the lifecycle controllers finish them. Anything else is removed at once: 200
-/// with the object as it was. A dry run answers the same without storing anything.
-pub(crate) fn delete(
+/// with the object as it was. A dry run answers the same without storing anything. The
+/// mutating and validating webhooks see the stored object as `oldObject`, without the
+/// lock; the delete happens only if the object did not change meanwhile (else it is
+/// admitted again).
+pub(crate) async fn delete(
     shared: &Shared,
     target: &Target,
     name: &str,
     params: &Params,
     body: &[u8],
+    user: &Value,
 ) -> Result<Written> {
     let options = if body.is_empty() {
         json!({})
@@ -33,11 +39,56 @@ pub(crate) fn delete(
         decode(body)?
     };
     let rt = &target.rt;
-    let mut state = shared.lock();
+    let mut review_options = options.clone();
+    review_options["kind"] = json!("DeleteOptions");
+    review_options["apiVersion"] = json!("meta.k8s.io/v1");
+    if params.dry_run() {
+        review_options["dryRun"] = json!(["All"]);
+    }
+    for _ in 0..ATTEMPTS {
+        let old = {
+            let state = shared.lock();
+            let old = commit::existing(&state, target, name)?;
+            check_preconditions(rt, name, &options, &old)?;
+            old
+        };
+        let attrs = Attributes {
+            target,
+            name: name.to_owned(),
+            operation: Operation::Delete,
+            old: Some(old.clone()),
+            dry_run: params.dry_run(),
+            options: review_options.clone(),
+            user,
+        };
+        let (_, mut warnings) = webhooks::mutate(shared, &attrs, None).await?;
+        warnings.extend(webhooks::validate(shared, &attrs, None).await?);
+        let mut state = shared.lock();
+        if !unchanged(&state, target, name, &old) {
+            continue;
+        }
+        return remove_or_mark(
+            &mut state, shared, target, name, params, &options, old, warnings,
+        );
+    }
+    Err(ApiError::modified(rt, name))
+}
+
+/// The delete itself, under the lock, of the stored object `old` the webhooks admitted.
+#[allow(clippy::too_many_arguments)]
+fn remove_or_mark(
+    state: &mut State,
+    shared: &Shared,
+    target: &Target,
+    name: &str,
+    params: &Params,
+    options: &Value,
+    old: Value,
+    warnings: Vec<String>,
+) -> Result<Written> {
+    let rt = &target.rt;
     let key = key_for(rt, target.namespace.as_deref(), name);
-    let old = commit::existing(&state, target, name)?;
-    check_preconditions(rt, name, &options, &old)?;
-    let policy = propagation(params, &options);
+    let policy = propagation(params, options);
     let pending_finalizer = match policy {
         "Foreground" => Some("foregroundDeletion"),
         "Orphan" => Some("orphan"),
@@ -63,23 +114,21 @@ pub(crate) fn delete(
             marked["status"] = json!({"phase": "Terminating"});
         }
         if params.dry_run() {
-            return Ok(Written::served(202, &marked, rt, vec![]));
+            return Ok(Written::served(202, &marked, rt, warnings));
         }
         let stored = if marked == old {
             old
         } else {
             state.store.put(key, marked)?
         };
-        drop(state);
         shared.wake_lifecycle();
-        return Ok(Written::served(202, &stored, rt, vec![]));
+        return Ok(Written::served(202, &stored, rt, warnings));
     }
     if params.dry_run() {
-        return Ok(Written::served(200, &old, rt, vec![]));
+        return Ok(Written::served(200, &old, rt, warnings));
     }
-    let removed = commit::remove(&mut state, shared, rt, &key)?.unwrap_or(old);
-    drop(state);
-    Ok(Written::served(200, &removed, rt, vec![]))
+    let removed = commit::remove(state, shared, rt, &key)?.unwrap_or(old);
+    Ok(Written::served(200, &removed, rt, warnings))
 }
 
 /// 409 unless the stored object `old` has the uid and resourceVersion the delete options'
@@ -123,11 +172,12 @@ fn propagation(params: &Params, options: &Value) -> &'static str {
 /// label and field selectors match, in the target's namespace or all of them. Objects that
 /// are gone by the time they are deleted are skipped; the first other error is returned.
 /// Answers a Success `Status`.
-pub(crate) fn delete_collection(
+pub(crate) async fn delete_collection(
     shared: &Shared,
     target: &Target,
     params: &Params,
     body: &[u8],
+    user: &Value,
 ) -> Result<Value> {
     let list = crate::read::list(shared, target, &Params::parse(None).with_selectors(params))?;
     let names: Vec<(Option<String>, String)> = list["items"]
@@ -146,7 +196,7 @@ pub(crate) fn delete_collection(
             namespace: namespace.or_else(|| target.namespace.clone()),
             ..target.clone()
         };
-        match delete(shared, &one, &name, params, body) {
+        match delete(shared, &one, &name, params, body, user).await {
             Ok(_) | Err(ApiError { code: 404, .. }) => {}
             Err(e) => return Err(e),
         }

@@ -1,7 +1,7 @@
 //! Writes: create, update, patch (merge, JSON, strategic, apply), delete and
 //! deletecollection, on the main resource and the status subresource.
 //!
-//! Every write of an existing object goes through `commit::commit`: the server-owned
+//! Every write of an existing object goes through `commit::prepare` and `commit::finish`: the server-owned
 //! metadata is kept, status is taken only from status writes (for kinds with a status
 //! subresource), `generation` is bumped only when the spec changes, managedFields are
 //! updated, and a write that changes nothing is not stored (resourceVersion unchanged, no
@@ -11,12 +11,15 @@
 //! - `create`, `update`, `patch`, `apply`, `delete`: one verb each (`apply` is the
 //!   server-side-apply kind of PATCH; `delete` includes deletecollection).
 //! - `commit`: storing a changed object, shared by update, patch and apply.
+//! - `replace`: update, patch and apply around their admission webhooks (no lock held
+//!   while webhooks run; the commit re-checks the stored object).
 
 mod apply;
 mod commit;
 mod create;
 mod delete;
 mod patch;
+mod replace;
 mod request;
 mod update;
 
@@ -49,6 +52,7 @@ impl Written {
 }
 
 /// Who a write's changed fields belong to.
+#[derive(Clone)]
 enum Manager {
     /// A non-apply write by this manager: its managedFields entry is computed on store.
     Update(String),

@@ -197,6 +197,16 @@ async fn reconcile(
         )],
         true,
     );
+    // The issuing controller records the revision before the readiness controller
+    // reports Ready, as cert-manager's do: a client that sees Ready sees the revision.
+    kit::apply_status(
+        client,
+        &CERTIFICATE,
+        certificate,
+        ISSUING_MANAGER,
+        json!({"revision": revision}),
+    )
+    .await?;
     kit::apply_status(
         client,
         &CERTIFICATE,
@@ -208,14 +218,6 @@ async fn reconcile(
             "notAfter": timestamp(not_after),
             "renewalTime": timestamp(not_after.saturating_sub(renew_before)),
         }),
-    )
-    .await?;
-    kit::apply_status(
-        client,
-        &CERTIFICATE,
-        certificate,
-        ISSUING_MANAGER,
-        json!({"revision": revision}),
     )
     .await?;
     Ok(())
