@@ -584,3 +584,198 @@ async fn webhooks_prints_the_configurations_the_plugins_admission_declares() {
         ]
     );
 }
+
+/// kubectl against the harness's API server, `stdin` piped in: (success, stdout, stderr).
+async fn kubectl(h: &Harness, args: &[&str], stdin: &str) -> (bool, String, String) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let kubeconfig = dir.path().join("kubeconfig");
+    h.cluster
+        .server
+        .write_kubeconfig(&kubeconfig)
+        .expect("a kubeconfig");
+    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
+    let stdin = stdin.to_owned();
+    tokio::task::spawn_blocking(move || {
+        use std::io::Write as _;
+        let mut child = std::process::Command::new("kubectl")
+            .arg("--kubeconfig")
+            .arg(&kubeconfig)
+            .args(&args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("kubectl runs (.ci/run installs Debian's kubernetes-client)");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin.as_bytes())
+            .expect("written");
+        let output = child.wait_with_output().expect("kubectl finishes");
+        drop(dir);
+        (
+            output.status.success(),
+            String::from_utf8_lossy(&output.stdout).into_owned(),
+            String::from_utf8_lossy(&output.stderr).into_owned(),
+        )
+    })
+    .await
+    .expect("kubectl's thread")
+}
+
+impl Harness {
+    /// Registers the host's webhooks with the API server as `wasm-operator webhooks` prints
+    /// them: the Service `default/wasm-operator` (port 443, its EndpointSlice pointing at the
+    /// host's webhook port) and the managed CA as the `caBundle`.
+    async fn register_webhooks(&self) {
+        let port = self.operator.webhook_addr().expect("serving").port();
+        let objects = [
+            json!({"apiVersion": "v1", "kind": "Service",
+                "metadata": {"name": "wasm-operator", "namespace": "default"},
+                "spec": {"ports": [{"name": "webhook", "port": 443, "targetPort": port}]}}),
+            json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                "metadata": {"name": "wasm-operator-1", "namespace": "default",
+                    "labels": {"kubernetes.io/service-name": "wasm-operator"}},
+                "addressType": "IPv4",
+                "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": true}}],
+                "ports": [{"name": "webhook", "port": port, "protocol": "TCP"}]}),
+        ];
+        for object in objects {
+            self.cluster
+                .backend
+                .create(&setup(), object)
+                .await
+                .expect("created");
+        }
+        let description = wasm_operator_e2e::runtime_with_cache(wasm_operator_e2e::shared_cache())
+            .load(&self.plugins.path().join("gatekeeper.wasm"), None)
+            .await
+            .expect("the gatekeeper loads")
+            .description()
+            .cloned()
+            .expect("described");
+        let endpoint = wasm_operator::webhook::configurations::Endpoint::Service {
+            namespace: "default".into(),
+            name: "wasm-operator".into(),
+            port: 443,
+        };
+        for configuration in wasm_operator::webhook::configurations::configurations(
+            &[&description],
+            &endpoint,
+            self.operator.webhook_ca(),
+            "wasm-operator",
+        ) {
+            self.cluster
+                .backend
+                .create(&setup(), configuration)
+                .await
+                .expect("a webhook configuration is created");
+        }
+    }
+}
+
+fn gadget_yaml(name: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: {GROUP}/v1\nkind: Gadget\nmetadata:\n  name: {name}\n  namespace: ns\nspec:\n{spec}\n"
+    )
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kubectl_apply_is_defaulted_validated_and_warned_by_the_plugin_through_the_api_server() {
+    let h = Harness::start().await;
+    h.register_webhooks().await;
+
+    // Defaulted, with the plugin's warning printed by kubectl.
+    let (ok, _, stderr) = kubectl(
+        &h,
+        &["apply", "-f", "-"],
+        &gadget_yaml("small", "  mode: x"),
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains("Warning: spec.size defaulted to 1"),
+        "{stderr}"
+    );
+    let stored = h
+        .cluster
+        .get(&format!("{GROUP}/v1"), "Gadget", "ns", "small")
+        .await
+        .expect("stored");
+    assert_eq!(stored["spec"], json!({"mode": "x", "size": 1}));
+
+    // Refused, with the field named.
+    let (ok, _, stderr) =
+        kubectl(&h, &["apply", "-f", "-"], &gadget_yaml("big", "  size: 11")).await;
+    assert!(!ok);
+    // kubectl words a 422 from its causes, as it does for kube-apiserver's.
+    assert!(
+        stderr.contains(
+            "The Gadget \"big\" is invalid: spec.size: Invalid value: 11: must be at most 10"
+        ),
+        "{stderr}"
+    );
+    let refused = h
+        .cluster
+        .backend
+        .create(&setup(), gadget("big", json!({"size": 11})))
+        .await
+        .expect_err("refused");
+    assert_eq!(
+        refused.to_string(),
+        "invalid: gadgets.tests.wasm-operator.dev \"big\" is forbidden: admission webhook \"validate.gatekeeper.wasm-operator.dev\" denied the request: Gadget.tests.wasm-operator.dev \"big\" is invalid: spec.size: Invalid value: 11: must be at most 10"
+    );
+    assert!(
+        h.cluster
+            .get(&format!("{GROUP}/v1"), "Gadget", "ns", "big")
+            .await
+            .is_none()
+    );
+
+    // A trap: Gadget (Fail) is refused naming the plugin; Gizmo (Ignore) is stored.
+    let (ok, _, stderr) =
+        kubectl(&h, &["apply", "-f", "-"], &gadget_yaml("t", "  mode: trap")).await;
+    assert!(!ok);
+    assert!(
+        stderr.contains("plugin gatekeeper failed in admission"),
+        "{stderr}"
+    );
+    let gizmo = format!(
+        "apiVersion: {GROUP}/v1\nkind: Gizmo\nmetadata:\n  name: z\n  namespace: ns\nspec:\n  mode: trap\n"
+    );
+    let (ok, _, stderr) = kubectl(&h, &["apply", "-f", "-"], &gizmo).await;
+    assert!(ok, "{stderr}");
+    assert_eq!(h.reviews("validate", "ignored"), 1);
+    assert!(h.reviews("default", "defaulted") >= 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_hot_swap_changes_what_kubectl_apply_accepts_without_a_restart() {
+    let h = Harness::start().await;
+    h.register_webhooks().await;
+    let (ok, _, stderr) = kubectl(
+        &h,
+        &["apply", "-f", "-"],
+        &gadget_yaml("seven", "  size: 7"),
+    )
+    .await;
+    assert!(ok, "0.1.0 accepts 7: {stderr}");
+    let aside = h.plugins.path().join(".gatekeeper.wasm.tmp");
+    std::fs::write(&aside, gatekeeper("gatekeeper-next.wasm")).expect("written aside");
+    std::fs::rename(&aside, h.plugins.path().join("gatekeeper.wasm")).expect("swapped");
+    let stderr = eventually("0.2.0 refuses 7", WAIT, || async {
+        let (ok, _, stderr) = kubectl(
+            &h,
+            &["apply", "-f", "-"],
+            &gadget_yaml("seven-again", "  size: 7"),
+        )
+        .await;
+        (!ok).then_some(stderr)
+    })
+    .await;
+    assert!(
+        stderr.contains("spec.size: Invalid value: 7: must be at most 5"),
+        "{stderr}"
+    );
+}

@@ -155,47 +155,60 @@ async fn files_that_are_not_components_are_refused_with_the_reason() {
     );
 }
 
-/// The fixture as it was built against contract 1.0 (`tests/fixtures/contract-1.0/`, built
-/// from the fixture's source at commit 943e2b3 before 1.1 existed): the file is never
-/// rebuilt, so it imports `cluster@1.0.0` and exports only `reconciler@1.0.0`.
-fn fixture_built_against_1_0() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/contract-1.0/fixture-1.0.0.wasm")
+/// The fixture as it was built against an earlier minor version, never rebuilt:
+/// `tests/fixtures/contract-1.0/` from the fixture's source at commit 943e2b3 (it imports
+/// `cluster@1.0.0` and exports only `reconciler@1.0.0`), `tests/fixtures/contract-1.1/` at
+/// commit 7220ddd (it imports `client@1.1.0` and exports `extensions@1.1.0`, no `admission`).
+fn fixture_built_against(version: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+        "fixtures/contract-{version}/fixture-{version}.0.wasm"
+    ))
 }
 
 #[tokio::test]
-async fn a_plugin_built_against_contract_1_0_loads_and_passes_on_the_1_1_host() {
+async fn plugins_built_against_contracts_1_0_and_1_1_load_and_pass_on_the_1_2_host() {
     use serde_json::json;
     use wasm_operator_e2e::{cluster_with, config_map};
     let cache = tempfile::tempdir().expect("tempdir");
     let runtime = runtime_with_cache(&cache);
-    let plugin = runtime
-        .load(&fixture_built_against_1_0(), None)
-        .await
-        .expect("the 1.0 fixture loads on the 1.1 host");
-    assert_eq!(plugin.contract().to_string(), "1.0.0");
-    let description = plugin.description().expect("a reconciler");
-    assert_eq!(
-        (description.name.as_str(), description.watches.len()),
-        ("fixture", 2),
-        "its 1.0 description, watches included, is read as before"
-    );
-    let cluster = cluster_with(&[config_map("ns", "a", json!({"k": "v"}), None)]).await;
+    for version in ["1.0", "1.1"] {
+        let plugin = runtime
+            .load(&fixture_built_against(version), None)
+            .await
+            .unwrap_or_else(|e| panic!("the {version} fixture loads on the 1.2 host: {e}"));
+        assert_eq!(plugin.contract().to_string(), format!("{version}.0"));
+        let description = plugin.description().expect("a reconciler");
+        assert_eq!(
+            (description.name.as_str(), description.watches.len()),
+            ("fixture", 2),
+            "its {version} description, watches included, is read as before"
+        );
+        assert!(
+            plugin.admitted().is_empty(),
+            "a {version} plugin admits nothing"
+        );
+        let cluster = cluster_with(&[config_map("ns", "a", json!({"k": "v"}), None)]).await;
 
-    plugin
-        .reconcile(
-            &runtime,
-            cluster.backend(),
-            &wasm_operator_sdk::Request {
-                namespace: Some("ns".into()),
-                name: "a".into(),
-            },
-        )
-        .await
-        .expect("the 1.0 plugin's pass succeeds");
+        plugin
+            .reconcile(
+                &runtime,
+                cluster.backend(),
+                &wasm_operator_sdk::Request {
+                    namespace: Some("ns".into()),
+                    name: "a".into(),
+                },
+            )
+            .await
+            .unwrap_or_else(|e| panic!("the {version} plugin's pass succeeds: {e}"));
 
-    let echo = cluster
-        .get("v1", "ConfigMap", "ns", "a-echo")
-        .await
-        .expect("the echo exists");
-    assert_eq!(echo["data"], json!({"k": "v", "served-by": "0.1.0"}));
+        let echo = cluster
+            .get("v1", "ConfigMap", "ns", "a-echo")
+            .await
+            .expect("the echo exists");
+        assert_eq!(
+            echo["data"],
+            json!({"k": "v", "served-by": "0.1.0"}),
+            "{version}"
+        );
+    }
 }
