@@ -243,6 +243,28 @@ async fn a_create_is_defaulted_by_the_plugin_as_a_json_patch_with_its_warning() 
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn defaulting_that_renames_the_object_is_the_plugins_failure() {
+    let h = Harness::start().await;
+    let (_, answer) = h
+        .post(
+            "/admission/gatekeeper/default",
+            &review(
+                "CREATE",
+                "Gadget",
+                Some(gadget("r", json!({"mode": "rename"}))),
+                None,
+            ),
+        )
+        .await;
+    assert_eq!(answer["response"]["allowed"], false, "{answer}");
+    assert_eq!(
+        answer["response"]["status"]["message"],
+        "plugin gatekeeper failed in admission: its defaulting changed /metadata/name, which admission may not change"
+    );
+    assert_eq!(h.reviews("default", "failed"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_invalid_object_is_denied_422_with_the_field_named() {
     let h = Harness::start().await;
     let (status, answer) = h

@@ -3,6 +3,7 @@
 //!
 //! **Gadget** (failure policy `Fail`), on create and update:
 //! - default: `spec.size` missing → 1 (typed, with a warning `spec.size defaulted to 1`);
+//!   `spec.mode: rename` also renames the object (which the host must refuse);
 //! - validate: `spec.size` at most [`max_size`] (10 at version 0.1.0, 5 at 0.2.0 — the
 //!   hot-swap test), a warning above half of it; at most one Gadget per namespace with
 //!   `spec.primary: true` (a list of siblings from the cache); `spec.mode: trap` panics;
@@ -134,6 +135,9 @@ impl Reconciler for Gatekeeper {
         })?;
         if defaulted_size {
             answer.warnings.push("spec.size defaulted to 1".into());
+        }
+        if answer.object.pointer("/spec/mode") == Some(&json!("rename")) {
+            answer.object["metadata"]["name"] = json!(format!("{}-renamed", request.name));
         }
         Ok(answer)
     }
