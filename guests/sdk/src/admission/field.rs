@@ -139,7 +139,8 @@ mod tests {
 
     #[test]
     fn field_errors_are_worded_as_kube_apiserver_words_them() {
-        let cases: [(fn(&mut FieldErrors), &str); 6] = [
+        type Add = fn(&mut FieldErrors);
+        let cases: [(Add, &str); 6] = [
             (
                 |e| {
                     e.invalid("spec.fernet.maxActiveKeys", &json!(2), "must be at least 3");
