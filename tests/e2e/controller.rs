@@ -385,10 +385,15 @@ async fn metrics_health_and_readiness_are_served() {
     .await;
     assert_eq!(status, 200);
     assert_eq!(get("/healthz").await.expect("healthz").0, 200);
-    // The echo lands inside the pass; its success is counted once the pass returns.
+    // The echo lands inside the pass, before the client has counted the apply's answer; the
+    // pass's success is counted once it returns (and an earlier pass may have succeeded
+    // without writing). So wait for both counts.
     let success = r#"wasm_operator_passes_total{plugin="fixture",result="success"}"#;
+    let apply = r#"wasm_operator_api_requests_total{verb="apply",kind="ConfigMap",code="200"}"#;
     let (status, metrics) = eventually("/metrics counting the pass", WAIT, || async {
-        get("/metrics").await.filter(|(_, m)| m.contains(success))
+        get("/metrics")
+            .await
+            .filter(|(_, m)| m.contains(success) && m.contains(apply))
     })
     .await;
     assert_eq!(status, 200);

@@ -268,6 +268,7 @@ pub struct FakeCluster {
     refusals: Vec<Refusal>,
     generation_kinds: Vec<String>,
     indexer: Option<Indexer>,
+    admission: Option<super::admission::Admission>,
 }
 
 impl FakeCluster {
@@ -277,6 +278,51 @@ impl FakeCluster {
     }
 
     // --- Setting up ---
+
+    /// Runs `R`'s admission before every create, update (apply, patch) and delete of a kind
+    /// `R` admits: its `default_object` result is stored, and a denial fails the call as
+    /// the API server would (`Invalid` when it names fields, `Forbidden` otherwise). During
+    /// admission the plugin reads this cluster and every write is refused.
+    pub fn admitting<R: crate::Reconciler>(mut self) -> Self {
+        self.admission = Some(super::admission::Admission::of::<R>());
+        self
+    }
+
+    /// `new` as admission leaves it (`old` is the stored object, for an update).
+    fn admit_write(
+        &self,
+        key: &ObjectRef,
+        new: Value,
+        old: Option<Value>,
+    ) -> Result<Value, ApiError> {
+        let Some(admission) = &self.admission else {
+            return Ok(new);
+        };
+        let operation = match old {
+            Some(_) => crate::admission::Operation::Update,
+            None => crate::admission::Operation::Create,
+        };
+        let fallback = new.clone();
+        Ok(admission
+            .admit(self, key, operation, Some(new), old)?
+            .unwrap_or(fallback))
+    }
+
+    /// Whether admission lets `old` be deleted.
+    fn admit_delete(&self, key: &ObjectRef, old: Value) -> Result<(), ApiError> {
+        match &self.admission {
+            Some(admission) => admission
+                .admit(
+                    self,
+                    key,
+                    crate::admission::Operation::Delete,
+                    None,
+                    Some(old),
+                )
+                .map(drop),
+            None => Ok(()),
+        }
+    }
 
     /// Makes the cluster not serve the kind of plural `plural`: [`served`](Cluster::served)
     /// answers false for it. (Calls on it are not refused: the host does that.)
@@ -842,6 +888,13 @@ impl Cluster for FakeCluster {
                 }]),
             );
         }
+        let (result, mut merged) = match result {
+            Ok(()) => match self.admit_write(&key, merged.clone(), existing.clone()) {
+                Ok(admitted) => (Ok(()), admitted),
+                Err(e) => (Err(e), merged),
+            },
+            Err(e) => (Err(e), merged),
+        };
         let wrote = result.is_ok() && existing.as_ref() != Some(&merged);
         self.record(
             Call::Apply {
@@ -866,10 +919,10 @@ impl Cluster for FakeCluster {
         self.refuse_op(Op::Create, &key.kind, object);
         self.refuse_owner_reference(&key.kind, has_owner_references(object), object);
         let result = self.fault(&[Op::Create], &key.name).and_then(|()| {
+            let mut stored = self.admit_write(&key, object.clone(), None)?;
             if self.state.borrow().server.contains_key(&key) {
                 return Err(ApiError::Conflict(format!("{key} already exists")));
             }
-            let mut stored = object.clone();
             self.fill_server_fields(&mut stored, true);
             self.bump_generation(&key.kind, None, &mut stored);
             Ok(self.store(&key, stored))
@@ -911,6 +964,7 @@ impl Cluster for FakeCluster {
                         .map_err(|e| ApiError::Invalid(format!("the JSON patch: {e}")))?;
                 }
             }
+            let mut patched = self.admit_write(object, patched, Some(current.clone()))?;
             self.bump_generation(&object.kind, Some(&current), &mut patched);
             Ok(self.store(object, patched))
         });
@@ -921,6 +975,9 @@ impl Cluster for FakeCluster {
     fn delete_with(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError> {
         self.refuse_op(Op::Delete, &object.kind, object);
         let result = self.fault(&[Op::Delete], &object.name).and_then(|()| {
+            if let Some(current) = self.object(object) {
+                self.admit_delete(object, current)?;
+            }
             let mut s = self.state.borrow_mut();
             if let Some(current) = s.server.get(object) {
                 let meta = |field: &str| {

@@ -14,6 +14,8 @@
 //! against it, and then inspects what the cluster holds ([`FakeCluster::object`],
 //! [`FakeCluster::server`], [`FakeCluster::secret_data`]) and which calls were made
 //! ([`FakeCluster::calls`], [`FakeCluster::writes`], [`FakeCluster::write_log`]).
+//! [`FakeCluster::admitting`] runs a plugin's admission (contract 1.2) on every create,
+//! update, patch and delete of the kinds it admits, as the API server calls its webhooks.
 //!
 //! ```
 //! use serde_json::json;
@@ -37,6 +39,7 @@
 //! assert_eq!(cluster.write_log(), ["patch ConfigMap ns/settings"]);
 //! ```
 
+mod admission;
 mod fake;
 
 pub use fake::{CREATION_TIMESTAMP, Call, FakeCluster, Op, Refusal};

@@ -238,3 +238,148 @@ fn fake_cluster_records_events_and_displays_calls_as_one_line() {
     cluster.clear_calls();
     assert!(cluster.calls().is_empty());
 }
+
+/// A plugin admitting ConfigMaps: `data.size` defaults to `1`; a `data.size` other than
+/// 1-9 is invalid; `data.mode: write` tries a write during admission; a ConfigMap labelled
+/// `protected` may not be deleted.
+struct Admitting;
+
+impl crate::Reconciler for Admitting {
+    fn describe() -> crate::Description {
+        let config_map = KindRef::of::<k8s_openapi::api::core::v1::ConfigMap>();
+        crate::Description {
+            name: "admitting".into(),
+            version: "0.1.0".into(),
+            field_manager: "admitting".into(),
+            primary: config_map.clone(),
+            primary_predicates: vec![],
+            watches: vec![],
+            watched_indexes: vec![],
+            subresources: vec![],
+            admission: vec![crate::admission::AdmittedKind {
+                kind: config_map,
+                default_on: vec![crate::admission::Operation::Create],
+                validate_on: vec![
+                    crate::admission::Operation::Create,
+                    crate::admission::Operation::Update,
+                    crate::admission::Operation::Delete,
+                ],
+                failure_policy: crate::admission::FailurePolicy::Fail,
+            }],
+            egress: vec![],
+            indexes: vec![],
+            permissions: vec![],
+        }
+    }
+
+    fn reconcile(
+        _: &dyn Cluster,
+        _: &crate::Request,
+    ) -> Result<crate::Outcome, crate::ReconcileError> {
+        Ok(crate::Outcome::done())
+    }
+
+    fn default_object(
+        _: &dyn Cluster,
+        request: &crate::admission::AdmissionRequest,
+    ) -> Result<crate::admission::Defaulted, crate::admission::Denial> {
+        let mut defaulted = crate::admission::unchanged(request);
+        if defaulted.object.pointer("/data/size").is_none() {
+            defaulted.object["data"]["size"] = json!("1");
+        }
+        Ok(defaulted)
+    }
+
+    fn validate_object(
+        cluster: &dyn Cluster,
+        request: &crate::admission::AdmissionRequest,
+    ) -> crate::admission::Validated {
+        let mut validated = crate::admission::Validated::default();
+        if request.operation == crate::admission::Operation::Delete {
+            if request
+                .old_object
+                .as_ref()
+                .and_then(|o| o.pointer("/metadata/labels/protected"))
+                .is_some()
+            {
+                validated.denial = Some(crate::admission::Denial {
+                    message: "protected".into(),
+                    fields: vec![],
+                });
+            }
+            return validated;
+        }
+        let object = request.object.clone().unwrap_or_default();
+        if object.pointer("/data/mode") == Some(&json!("write")) {
+            let written = cluster.create(&config_map("side-effect", json!({})));
+            validated.denial = Some(crate::admission::Denial {
+                message: format!("{written:?}"),
+                fields: vec![],
+            });
+            return validated;
+        }
+        let size = object.pointer("/data/size").cloned().unwrap_or_default();
+        let mut errors = crate::admission::FieldErrors::new();
+        if !matches!(
+            size.as_str(),
+            Some("1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9")
+        ) {
+            errors.invalid("data.size", &size, "must be 1-9");
+        }
+        validated.denial = errors.into_result(request).err();
+        validated
+    }
+}
+
+#[test]
+fn fake_cluster_runs_a_plugins_admission_before_it_stores() {
+    let cluster = FakeCluster::new().admitting::<Admitting>();
+    // Defaulted on create.
+    let stored = cluster
+        .create(&config_map("a", json!({})))
+        .expect("created");
+    assert_eq!(stored["data"], json!({"a": "1", "size": "1"}));
+    // Refused on update, naming the field; nothing stored.
+    let patch = Patch::Merge(json!({"data": {"size": "10"}}));
+    assert_eq!(
+        cluster.patch(&cm("a"), &patch, None),
+        Err(ApiError::Invalid(
+            "ConfigMap \"a\" is invalid: data.size: Invalid value: \"10\": must be 1-9".into()
+        ))
+    );
+    assert_eq!(cluster.object(&cm("a")).expect("kept")["data"]["size"], "1");
+    let mut applied = config_map("a", json!({}));
+    applied["data"]["size"] = json!("11");
+    assert!(matches!(
+        cluster.apply(&applied, None),
+        Err(ApiError::Invalid(_))
+    ));
+    // The valid row: an allowed update is stored.
+    let patch = Patch::Merge(json!({"data": {"size": "2"}}));
+    assert_eq!(
+        cluster.patch(&cm("a"), &patch, None).expect("patched")["data"]["size"],
+        "2"
+    );
+    // Writes during admission are refused.
+    let mut writing = config_map("w", json!({}));
+    writing["data"]["mode"] = json!("write");
+    assert_eq!(
+        cluster.create(&writing),
+        Err(ApiError::Forbidden(
+            "Err(Forbidden(\"admission may not write to the cluster (a create)\"))".into()
+        ))
+    );
+    assert!(cluster.object(&cm("side-effect")).is_none());
+    // Deletes see the stored object.
+    cluster
+        .create(&config_map("p", json!({"protected": "yes"})))
+        .expect("created");
+    assert_eq!(
+        cluster.delete(&cm("p"), Propagation::Background),
+        Err(ApiError::Forbidden("protected".into()))
+    );
+    assert!(cluster.object(&cm("p")).is_some());
+    cluster
+        .delete(&cm("a"), Propagation::Background)
+        .expect("an unprotected delete");
+}
