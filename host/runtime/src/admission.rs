@@ -109,21 +109,13 @@ impl Plugin {
         backend: Arc<dyn ClusterBackend>,
         request: &AdmissionRequest,
     ) -> Result<Result<Defaulted, Denial>, PassError> {
-        let object = subject(request);
-        let wit_request = self.admission_request(&object, request)?;
         let answer = self
-            .admission_call(
-                runtime,
-                backend,
-                request,
-                &object,
-                async |store, admission| {
-                    admission
-                        .call_default(store, &wit_request)
-                        .await
-                        .map_err(Failure::Call)
-                },
-            )
+            .admission_call(runtime, backend, request, async |store, admission, wit| {
+                admission
+                    .call_default(store, wit)
+                    .await
+                    .map_err(Failure::Call)
+            })
             .await?;
         match answer {
             Err(denial) => Ok(Err(from_denial(denial))),
@@ -131,7 +123,7 @@ impl Plugin {
                 let stored: Value =
                     serde_json::from_str(&defaulted.object).map_err(|e| PassError::Reconcile {
                         plugin: self.name.clone(),
-                        object: object.clone(),
+                        object: subject(request),
                         message: format!("default returned an object that is not JSON: {e}"),
                         retryable: false,
                         retry_after: None,
@@ -152,21 +144,13 @@ impl Plugin {
         backend: Arc<dyn ClusterBackend>,
         request: &AdmissionRequest,
     ) -> Result<Validated, PassError> {
-        let object = subject(request);
-        let wit_request = self.admission_request(&object, request)?;
         let answer = self
-            .admission_call(
-                runtime,
-                backend,
-                request,
-                &object,
-                async |store, admission| {
-                    admission
-                        .call_validate(store, &wit_request)
-                        .await
-                        .map_err(Failure::Call)
-                },
-            )
+            .admission_call(runtime, backend, request, async |store, admission, wit| {
+                admission
+                    .call_validate(store, wit)
+                    .await
+                    .map_err(Failure::Call)
+            })
             .await?;
         Ok(Validated {
             denial: answer.denial.map(from_denial),
@@ -216,20 +200,23 @@ impl Plugin {
         })
     }
 
-    /// Runs `call` on the instance's `admission` export in a fresh store whose cluster view
-    /// reads within the plugin's permissions (relative to the written object's namespace)
-    /// and refuses every write.
+    /// Runs `call` with the request in WIT terms on the instance's `admission` export, in a
+    /// fresh store whose cluster view reads within the plugin's permissions (relative to the
+    /// written object's namespace) and refuses every write.
     async fn admission_call<T>(
         &self,
         runtime: &Runtime,
         backend: Arc<dyn ClusterBackend>,
         request: &AdmissionRequest,
-        object: &str,
         call: impl AsyncFnOnce(
             &mut wasmtime::Store<crate::capabilities::PassState>,
             &wit::Guest,
+            &wit::AdmissionRequest,
         ) -> Result<T, Failure>,
     ) -> Result<T, PassError> {
+        let object = subject(request);
+        let object = object.as_str();
+        let wit_request = self.admission_request(object, request)?;
         let (pre, description) = self.reconciler(object)?;
         let caller = Caller {
             plugin: self.name.clone(),
@@ -254,7 +241,7 @@ impl Plugin {
                     "plugin {name} does not export admission"
                 ))));
             };
-            call(store, admission).await
+            call(store, admission, &wit_request).await
         })
         .await
     }
