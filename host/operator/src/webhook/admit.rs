@@ -36,7 +36,7 @@ pub(crate) async fn answer(
     phase: Phase,
     review: &Review,
 ) -> (Answer, Outcome) {
-    let allowed = Answer::Allowed {
+    let allowed = || Answer::Allowed {
         patch: None,
         warnings: Vec::new(),
     };
@@ -55,10 +55,10 @@ pub(crate) async fn answer(
         );
     };
     let Some(operation) = review.operation else {
-        return (allowed, "skipped");
+        return (allowed(), "skipped");
     };
     if !review.sub_resource.is_empty() || !admitted.operations(phase).contains(&operation) {
-        return (allowed, "skipped");
+        return (allowed(), "skipped");
     }
     let request = review.request(&admitted.kind, operation);
     let runtime = controller.runtime();
@@ -69,13 +69,7 @@ pub(crate) async fn answer(
             },
             "failed",
         ),
-        FailurePolicy::Ignore => (
-            Answer::Allowed {
-                patch: None,
-                warnings: Vec::new(),
-            },
-            "ignored",
-        ),
+        FailurePolicy::Ignore => (allowed(), "ignored"),
     };
     let log_failure = |error: &PassError| {
         tracing::warn!(plugin = plugin.name(), phase = phase.as_str(), %error, "admission failed");
