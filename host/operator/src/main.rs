@@ -88,6 +88,10 @@ enum Command {
         /// The Lease's name.
         #[arg(long, default_value = "wasm-operator-leader")]
         lease_name: String,
+        /// Include what the webhook server's managed certificate needs (`run
+        /// --webhook-secret NAMESPACE/NAME`): a Role on that Secret.
+        #[arg(long)]
+        webhook_secret: Option<String>,
     },
     /// Print the Mutating/ValidatingWebhookConfigurations the plugins of a directory need
     /// (their admitted kinds and operations), pointing at a Service or a URL.
@@ -269,13 +273,28 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             leader_elect,
             lease_namespace,
             lease_name,
+            webhook_secret,
         } => {
             let lease_namespace = lease_namespace
                 .or_else(|| namespace.clone())
                 .or_else(|| std::env::var("POD_NAMESPACE").ok())
                 .unwrap_or_else(|| "default".into());
             let lease = leader_elect.then_some((lease_namespace.as_str(), lease_name.as_str()));
-            let yaml = cli::run::rbac_yaml(&runtime, &plugins, namespace.as_deref(), lease).await?;
+            let webhook_secret =
+                match &webhook_secret {
+                    Some(text) => Some(text.split_once('/').with_context(|| {
+                        format!("--webhook-secret {text:?} is not NAMESPACE/NAME")
+                    })?),
+                    None => None,
+                };
+            let yaml = cli::run::rbac_yaml(
+                &runtime,
+                &plugins,
+                namespace.as_deref(),
+                lease,
+                webhook_secret,
+            )
+            .await?;
             print!("{yaml}");
             Ok(ExitCode::SUCCESS)
         }

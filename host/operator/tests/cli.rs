@@ -444,6 +444,21 @@ fn the_deploy_manifests_parse_and_their_arguments_are_accepted_by_run() {
     let run = run_args(expanded_args(&pod.containers[0], |_| "10.1.2.3".into()));
     assert!(run.in_cluster && run.leader_elect);
     assert!(run.config().leader_election.is_some());
+    let webhook = run
+        .config()
+        .webhook
+        .expect("the deployment serves webhooks");
+    assert_eq!(webhook.addr.to_string(), "10.1.2.3:9443");
+    assert!(
+        matches!(
+            &webhook.cert,
+            wasm_operator::webhook::CertSource::Managed { secret_namespace, secret_name, service_namespace, service_name }
+                if (secret_namespace.as_str(), secret_name.as_str(), service_namespace.as_str(), service_name.as_str())
+                    == ("wasm-operator", "wasm-operator-webhook", "wasm-operator", "wasm-operator-webhook")
+        ),
+        "{:?}",
+        webhook.cert
+    );
 }
 
 #[test]
@@ -678,6 +693,8 @@ fn the_deploy_manifests_bind_every_role_rbac_prints_for_the_shipped_plugins() {
             "--leader-elect",
             "--lease-namespace",
             "wasm-operator",
+            "--webhook-secret",
+            "wasm-operator/wasm-operator-webhook",
             "--plugins",
         ])
         .arg(wasm_operator::cli::shipped_plugin_dir())
@@ -722,6 +739,11 @@ fn the_deploy_manifests_bind_every_role_rbac_prints_for_the_shipped_plugins() {
             (
                 "Role".to_owned(),
                 "wasm-operator-leader-election".to_owned(),
+                "wasm-operator".to_owned()
+            ),
+            (
+                "Role".to_owned(),
+                "wasm-operator-webhook-certificate".to_owned(),
                 "wasm-operator".to_owned()
             ),
         ]

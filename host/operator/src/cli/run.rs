@@ -234,10 +234,17 @@ pub async fn rbac_yaml(
     plugins: &std::path::Path,
     namespace: Option<&str>,
     lease: Option<(&str, &str)>,
+    webhook_secret: Option<(&str, &str)>,
 ) -> anyhow::Result<String> {
     let loaded = load_all(runtime, plugins).await?;
     let lease = lease.map(|(namespace, name)| rbac::LeaseRef { namespace, name });
-    Ok(rbac::render(&loaded.granted(), namespace, lease)?)
+    let webhook_secret = webhook_secret.map(|(namespace, name)| rbac::LeaseRef { namespace, name });
+    Ok(rbac::render(
+        &loaded.granted(),
+        namespace,
+        lease,
+        webhook_secret,
+    )?)
 }
 
 /// The webhook configurations the plugins of `plugins` need, as YAML (`wasm-operator

@@ -16,7 +16,9 @@
 //! the ClusterRole when granted every namespace; cluster-scoped kinds (granted
 //! `cluster_scoped`) go in the ClusterRole. Leader election gets its own Role in the
 //! Lease's namespace: `get` and `patch` on that one Lease (`resourceNames`), `create` on
-//! leases (RBAC cannot limit a create by name).
+//! leases (RBAC cannot limit a create by name). The webhook server's managed certificate
+//! (`run --webhook-secret NS/NAME`) gets a Role in the Secret's namespace: `get` and
+//! `update` on that one Secret, `create` on secrets.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -30,6 +32,9 @@ pub(crate) const ROLE_NAME: &str = "wasm-operator";
 
 /// The name of the leader election's Role.
 pub(crate) const LEASE_ROLE_NAME: &str = "wasm-operator-leader-election";
+
+/// The name of the webhook certificate Secret's Role.
+pub(crate) const WEBHOOK_SECRET_ROLE_NAME: &str = "wasm-operator-webhook-certificate";
 
 /// The Lease leader election holds.
 #[derive(Debug, Clone, Copy)]
@@ -158,6 +163,25 @@ fn role(name: &str, namespace: &str, rules: Vec<PolicyRule>) -> Role {
     }
 }
 
+/// The Role on the Secret the webhook server keeps its certificate in (`namespace`, `name`).
+fn webhook_secret_role(secret: LeaseRef<'_>) -> Role {
+    let rule = |names: Option<Vec<String>>, verbs: &[&str]| PolicyRule {
+        api_groups: Some(vec![String::new()]),
+        resources: Some(vec!["secrets".into()]),
+        resource_names: names,
+        verbs: verbs.iter().map(|v| (*v).to_owned()).collect(),
+        ..PolicyRule::default()
+    };
+    role(
+        WEBHOOK_SECRET_ROLE_NAME,
+        secret.namespace,
+        vec![
+            rule(None, &["create"]),
+            rule(Some(vec![secret.name.to_owned()]), &["get", "update"]),
+        ],
+    )
+}
+
 fn lease_role(lease: LeaseRef<'_>) -> Role {
     let rule = |names: Option<Vec<String>>, verbs: &[&str]| PolicyRule {
         api_groups: Some(vec!["coordination.k8s.io".into()]),
@@ -185,6 +209,7 @@ pub(crate) fn render(
     plugins: &[(Description, Access)],
     namespace: Option<&str>,
     lease: Option<LeaseRef<'_>>,
+    webhook_secret: Option<LeaseRef<'_>>,
 ) -> Result<String, serde_yaml_ng::Error> {
     let mut documents = Vec::new();
     let mut cluster = Needs::new();
@@ -247,6 +272,9 @@ pub(crate) fn render(
     }
     if let Some(lease) = lease {
         documents.push(serde_yaml_ng::to_string(&lease_role(lease))?);
+    }
+    if let Some(secret) = webhook_secret {
+        documents.push(serde_yaml_ng::to_string(&webhook_secret_role(secret))?);
     }
     Ok(format!(
         "{}{}",
@@ -335,7 +363,7 @@ mod tests {
 
     #[test]
     fn the_cluster_role_holds_the_declared_verbs_and_what_the_host_does_for_the_plugin() {
-        let yaml = render(&[(plugin(), Access::default())], None, None).expect("renders");
+        let yaml = render(&[(plugin(), Access::default())], None, None, None).expect("renders");
         let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
         assert_eq!(
             rule_table(role.rules),
@@ -361,7 +389,7 @@ mod tests {
             s(&["list", "watch"]),
         );
         let role = |p: Description| {
-            let yaml = render(&[(p, Access::default())], None, None).expect("renders");
+            let yaml = render(&[(p, Access::default())], None, None, None).expect("renders");
             let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
             rule_table(role.rules)
         };
@@ -384,7 +412,7 @@ mod tests {
                 subresource: "token".into(),
                 verbs: vec![Verb::Create],
             });
-        let yaml = render(&[(with_token, Access::default())], None, None).expect("renders");
+        let yaml = render(&[(with_token, Access::default())], None, None, None).expect("renders");
         let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
         let table = rule_table(role.rules);
         assert!(
@@ -408,6 +436,7 @@ mod tests {
             &[(p, Access::default()), (plugin(), Access::default())],
             None,
             None,
+            None,
         )
         .expect("renders");
         assert!(
@@ -422,8 +451,47 @@ mod tests {
     }
 
     #[test]
+    fn the_webhook_certificate_gets_a_role_in_its_secrets_namespace_limited_to_its_secret() {
+        let secret = LeaseRef {
+            namespace: "ops",
+            name: "wasm-operator-webhook",
+        };
+        let yaml =
+            render(&[(plugin(), Access::default())], None, None, Some(secret)).expect("renders");
+        let docs: Vec<&str> = yaml.split("---\n").collect();
+        assert_eq!(docs.len(), 2, "{yaml}");
+        assert!(
+            !docs[0].contains("wasm-operator-webhook"),
+            "the ClusterRole holds only the plugins' rules"
+        );
+        let role: Role = serde_yaml_ng::from_str(docs[1]).expect("a Role");
+        assert_eq!(
+            role.metadata.name.as_deref(),
+            Some(WEBHOOK_SECRET_ROLE_NAME)
+        );
+        assert_eq!(role.metadata.namespace.as_deref(), Some("ops"));
+        let rules: Vec<(Option<Vec<String>>, Vec<String>)> = role
+            .rules
+            .unwrap_or_default()
+            .into_iter()
+            .map(|r| (r.resource_names, r.verbs))
+            .collect();
+        assert_eq!(
+            rules,
+            vec![
+                (None, vec!["create".to_owned()]),
+                (
+                    Some(vec!["wasm-operator-webhook".to_owned()]),
+                    vec!["get".to_owned(), "update".to_owned()]
+                ),
+            ]
+        );
+    }
+
+    #[test]
     fn leader_election_gets_a_role_in_the_leases_namespace_limited_to_its_lease() {
-        let yaml = render(&[(plugin(), Access::default())], None, Some(LEASE)).expect("renders");
+        let yaml =
+            render(&[(plugin(), Access::default())], None, Some(LEASE), None).expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
         assert_eq!(docs.len(), 2, "{yaml}");
         assert!(
@@ -453,7 +521,8 @@ mod tests {
     #[test]
     fn with_a_namespace_the_namespaced_kinds_go_in_a_role_and_cluster_scoped_ones_stay_cluster_wide()
      {
-        let yaml = render(&[(plugin(), Access::default())], Some("ops"), None).expect("renders");
+        let yaml =
+            render(&[(plugin(), Access::default())], Some("ops"), None, None).expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
         assert_eq!(docs.len(), 2, "{yaml}");
         let role: Role = serde_yaml_ng::from_str(docs[0]).expect("a Role");
@@ -474,7 +543,7 @@ mod tests {
             namespaces: Namespaces::Also(BTreeSet::from(["shared".to_owned()])),
             cluster_scoped: false,
         };
-        let yaml = render(&[(p.clone(), access)], Some("ops"), None).expect("renders");
+        let yaml = render(&[(p.clone(), access)], Some("ops"), None, None).expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
         assert_eq!(
             docs.len(),
@@ -494,7 +563,7 @@ mod tests {
             namespaces: Namespaces::All,
             cluster_scoped: false,
         };
-        let yaml = render(&[(p, all)], Some("ops"), None).expect("renders");
+        let yaml = render(&[(p, all)], Some("ops"), None, None).expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
         let cluster: ClusterRole = serde_yaml_ng::from_str(docs[1]).expect("a ClusterRole");
         assert_eq!(
