@@ -651,6 +651,13 @@ impl Harness {
     /// them: the Service `default/wasm-operator` (port 443, its EndpointSlice pointing at the
     /// host's webhook port) and the managed CA as the `caBundle`.
     async fn register_webhooks(&self) {
+        self.register_webhooks_with(self.operator.webhook_ca())
+            .await;
+    }
+
+    /// As [`register_webhooks`](Self::register_webhooks), with `ca_bundle` as the
+    /// configurations' `caBundle`.
+    async fn register_webhooks_with(&self, ca_bundle: Option<&str>) {
         let port = self.operator.webhook_addr().expect("serving").port();
         let objects = [
             json!({"apiVersion": "v1", "kind": "Service",
@@ -685,7 +692,7 @@ impl Harness {
         for configuration in wasm_operator::webhook::configurations::configurations(
             &[&description],
             &endpoint,
-            self.operator.webhook_ca(),
+            ca_bundle,
             "wasm-operator",
         ) {
             self.cluster
@@ -798,6 +805,51 @@ async fn a_hot_swap_changes_what_kubectl_apply_accepts_without_a_restart() {
     .await;
     assert!(
         stderr.contains("spec.size: Invalid value: 7: must be at most 5"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_host_sets_its_managed_ca_in_the_configurations_that_call_its_service() {
+    let h = Harness::start().await;
+    // As applied from `wasm-operator webhooks` without --ca-bundle.
+    h.register_webhooks_with(None).await;
+    let ca = base64::engine::general_purpose::STANDARD.encode(h.operator.webhook_ca().expect("CA"));
+    for kind in [
+        "MutatingWebhookConfiguration",
+        "ValidatingWebhookConfiguration",
+    ] {
+        eventually(&format!("the {kind}'s caBundle"), WAIT, || async {
+            let r = wasm_operator_sdk::ObjectRef {
+                api_version: "admissionregistration.k8s.io/v1".into(),
+                kind: kind.into(),
+                namespace: None,
+                name: "wasm-operator".into(),
+            };
+            let config = h
+                .cluster
+                .backend
+                .get(&r, wasm_operator_sdk::ReadFrom::Server)
+                .await
+                .ok()
+                .flatten()?;
+            let webhooks = config["webhooks"].as_array()?.clone();
+            webhooks
+                .iter()
+                .all(|w| w["clientConfig"]["caBundle"] == ca.as_str())
+                .then_some(())
+        })
+        .await;
+    }
+    let (ok, _, stderr) = kubectl(
+        &h,
+        &["apply", "-f", "-"],
+        &gadget_yaml("small", "  mode: x"),
+    )
+    .await;
+    assert!(ok, "{stderr}");
+    assert!(
+        stderr.contains("Warning: spec.size defaulted to 1"),
         "{stderr}"
     );
 }

@@ -746,6 +746,11 @@ fn the_deploy_manifests_bind_every_role_rbac_prints_for_the_shipped_plugins() {
                 "wasm-operator-webhook-certificate".to_owned(),
                 "wasm-operator".to_owned()
             ),
+            (
+                "ClusterRole".to_owned(),
+                "wasm-operator-webhook-configurations".to_owned(),
+                String::new()
+            ),
         ]
     );
     let deploy = std::fs::read_to_string(concat!(

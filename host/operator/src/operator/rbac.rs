@@ -18,7 +18,8 @@
 //! Lease's namespace: `get` and `patch` on that one Lease (`resourceNames`), `create` on
 //! leases (RBAC cannot limit a create by name). The webhook server's managed certificate
 //! (`run --webhook-secret NS/NAME`) gets a Role in the Secret's namespace: `get` and
-//! `update` on that one Secret, `create` on secrets.
+//! `update` on that one Secret, `create` on secrets; and a ClusterRole to keep the managed
+//! CA in the webhook configurations' `caBundle` (`list` and `update` on both kinds).
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -35,6 +36,9 @@ pub(crate) const LEASE_ROLE_NAME: &str = "wasm-operator-leader-election";
 
 /// The name of the webhook certificate Secret's Role.
 pub(crate) const WEBHOOK_SECRET_ROLE_NAME: &str = "wasm-operator-webhook-certificate";
+
+/// The name of the ClusterRole on the webhook configurations.
+pub(crate) const WEBHOOK_CONFIGURATIONS_ROLE_NAME: &str = "wasm-operator-webhook-configurations";
 
 /// The Lease leader election holds.
 #[derive(Debug, Clone, Copy)]
@@ -182,6 +186,26 @@ fn webhook_secret_role(secret: LeaseRef<'_>) -> Role {
     )
 }
 
+/// The ClusterRole on the webhook configurations whose `caBundle` the host keeps.
+fn webhook_configurations_role() -> ClusterRole {
+    ClusterRole {
+        metadata: ObjectMeta {
+            name: Some(WEBHOOK_CONFIGURATIONS_ROLE_NAME.into()),
+            ..ObjectMeta::default()
+        },
+        rules: Some(vec![PolicyRule {
+            api_groups: Some(vec!["admissionregistration.k8s.io".into()]),
+            resources: Some(vec![
+                "mutatingwebhookconfigurations".into(),
+                "validatingwebhookconfigurations".into(),
+            ]),
+            verbs: vec!["list".into(), "update".into()],
+            ..PolicyRule::default()
+        }]),
+        ..ClusterRole::default()
+    }
+}
+
 fn lease_role(lease: LeaseRef<'_>) -> Role {
     let rule = |names: Option<Vec<String>>, verbs: &[&str]| PolicyRule {
         api_groups: Some(vec!["coordination.k8s.io".into()]),
@@ -275,6 +299,7 @@ pub(crate) fn render(
     }
     if let Some(secret) = webhook_secret {
         documents.push(serde_yaml_ng::to_string(&webhook_secret_role(secret))?);
+        documents.push(serde_yaml_ng::to_string(&webhook_configurations_role())?);
     }
     Ok(format!(
         "{}{}",
@@ -459,7 +484,14 @@ mod tests {
         let yaml =
             render(&[(plugin(), Access::default())], None, None, Some(secret)).expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
-        assert_eq!(docs.len(), 2, "{yaml}");
+        assert_eq!(docs.len(), 3, "{yaml}");
+        let configurations: ClusterRole = serde_yaml_ng::from_str(docs[2]).expect("a ClusterRole");
+        assert_eq!(
+            configurations.metadata.name.as_deref(),
+            Some(WEBHOOK_CONFIGURATIONS_ROLE_NAME)
+        );
+        let rule = &configurations.rules.unwrap_or_default()[0];
+        assert_eq!(rule.verbs, ["list", "update"]);
         assert!(
             !docs[0].contains("wasm-operator-webhook"),
             "the ClusterRole holds only the plugins' rules"

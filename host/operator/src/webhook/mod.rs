@@ -12,11 +12,13 @@
 //!
 //! - [`review`]: AdmissionReview in and out; [`admit`]: one review answered by a plugin;
 //! - [`tls`]: the listener and the swappable certificate; [`certs`]: files or the managed
-//!   Secret; [`configurations`]: the Mutating/ValidatingWebhookConfigurations.
+//!   Secret; [`configurations`]: the Mutating/ValidatingWebhookConfigurations; [`inject`]:
+//!   the managed CA kept in their `caBundle`.
 
 mod admit;
 pub mod certs;
 pub mod configurations;
+pub mod inject;
 mod review;
 mod tls;
 
@@ -126,10 +128,29 @@ pub(crate) async fn serve(
         }
     });
     tracing::info!(%addr, "serving admission webhooks");
+    let mut tasks = vec![server, loaded.task];
+    if let (
+        Some(ca_pem),
+        CertSource::Managed {
+            service_namespace,
+            service_name,
+            ..
+        },
+    ) = (&loaded.ca_pem, &config.cert)
+    {
+        tasks.push(tokio::spawn(inject::keep(
+            client.clone(),
+            inject::Target {
+                namespace: service_namespace.clone(),
+                name: service_name.clone(),
+                ca_pem: ca_pem.clone(),
+            },
+        )));
+    }
     Ok(WebhookServer {
         addr,
         ca_pem: loaded.ca_pem,
-        tasks: vec![server, loaded.task],
+        tasks,
     })
 }
 
