@@ -853,3 +853,32 @@ async fn the_host_sets_its_managed_ca_in_the_configurations_that_call_its_servic
         "{stderr}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_that_never_completes_its_handshake_holds_up_no_review() {
+    let h = Harness::start().await;
+    let addr = h.operator.webhook_addr().expect("serving");
+    // Connects and sends nothing: its handshake is pending until the server gives up.
+    let mut stalled = tokio::net::TcpStream::connect(addr)
+        .await
+        .expect("connects");
+    let body = review(
+        "CREATE",
+        "Gadget",
+        Some(gadget("g", json!({"size": 1}))),
+        None,
+    );
+    let (status, answer) = h.post("/admission/gatekeeper/validate", &body).await;
+    assert_eq!(
+        (status, &answer["response"]["allowed"]),
+        (200, &json!(true))
+    );
+    // The review was answered while the stalled connection is still open: the server did
+    // not wait for that handshake to time out first.
+    let mut byte = [0u8; 1];
+    let read = tokio::time::timeout(Duration::from_millis(200), stalled.read(&mut byte)).await;
+    assert!(
+        read.is_err(),
+        "the stalled connection was closed first: {read:?}"
+    );
+}

@@ -115,7 +115,10 @@ pub(crate) async fn serve(
             controllers,
             metrics,
         });
-    let listener = tls::TlsListener { tcp, acceptor };
+    let listener = tls::TlsListener::new(tcp, acceptor).map_err(|source| WebhookError::Bind {
+        addr: config.addr,
+        source,
+    })?;
     let server = tokio::spawn(async move {
         let shutdown = async move {
             let _ = stop.wait_for(|s| *s).await;

@@ -96,10 +96,64 @@ pub(crate) fn certified_key(
     CertifiedKey::from_der(chain, key, &provider).map_err(|e| TlsError::Key(e.to_string()))
 }
 
-/// Accepts TCP connections and hands on those whose handshake completed.
+/// Connections whose TLS handshake completed, handed to the HTTP server. Each handshake runs
+/// in its own task (bounded by [`HANDSHAKE`]), so a client that connects and never
+/// completes one holds up nobody else.
 pub(crate) struct TlsListener {
-    pub tcp: TcpListener,
-    pub acceptor: TlsAcceptor,
+    addr: SocketAddr,
+    ready: tokio::sync::mpsc::Receiver<(TlsStream<TcpStream>, SocketAddr)>,
+    accepting: tokio::task::JoinHandle<()>,
+}
+
+/// Handshakes in progress at most; further connections wait in the kernel's backlog.
+const HANDSHAKES_IN_FLIGHT: usize = 64;
+
+impl TlsListener {
+    pub(crate) fn new(tcp: TcpListener, acceptor: TlsAcceptor) -> std::io::Result<Self> {
+        let addr = tcp.local_addr()?;
+        let (tx, ready) = tokio::sync::mpsc::channel(HANDSHAKES_IN_FLIGHT);
+        let permits = std::sync::Arc::new(tokio::sync::Semaphore::new(HANDSHAKES_IN_FLIGHT));
+        let accepting = tokio::spawn(async move {
+            loop {
+                let Ok(permit) = permits.clone().acquire_owned().await else {
+                    return;
+                };
+                let (stream, peer) = match tcp.accept().await {
+                    Ok(accepted) => accepted,
+                    Err(error) => {
+                        tracing::debug!(%error, "the webhook server cannot accept");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let acceptor = acceptor.clone();
+                let tx = tx.clone();
+                tokio::spawn(async move {
+                    let _permit = permit;
+                    match tokio::time::timeout(HANDSHAKE, acceptor.accept(stream)).await {
+                        Ok(Ok(tls)) => {
+                            let _ = tx.send((tls, peer)).await;
+                        }
+                        Ok(Err(error)) => {
+                            tracing::debug!(%error, %peer, "webhook TLS handshake refused");
+                        }
+                        Err(_) => tracing::debug!(%peer, "webhook TLS handshake timed out"),
+                    }
+                });
+            }
+        });
+        Ok(Self {
+            addr,
+            ready,
+            accepting,
+        })
+    }
+}
+
+impl Drop for TlsListener {
+    fn drop(&mut self) {
+        self.accepting.abort();
+    }
 }
 
 impl axum::serve::Listener for TlsListener {
@@ -107,24 +161,14 @@ impl axum::serve::Listener for TlsListener {
     type Addr = SocketAddr;
 
     async fn accept(&mut self) -> (Self::Io, Self::Addr) {
-        loop {
-            let (stream, addr) = match self.tcp.accept().await {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    tracing::debug!(%error, "the webhook server cannot accept");
-                    tokio::time::sleep(Duration::from_millis(50)).await;
-                    continue;
-                }
-            };
-            match tokio::time::timeout(HANDSHAKE, self.acceptor.accept(stream)).await {
-                Ok(Ok(tls)) => return (tls, addr),
-                Ok(Err(error)) => tracing::debug!(%error, %addr, "webhook TLS handshake refused"),
-                Err(_) => tracing::debug!(%addr, "webhook TLS handshake timed out"),
-            }
+        match self.ready.recv().await {
+            Some(connection) => connection,
+            // The accepting task ended (it is aborted only on drop): serve nothing more.
+            None => std::future::pending().await,
         }
     }
 
     fn local_addr(&self) -> std::io::Result<Self::Addr> {
-        self.tcp.local_addr()
+        Ok(self.addr)
     }
 }
