@@ -373,6 +373,51 @@ async fn a_trap_in_admission_answers_as_the_kinds_failure_policy() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deadline_or_memory_cap_in_admission_answers_as_the_kinds_failure_policy_and_is_counted()
+{
+    let h = Harness::start().await;
+    // The API server waits 2 s (its `timeout` parameter): the plugin gets 1.5 s of it.
+    let path = "/admission/gatekeeper/validate?timeout=2s";
+    let object = |kind: &str, mode: &str| {
+        json!({"apiVersion": format!("{GROUP}/v1"), "kind": kind,
+            "metadata": {"name": mode, "namespace": "ns"}, "spec": {"mode": mode}})
+    };
+    let failed = [
+        ("spin", "exceeded its deadline of 1.5s"),
+        ("hog", "exceeded its memory cap of 268435456 bytes"),
+    ];
+    for (mode, cause) in failed {
+        let (_, answer) = h
+            .post(
+                path,
+                &review("CREATE", "Gadget", Some(object("Gadget", mode)), None),
+            )
+            .await;
+        let response = &answer["response"];
+        assert_eq!(response["allowed"], false, "{mode}: {answer}");
+        assert_eq!(response["status"]["code"], 500, "{mode}");
+        let message = response["status"]["message"].as_str().expect("a message");
+        assert!(
+            message.starts_with("plugin gatekeeper failed in admission: ")
+                && message.contains(cause),
+            "{mode}: {message}"
+        );
+    }
+    for mode in ["spin", "hog"] {
+        let (_, answer) = h
+            .post(
+                path,
+                &review("CREATE", "Gizmo", Some(object("Gizmo", mode)), None),
+            )
+            .await;
+        assert_eq!(answer["response"]["allowed"], true, "{mode}: {answer}");
+        assert!(answer["response"].get("status").is_none(), "{mode}");
+    }
+    assert_eq!(h.reviews("validate", "failed"), 2);
+    assert_eq!(h.reviews("validate", "ignored"), 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn admission_reads_siblings_from_the_cluster_and_may_not_write() {
     let h = Harness::start().await;
     h.cluster

@@ -783,3 +783,122 @@ fn the_deploy_manifests_bind_every_role_rbac_prints_for_the_shipped_plugins() {
         "deploy/operator.yaml binds what rbac prints"
     );
 }
+
+/// `wasm-operator webhooks` with `args`, over a directory holding the gatekeeper test
+/// plugin (which admits) and the fixture (which does not).
+fn webhooks(args: &[&str]) -> std::process::Output {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let plugins = fixture_dir();
+    std::fs::copy(
+        wasm_operator::cli::test_plugin_dir().join("gatekeeper-reconciler.wasm"),
+        plugins.path().join("gatekeeper.wasm"),
+    )
+    .expect("copy");
+    wasm_operator(&cache)
+        .arg("webhooks")
+        .arg("--plugins")
+        .arg(plugins.path())
+        .args(args)
+        .output()
+        .expect("runs")
+}
+
+#[test]
+fn webhooks_prints_a_configuration_per_phase_for_the_plugins_that_admit() {
+    use base64::Engine as _;
+    let ca = tempfile::NamedTempFile::new().expect("a CA file");
+    std::fs::write(ca.path(), "-----BEGIN CERTIFICATE-----\nMIIB\n").expect("written");
+    let ca_path = ca.path().to_str().expect("a UTF-8 path");
+    let output = webhooks(&[
+        "--service",
+        "ops/hooks",
+        "--port",
+        "8443",
+        "--ca-bundle",
+        ca_path,
+    ]);
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let documents: Vec<serde_json::Value> =
+        serde_yaml_ng::Deserializer::from_str(&String::from_utf8_lossy(&output.stdout))
+            .map(|d| serde::Deserialize::deserialize(d).expect("a YAML document"))
+            .collect();
+    let ca_bundle =
+        base64::engine::general_purpose::STANDARD.encode("-----BEGIN CERTIFICATE-----\nMIIB\n");
+    let mut hooks: Vec<(String, String, String, String)> = Vec::new();
+    for document in &documents {
+        let kind = document["kind"].as_str().unwrap_or_default();
+        for hook in document["webhooks"].as_array().into_iter().flatten() {
+            let client = &hook["clientConfig"];
+            assert_eq!(client["caBundle"], ca_bundle.as_str(), "{hook}");
+            assert_eq!(client["service"]["namespace"], "ops", "{hook}");
+            assert_eq!(client["service"]["name"], "hooks", "{hook}");
+            assert_eq!(client["service"]["port"], 8443, "{hook}");
+            let text = |p: &str| hook.pointer(p).and_then(|v| v.as_str()).unwrap_or_default();
+            hooks.push((
+                kind.to_owned(),
+                text("/name").to_owned(),
+                text("/clientConfig/service/path").to_owned(),
+                text("/failurePolicy").to_owned(),
+            ));
+        }
+    }
+    let row = |kind: &str, name: &str, path: &str, policy: &str| {
+        (kind.into(), name.into(), path.into(), policy.into())
+    };
+    assert_eq!(
+        hooks,
+        vec![
+            row(
+                "MutatingWebhookConfiguration",
+                "default.gatekeeper.wasm-operator.dev",
+                "/admission/gatekeeper/default",
+                "Fail"
+            ),
+            row(
+                "ValidatingWebhookConfiguration",
+                "validate.gatekeeper.wasm-operator.dev",
+                "/admission/gatekeeper/validate",
+                "Fail"
+            ),
+            row(
+                "ValidatingWebhookConfiguration",
+                "validate-ignore.gatekeeper.wasm-operator.dev",
+                "/admission/gatekeeper/validate",
+                "Ignore"
+            ),
+        ]
+    );
+}
+
+#[test]
+fn webhooks_with_a_bad_argument_names_it_and_prints_nothing() {
+    let missing = std::env::temp_dir().join("wasm-operator-no-such-ca.pem");
+    let missing = missing.to_str().expect("a UTF-8 path");
+    let table: [(&[&str], &str); 4] = [
+        (&["--service", "ops/hooks"], ""),
+        (
+            &["--service", "hooks"],
+            "--service \"hooks\" is not NAMESPACE/NAME",
+        ),
+        (
+            &["--service", "ops/hooks", "--ca-bundle", missing],
+            "cannot read /",
+        ),
+        (&[], "--service"),
+    ];
+    for (args, cause) in table {
+        let output = webhooks(args);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if cause.is_empty() {
+            assert!(output.status.success(), "{args:?}: {stderr}");
+            continue;
+        }
+        assert!(!output.status.success(), "{args:?}");
+        assert!(stderr.contains(cause), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+    }
+}

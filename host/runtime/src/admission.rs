@@ -3,6 +3,7 @@
 //! plugin's limits and a read-only view of the cluster.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use wasm_operator_types::admission::{
@@ -102,20 +103,29 @@ impl Plugin {
 
     /// Calls the plugin's `default` for `request`: the object to store, or the plugin's
     /// refusal. A failed call (trap, deadline, memory cap, a plugin that does not admit the
-    /// kind) is the outer error.
+    /// kind) is the outer error. The call's deadline is the plugin's, or `within` when that
+    /// is shorter (the caller's own timeout, so that it hears the failure rather than
+    /// giving up first).
     pub async fn default_write(
         &self,
         runtime: &Runtime,
         backend: Arc<dyn ClusterBackend>,
         request: &AdmissionRequest,
+        within: Duration,
     ) -> Result<Result<Defaulted, Denial>, PassError> {
         let answer = self
-            .admission_call(runtime, backend, request, async |store, admission, wit| {
-                admission
-                    .call_default(store, wit)
-                    .await
-                    .map_err(Failure::Call)
-            })
+            .admission_call(
+                runtime,
+                backend,
+                request,
+                within,
+                async |store, admission, wit| {
+                    admission
+                        .call_default(store, wit)
+                        .await
+                        .map_err(Failure::Call)
+                },
+            )
             .await?;
         match answer {
             Err(denial) => Ok(Err(from_denial(denial))),
@@ -137,20 +147,28 @@ impl Plugin {
         }
     }
 
-    /// Calls the plugin's `validate` for `request`.
+    /// Calls the plugin's `validate` for `request`, with the deadline of
+    /// [`Plugin::default_write`].
     pub async fn validate_write(
         &self,
         runtime: &Runtime,
         backend: Arc<dyn ClusterBackend>,
         request: &AdmissionRequest,
+        within: Duration,
     ) -> Result<Validated, PassError> {
         let answer = self
-            .admission_call(runtime, backend, request, async |store, admission, wit| {
-                admission
-                    .call_validate(store, wit)
-                    .await
-                    .map_err(Failure::Call)
-            })
+            .admission_call(
+                runtime,
+                backend,
+                request,
+                within,
+                async |store, admission, wit| {
+                    admission
+                        .call_validate(store, wit)
+                        .await
+                        .map_err(Failure::Call)
+                },
+            )
             .await?;
         Ok(Validated {
             denial: answer.denial.map(from_denial),
@@ -208,6 +226,7 @@ impl Plugin {
         runtime: &Runtime,
         backend: Arc<dyn ClusterBackend>,
         request: &AdmissionRequest,
+        within: Duration,
         call: impl AsyncFnOnce(
             &mut wasmtime::Store<crate::capabilities::PassState>,
             &wit::Guest,
@@ -231,7 +250,8 @@ impl Plugin {
         let checked = Checked::new(backend, caller, self.permissions.clone(), subject).read_only();
         let cluster = ClusterCtx::new(checked);
         let name = self.name.clone();
-        self.run(runtime, object, cluster, async |store| {
+        let deadline = within.min(self.limits.deadline);
+        self.run_within(runtime, object, cluster, deadline, async |store| {
             let instance = pre
                 .instantiate_async(&mut *store)
                 .await

@@ -1,6 +1,7 @@
 //! One pass: a fresh store and instance, the call, and what a failure means.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use serde_json::Value;
 use wasm_operator_types::{self as shared, Description, Outcome, Request};
@@ -254,12 +255,31 @@ impl Plugin {
         cluster: ClusterCtx,
         call: impl AsyncFnOnce(&mut Store<PassState>) -> Result<T, Failure>,
     ) -> Result<T, PassError> {
-        let mut store = self.store(runtime, object, cluster);
-        let result = tokio::time::timeout(self.limits.deadline, call(&mut store)).await;
-        self.settle(&store, object, result)
+        self.run_within(runtime, object, cluster, self.limits.deadline, call)
+            .await
     }
 
-    fn store(&self, runtime: &Runtime, object: &str, cluster: ClusterCtx) -> Store<PassState> {
+    /// [`Plugin::run`] with `deadline` in place of the plugin's own.
+    pub(crate) async fn run_within<T>(
+        &self,
+        runtime: &Runtime,
+        object: &str,
+        cluster: ClusterCtx,
+        deadline: Duration,
+        call: impl AsyncFnOnce(&mut Store<PassState>) -> Result<T, Failure>,
+    ) -> Result<T, PassError> {
+        let mut store = self.store(runtime, object, cluster, deadline);
+        let result = tokio::time::timeout(deadline, call(&mut store)).await;
+        self.settle(&store, object, deadline, result)
+    }
+
+    fn store(
+        &self,
+        runtime: &Runtime,
+        object: &str,
+        cluster: ClusterCtx,
+        deadline: Duration,
+    ) -> Store<PassState> {
         let log = LogCtx {
             plugin: self.name.clone(),
             object: object.to_owned(),
@@ -284,7 +304,7 @@ impl Plugin {
         // At every epoch tick the guest yields to tokio, so a spinning guest leaves the
         // runtime's other tasks (Lease renewal, health, the change feed) their turn; when its
         // ticks are used up the pass traps with the deadline.
-        let mut ticks_left = runtime.ticks(self.limits.deadline);
+        let mut ticks_left = runtime.ticks(deadline);
         store.set_epoch_deadline(1);
         store.epoch_deadline_callback(move |_| {
             ticks_left = ticks_left.saturating_sub(1);
@@ -310,18 +330,19 @@ impl Plugin {
         &self,
         store: &Store<PassState>,
         object: &str,
+        deadline: Duration,
         result: Result<Result<T, Failure>, tokio::time::error::Elapsed>,
     ) -> Result<T, PassError> {
         let plugin = self.name.clone();
         let object = object.to_owned();
-        let deadline = || PassError::Deadline {
+        let exceeded = || PassError::Deadline {
             plugin: plugin.clone(),
             object: object.clone(),
-            deadline: self.limits.deadline,
+            deadline,
         };
         let error = match result {
             Ok(Ok(value)) => return Ok(value),
-            Err(_elapsed) => return Err(deadline()),
+            Err(_elapsed) => return Err(exceeded()),
             Ok(Err(Failure::Instantiate(e))) => {
                 return Err(PassError::Instantiate {
                     plugin,
@@ -341,7 +362,7 @@ impl Plugin {
             });
         }
         match error.downcast_ref::<Trap>() {
-            Some(Trap::Interrupt) => return Err(deadline()),
+            Some(Trap::Interrupt) => return Err(exceeded()),
             Some(Trap::OutOfFuel) => {
                 return Err(PassError::Fuel {
                     plugin,

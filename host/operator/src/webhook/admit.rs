@@ -1,5 +1,7 @@
 //! One review answered by a plugin: which call it needs, the call, and the answer.
 
+use std::time::Duration;
+
 use serde_json::Value;
 use wasm_operator_runtime::PassError;
 use wasm_operator_types::admission::{FailurePolicy, Phase};
@@ -30,11 +32,13 @@ const FIXED: &[&str] = &[
 /// write the plugin admits), `failed` or `ignored` (failed under `Ignore`).
 pub(crate) type Outcome = &'static str;
 
-/// Answers `review` with `controller`'s current plugin for `phase`.
+/// Answers `review` with `controller`'s current plugin for `phase`, the plugin given at
+/// most `budget` for its call.
 pub(crate) async fn answer(
     controller: &Controller,
     phase: Phase,
     review: &Review,
+    budget: Duration,
 ) -> (Answer, Outcome) {
     let allowed = || Answer::Allowed {
         patch: None,
@@ -77,7 +81,7 @@ pub(crate) async fn answer(
     match phase {
         Phase::Default => {
             match plugin
-                .default_write(runtime, controller.cluster(), &request)
+                .default_write(runtime, controller.cluster(), &request, budget)
                 .await
             {
                 Err(error) => {
@@ -117,7 +121,7 @@ pub(crate) async fn answer(
         }
         Phase::Validate => {
             match plugin
-                .validate_write(runtime, controller.cluster(), &request)
+                .validate_write(runtime, controller.cluster(), &request, budget)
                 .await
             {
                 Err(error) => {

@@ -20,6 +20,7 @@ pub mod certs;
 pub mod configurations;
 pub mod inject;
 mod review;
+mod timeout;
 mod tls;
 
 use std::net::SocketAddr;
@@ -27,7 +28,7 @@ use std::sync::Arc;
 
 use axum::Router;
 use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, Path, State};
+use axum::extract::{DefaultBodyLimit, Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
@@ -157,9 +158,17 @@ pub(crate) async fn serve(
     })
 }
 
+/// The query of a review's URL.
+#[derive(serde::Deserialize)]
+struct ReviewQuery {
+    /// How long the API server waits for the answer (Go's duration form).
+    timeout: Option<String>,
+}
+
 async fn handle(
     State(served): State<Served>,
     Path((plugin, phase)): Path<(String, String)>,
+    Query(query): Query<ReviewQuery>,
     body: Bytes,
 ) -> Response {
     let phase = match phase.as_str() {
@@ -184,7 +193,8 @@ async fn handle(
         Ok(review) => review,
         Err(error) => return (StatusCode::BAD_REQUEST, error.to_string()).into_response(),
     };
-    let (answer, outcome) = admit::answer(&controller, phase, &review).await;
+    let budget = timeout::budget(query.timeout.as_deref());
+    let (answer, outcome) = admit::answer(&controller, phase, &review, budget).await;
     served.metrics.admission(&plugin, phase.as_str(), outcome);
     tracing::debug!(
         plugin,

@@ -7,11 +7,12 @@
 //! - validate: `spec.size` at most [`max_size`] (10 at version 0.1.0, 5 at 0.2.0 — the
 //!   hot-swap test), a warning above half of it; at most one Gadget per namespace with
 //!   `spec.primary: true` (a list of siblings from the cache); `spec.mode: trap` panics;
-//!   `spec.mode: write` tries to create a ConfigMap and is refused with the host's answer.
+//!   `spec.mode: write` tries to create a ConfigMap and is refused with the host's answer;
+//!   `spec.mode: spin` never returns; `spec.mode: hog` asks for 1 GiB of memory.
 //! - on delete: a Gadget with `spec.protected: true` is refused.
 //!
-//! **Gizmo** (failure policy `Ignore`), on create: `spec.mode: trap` panics, anything
-//! else is allowed.
+//! **Gizmo** (failure policy `Ignore`), on create: the modes `trap`, `spin` and `hog` as
+//! for a Gadget; anything else is allowed.
 //!
 //! Its reconciler does nothing.
 
@@ -150,8 +151,16 @@ impl Reconciler for Gatekeeper {
                 .cloned()
         };
         let mode = spec(&request.object, "mode");
-        if mode == Some(json!("trap")) {
-            panic!("the gatekeeper traps on purpose");
+        match mode.as_ref().and_then(Value::as_str) {
+            Some("trap") => panic!("the gatekeeper traps on purpose"),
+            Some("spin") => loop {
+                std::hint::black_box(());
+            },
+            Some("hog") => {
+                let hoard = vec![1u8; 1 << 30];
+                std::hint::black_box(&hoard);
+            }
+            _ => {}
         }
         if request.kind.kind == "Gizmo" {
             return Validated::default();
