@@ -21,12 +21,16 @@
 //!   cert-manager.
 //! - [`planner`]: the [`Planner`] trait (the WIT `planner` interface in Rust types), for
 //!   reconcilers that plan Secrets with secretgen.
+//! - `crd` (with the `schemars` feature): CRDs generated from a reconciler's Rust types,
+//!   for its tests to compare with the committed YAML.
 //! - `testing` (with the `testing` feature): `FakeCluster`, an in-memory [`Cluster`] for
 //!   reconcilers' tests.
 
 pub mod admission;
 pub mod blocks;
 pub mod cluster;
+#[cfg(feature = "schemars")]
+pub mod crd;
 pub mod error;
 pub mod external;
 pub mod http;

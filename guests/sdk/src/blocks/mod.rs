@@ -16,6 +16,7 @@
 //!   a parent's satellites.
 //! - [`secrets`]: ExternalSecrets, Secrets, PushSecrets and secret-store gates.
 //! - [`tls`]: cert-manager Certificates.
+//! - [`types`]: the spec blocks OpenStack service CRs share (image, database, cache, …).
 //! - [`pipeline`]: steps, parallel groups, and the status write that ends every pass.
 //! - [`conditions`]: setting `metav1.Condition`s the way `meta.SetStatusCondition` does.
 
@@ -30,3 +31,4 @@ pub mod policy;
 pub mod satellite;
 pub mod secrets;
 pub mod tls;
+pub mod types;

@@ -35,12 +35,23 @@ pub const REASON_SECRET_STORE_NOT_READY: &str = "SecretStoreNotReady";
 /// operator.
 pub const REASON_CLUSTER_SECRET_STORE_UNSUPPORTED: &str = "ClusterSecretStoreUnsupported";
 
-/// A CR's `spec.secretStoreRef`: the store kind and name.
+/// A CR's `spec.secretStoreRef`: the External Secrets store its ExternalSecrets and
+/// PushSecrets go through.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct SecretStoreRefSpec {
-    /// `ClusterSecretStore` or `SecretStore`; empty means the default store.
-    #[serde(default)]
+    /// `ClusterSecretStore` (the default) or `SecretStore` (in the CR's namespace).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(extend("enum" = ["ClusterSecretStore", "SecretStore"], "default" = "ClusterSecretStore"))
+    )]
     pub kind: String,
+    /// The store's name.
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(length(min = 1), regex(pattern = crate::blocks::types::DNS1123_SUBDOMAIN))
+    )]
     pub name: String,
 }
 
