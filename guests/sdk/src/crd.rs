@@ -44,9 +44,60 @@ pub fn embedded_objects(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
         {"type": "object", "x-kubernetes-preserve-unknown-fields": true}})
 }
 
+/// The schema of `status.conditions`: a list of `metav1.Condition`s keyed by `type`.
+pub fn conditions(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    schemars::json_schema!({
+        "type": "array",
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["type"],
+        "items": {
+            "type": "object",
+            "required": ["type", "status", "lastTransitionTime", "reason", "message"],
+            "properties": {
+                "type": {"type": "string", "maxLength": 316,
+                    "description": "The condition's type, e.g. Ready."},
+                "status": {"type": "string", "enum": ["True", "False", "Unknown"]},
+                "observedGeneration": {"type": "integer", "format": "int64", "minimum": 0,
+                    "description": "The metadata.generation the condition was set for."},
+                "lastTransitionTime": {"type": "string", "format": "date-time",
+                    "description": "When the status last changed."},
+                "reason": {"type": "string", "minLength": 1, "maxLength": 1024,
+                    "description": "Why, in CamelCase."},
+                "message": {"type": "string", "maxLength": 32768,
+                    "description": "Why, for people."},
+            },
+        },
+    })
+}
+
+/// The extension marking a property required although its Rust field has a serde default
+/// (schemars leaves such a field optional): `#[schemars(extend("x-required" = true))]`.
+/// The marker is moved into the parent's `required` list.
+pub const REQUIRED: &str = "x-required";
+
 fn make_structural(schema: &mut Value) {
     match schema {
         Value::Object(map) => {
+            if let Some(Value::Object(properties)) = map.get_mut("properties") {
+                let mut required: Vec<String> = Vec::new();
+                for (name, property) in properties.iter_mut() {
+                    if let Value::Object(p) = property
+                        && p.remove(REQUIRED) == Some(Value::Bool(true))
+                    {
+                        required.push(name.clone());
+                    }
+                }
+                if !required.is_empty() {
+                    let list = map.entry("required").or_insert_with(|| json!([]));
+                    if let Value::Array(list) = list {
+                        for name in required {
+                            if !list.iter().any(|n| n == name.as_str()) {
+                                list.push(json!(name));
+                            }
+                        }
+                    }
+                }
+            }
             // `Option<T>` of an inlined schema: `anyOf: [T, {enum: [null]}]` → T.
             if let Some(Value::Array(any_of)) = map.get("anyOf")
                 && any_of.len() == 2
@@ -58,6 +109,23 @@ fn make_structural(schema: &mut Value) {
                     for (k, v) in inner {
                         map.entry(k).or_insert(v);
                     }
+                }
+            }
+            // A unit enum with documented variants: `oneOf: [{enum: [A]}, {const: B}, …]`
+            // → `type: string, enum: [A, B, …]`.
+            if let Some(Value::Array(one_of)) = map.get("oneOf") {
+                let values: Option<Vec<Value>> = one_of
+                    .iter()
+                    .map(|v| match (v.get("const"), v.get("enum")) {
+                        (Some(c), _) => Some(c.clone()),
+                        (None, Some(Value::Array(e))) if e.len() == 1 => Some(e[0].clone()),
+                        _ => None,
+                    })
+                    .collect();
+                if let Some(values) = values.filter(|v| v.iter().all(Value::is_string)) {
+                    map.remove("oneOf");
+                    map.insert("type".into(), json!("string"));
+                    map.insert("enum".into(), Value::Array(values));
                 }
             }
             map.remove("nullable");

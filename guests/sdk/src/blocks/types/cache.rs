@@ -24,7 +24,7 @@ pub struct CacheSpec {
     pub cluster_ref: Option<LocalObjectReference>,
     /// The oslo.cache backend (admission sets `dogpile.cache.pymemcache` when empty).
     #[serde(default)]
-    #[cfg_attr(feature = "schemars", schemars(required))]
+    #[cfg_attr(feature = "schemars", schemars(extend("x-required" = true)))]
     pub backend: String,
     /// `host:port` of each cache server (brownfield mode).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

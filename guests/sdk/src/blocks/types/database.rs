@@ -117,11 +117,11 @@ pub struct DatabaseTlsSpec {
     pub mode: String,
     /// The Secret with the CA bundle (`ca.crt`) the client trusts.
     #[serde(default)]
-    #[cfg_attr(feature = "schemars", schemars(required))]
+    #[cfg_attr(feature = "schemars", schemars(extend("x-required" = true)))]
     pub ca_bundle_secret_ref: SecretRefSpec,
     /// The Secret with the client's key pair (`tls.crt`, `tls.key`).
     #[serde(default)]
-    #[cfg_attr(feature = "schemars", schemars(required))]
+    #[cfg_attr(feature = "schemars", schemars(extend("x-required" = true)))]
     pub client_cert_secret_ref: SecretRefSpec,
 }
 

@@ -120,7 +120,7 @@ pub struct AutoscalingSpec {
 pub struct NetworkPolicySpec {
     /// The sources allowed to reach the API port.
     #[serde(default)]
-    #[cfg_attr(feature = "schemars", schemars(required))]
+    #[cfg_attr(feature = "schemars", schemars(extend("x-required" = true)))]
     pub ingress: Vec<NetworkPolicyIngressSource>,
     /// Egress rules added after the derived ones (DNS, database, cache).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
