@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
 
 use super::Error;
 use crate::blocks::conditions::{FALSE, NewCondition, TRUE, find, set_condition};
@@ -23,11 +22,7 @@ use crate::object::object_key;
 /// multicluster's `TargetClusterUnavailable`).
 pub const REASON_TARGET_CLUSTER_UNAVAILABLE: &str = "TargetClusterUnavailable";
 
-/// A parent's `spec.targetClusterRef`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TargetClusterRefSpec {
-    pub name: String,
-}
+pub use crate::blocks::types::TargetClusterRefSpec;
 
 /// Looks up the cluster a `targetClusterRef` names.
 pub trait ClusterResolver {

@@ -1,5 +1,6 @@
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+use serde::Deserialize;
 use serde_json::json;
 
 use super::*;
