@@ -5,11 +5,20 @@
 //! `cobaltcore-facts.md` §1–2). [`types`] is the resource and the CRD is generated from it
 //! ([`CRD_YAML`]).
 
+mod conditions;
+mod error;
+mod labels;
+mod pass;
+mod steps;
 pub mod types;
+
+#[cfg(test)]
+mod testing;
 
 #[cfg(test)]
 mod crd;
 
+pub use error::Error;
 pub use types::Keystone;
 
 /// The committed CRD, generated from [`types`] (a test fails when it is stale).

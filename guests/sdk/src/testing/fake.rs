@@ -36,6 +36,8 @@ pub enum Op {
     UpdateStatus,
     /// [`Cluster::record_event`]; failures are keyed by the name of the object regarded.
     RecordEvent,
+    /// [`Cluster::served`]; failures are keyed by the kind's plural (e.g. `certificates`).
+    Served,
 }
 
 /// One call the code under test made, in the order made, whether it succeeded or not.
@@ -727,6 +729,7 @@ fn phrase(op: Op, kind: Option<&str>) -> String {
         Op::Delete => format!("delete {object}"),
         Op::UpdateStatus => format!("update {object}'s status"),
         Op::RecordEvent => format!("record an event about {object}"),
+        Op::Served => format!("ask whether {object} is served"),
     }
 }
 
@@ -1021,6 +1024,7 @@ impl Cluster for FakeCluster {
     }
 
     fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
+        self.fault(&[Op::Served], &kind.plural)?;
         Ok(!self.state.borrow().unserved.contains(&kind.plural))
     }
 

@@ -1,0 +1,39 @@
+//! Why a pass failed.
+
+/// A pass's failure, naming the object and what was being done.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading, writing or deleting a child failed.
+    #[error("{what}: {source}")]
+    Cluster {
+        /// What the pass was doing (`deleting Certificate ns/ks-db-client`).
+        what: String,
+        #[source]
+        source: wasm_operator_sdk::Error,
+    },
+    /// Probing whether the cluster serves a kind failed.
+    #[error("probing the target cluster for the {kind} kind: {source}")]
+    Probe {
+        kind: &'static str,
+        #[source]
+        source: wasm_operator_sdk::ApiError,
+    },
+    /// A cert-manager Certificate could not be ensured.
+    #[error("ensuring database client Certificate {what}: {source}")]
+    Certificate {
+        what: String,
+        #[source]
+        source: wasm_operator_sdk::blocks::tls::Error,
+    },
+    /// The spec cannot be acted on as it stands (a bypassed admission).
+    #[error("{0}")]
+    Spec(String),
+}
+
+impl Error {
+    /// A [`Error::Cluster`] for `what`.
+    pub(crate) fn cluster(what: impl Into<String>) -> impl FnOnce(wasm_operator_sdk::Error) -> Self {
+        let what = what.into();
+        move |source| Self::Cluster { what, source }
+    }
+}

@@ -1,0 +1,120 @@
+//! The state one pass threads through its steps.
+
+use std::time::Duration;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
+use wasm_operator_sdk::{Cluster, Event, EventType, ObjectRef, Owner, log};
+
+use crate::conditions;
+use crate::error::Error;
+use crate::types::{Keystone, KeystoneStatus};
+
+/// What a step returns: go on (`None`), end the pass and run again after a while, or fail.
+pub(crate) type StepResult = Result<Option<Duration>, Error>;
+
+/// RequeueSecretPolling: a gate waiting on Secrets, stores or certificates.
+pub(crate) const SECRET_POLLING: Duration = Duration::from_secs(15);
+/// RequeueDeploymentPolling: waiting on a rollout.
+pub(crate) const DEPLOYMENT_POLLING: Duration = Duration::from_secs(10);
+/// Waiting on the database and its Jobs.
+pub(crate) const DATABASE_POLLING: Duration = Duration::from_secs(30);
+
+/// One pass over one Keystone.
+#[derive(Clone)]
+pub(crate) struct Pass<'c> {
+    /// The cluster the children live on.
+    pub(crate) cluster: &'c dyn Cluster,
+    /// The Keystone as the pass found it; its status is what the pass writes.
+    pub(crate) keystone: Keystone,
+    /// The controller owner of every child.
+    pub(crate) owner: Owner,
+    /// `{name}-config-{hash}`, once the Config step ran.
+    pub(crate) config_map_name: Option<String>,
+    /// SHA-256 hex of the database connection string, once DBConnectionSecret ran.
+    pub(crate) db_connection_hash: Option<String>,
+    /// `{name}-domains-{hash}` when LDAP domains are projected, else empty.
+    pub(crate) domains_secret_name: String,
+}
+
+impl<'c> Pass<'c> {
+    /// A pass over `keystone` (which has a name and a uid).
+    pub(crate) fn new(cluster: &'c dyn Cluster, keystone: Keystone, owner: Owner) -> Self {
+        Self {
+            cluster,
+            keystone,
+            owner,
+            config_map_name: None,
+            db_connection_hash: None,
+            domains_secret_name: String::new(),
+        }
+    }
+
+    /// The Keystone's name.
+    pub(crate) fn name(&self) -> &str {
+        self.keystone.metadata.name.as_deref().unwrap_or_default()
+    }
+
+    /// The Keystone's namespace.
+    pub(crate) fn namespace(&self) -> &str {
+        self.keystone
+            .metadata
+            .namespace
+            .as_deref()
+            .unwrap_or_default()
+    }
+
+    /// `namespace/name` of a child named `name`.
+    pub(crate) fn key(&self, name: &str) -> String {
+        format!("{}/{name}", self.namespace())
+    }
+
+    fn generation(&self) -> i64 {
+        self.keystone.metadata.generation.unwrap_or_default()
+    }
+
+    /// The status's conditions.
+    pub(crate) fn conditions(&self) -> &[Condition] {
+        self.keystone
+            .status
+            .as_ref()
+            .map_or(&[], |s| s.conditions.as_slice())
+    }
+
+    /// Sets a condition for the Keystone's generation.
+    pub(crate) fn condition(&mut self, type_: &str, ready: bool, reason: &str, message: &str) {
+        let generation = self.generation();
+        let status = self
+            .keystone
+            .status
+            .get_or_insert_with(KeystoneStatus::default);
+        conditions::set(
+            &mut status.conditions,
+            generation,
+            type_,
+            ready,
+            reason,
+            message,
+        );
+    }
+
+    /// The status, created empty when absent.
+    pub(crate) fn status_mut(&mut self) -> &mut KeystoneStatus {
+        self.keystone
+            .status
+            .get_or_insert_with(KeystoneStatus::default)
+    }
+
+    /// Records an event on the Keystone; a failure to record is logged, not fatal.
+    pub(crate) fn event(&self, event_type: EventType, reason: &str, note: &str) {
+        let regarding = ObjectRef::of::<Keystone>(Some(self.namespace()), self.name());
+        let event = Event {
+            event_type,
+            reason: reason.to_owned(),
+            action: "Reconcile".to_owned(),
+            note: note.to_owned(),
+        };
+        if let Err(e) = self.cluster.record_event(&regarding, &event) {
+            log::warn(&format!("{regarding}: cannot record event {reason}: {e}"));
+        }
+    }
+}

@@ -1,0 +1,3 @@
+//! The pipeline's steps, one file each (facts §2.2), tests beside them.
+
+pub(crate) mod database_tls;

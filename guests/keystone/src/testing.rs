@@ -1,0 +1,59 @@
+//! What the step tests share: a Keystone, a pass over it, and reading its conditions.
+
+use serde_json::{Value, json};
+use wasm_operator_sdk::Owner;
+use wasm_operator_sdk::blocks::conditions::find;
+use wasm_operator_sdk::testing::FakeCluster;
+
+use crate::pass::Pass;
+use crate::types::Keystone;
+
+/// A Keystone `ks` in `ns` with a managed database and cache, generation 2.
+pub(crate) fn keystone() -> Value {
+    json!({
+        "apiVersion": "keystone.openstack.c5c3.io/v1alpha1", "kind": "Keystone",
+        "metadata": {"name": "ks", "namespace": "ns", "uid": "ks-uid", "generation": 2},
+        "spec": {
+            "image": {"repository": "ghcr.io/c5c3/keystone", "tag": "2025.2"},
+            "database": {"clusterRef": {"name": "maria"}, "database": "keystone",
+                         "secretRef": {"name": "ks-db"}},
+            "cache": {"clusterRef": {"name": "memcached"}, "backend": "dogpile.cache.pymemcache"},
+            "bootstrap": {"adminPasswordSecretRef": {"name": "ks-admin"}},
+        },
+    })
+}
+
+/// `keystone()` with `patch` merged into its spec (RFC 7386).
+pub(crate) fn keystone_with(patch: Value) -> Value {
+    let mut object = keystone();
+    merge(&mut object["spec"], &patch);
+    object
+}
+
+fn merge(target: &mut Value, patch: &Value) {
+    match (target, patch) {
+        (Value::Object(t), Value::Object(p)) => {
+            for (k, v) in p {
+                if v.is_null() {
+                    t.remove(k);
+                } else {
+                    merge(t.entry(k.clone()).or_insert(Value::Null), v);
+                }
+            }
+        }
+        (t, p) => *t = p.clone(),
+    }
+}
+
+/// A pass over `object` on `cluster`.
+pub(crate) fn pass<'c>(cluster: &'c FakeCluster, object: &Value) -> Pass<'c> {
+    let keystone: Keystone = serde_json::from_value(object.clone()).expect("a Keystone");
+    let owner = Owner::of(&keystone).expect("named, with a uid");
+    Pass::new(cluster, keystone, owner)
+}
+
+/// `(status, reason, message)` of the condition `type_`.
+pub(crate) fn condition(pass: &Pass<'_>, type_: &str) -> (String, String, String) {
+    let c = find(pass.conditions(), type_).unwrap_or_else(|| panic!("no {type_} condition"));
+    (c.status.clone(), c.reason.clone(), c.message.clone())
+}
