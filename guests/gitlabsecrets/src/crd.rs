@@ -37,8 +37,16 @@ pub(crate) fn crd() -> CustomResourceDefinition {
             the chart's shared-secrets Job. Keys are added, never changed or removed; \
             deleting the resource leaves every Secret.",
         printer_columns: &[
-            ("Ready", "string", ".status.conditions[?(@.type==\"Ready\")].status"),
-            ("Reason", "string", ".status.conditions[?(@.type==\"Ready\")].reason"),
+            (
+                "Ready",
+                "string",
+                ".status.conditions[?(@.type==\"Ready\")].status",
+            ),
+            (
+                "Reason",
+                "string",
+                ".status.conditions[?(@.type==\"Ready\")].reason",
+            ),
             ("Age", "date", ".metadata.creationTimestamp"),
         ],
         spec,

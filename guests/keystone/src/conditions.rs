@@ -80,7 +80,14 @@ pub(crate) fn recompute_ready(conditions: &mut Vec<Condition>, generation: i64) 
         );
     } else {
         let message = format!("Not ready: {}", waiting.join(", "));
-        set(conditions, generation, READY, false, "NotAllReady", &message);
+        set(
+            conditions,
+            generation,
+            READY,
+            false,
+            "NotAllReady",
+            &message,
+        );
     }
 }
 
@@ -95,11 +102,22 @@ mod tests {
         for type_ in READY_SET {
             set(&mut conditions, 4, type_, true, "R", "m");
         }
-        set(&mut conditions, 4, EXTRA_CONFIG_HEALTHY, false, "OwnedKeysOverridden", "m");
+        set(
+            &mut conditions,
+            4,
+            EXTRA_CONFIG_HEALTHY,
+            false,
+            "OwnedKeysOverridden",
+            "m",
+        );
         recompute_ready(&mut conditions, 4);
         let ready = find(&conditions, READY).expect("Ready");
         assert_eq!(
-            (ready.status.as_str(), ready.reason.as_str(), ready.observed_generation),
+            (
+                ready.status.as_str(),
+                ready.reason.as_str(),
+                ready.observed_generation
+            ),
             ("True", "AllReady", Some(4))
         );
         set(&mut conditions, 5, HPA_READY, false, "R", "m");

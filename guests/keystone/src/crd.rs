@@ -56,7 +56,11 @@ pub(crate) fn crd() -> CustomResourceDefinition {
         description: "An OpenStack Keystone identity service: its database, cache, keys, \
             configuration, Deployment and bootstrap.",
         printer_columns: &[
-            ("Ready", "string", ".status.conditions[?(@.type=='Ready')].status"),
+            (
+                "Ready",
+                "string",
+                ".status.conditions[?(@.type=='Ready')].status",
+            ),
             ("Endpoint", "string", ".status.endpoint"),
             ("Release", "string", ".status.installedRelease"),
             ("Age", "date", ".metadata.creationTimestamp"),
@@ -80,11 +84,8 @@ mod tests {
     #[test]
     fn the_committed_crd_is_generated_from_the_types() {
         let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(CRD_PATH);
-        let generated = wasm_operator_sdk::crd::crd_yaml(
-            &crd(),
-            "guests/keystone/src/types.rs",
-            REGENERATE,
-        );
+        let generated =
+            wasm_operator_sdk::crd::crd_yaml(&crd(), "guests/keystone/src/types.rs", REGENERATE);
         wasm_operator_sdk::crd::check_committed(crate::CRD_YAML, &generated, &path, REGENERATE);
     }
 
@@ -124,9 +125,18 @@ mod tests {
                     "database mode (managed clusterRef vs brownfield host) is immutable",
                 ],
             ),
-            ("/properties/bootstrap/properties/adminUser", &["bootstrap.adminUser is immutable"]),
-            ("/properties/bootstrap/properties/region", &["bootstrap.region is immutable"]),
-            ("/properties/image", &["exactly one of image.tag or image.digest must be set"]),
+            (
+                "/properties/bootstrap/properties/adminUser",
+                &["bootstrap.adminUser is immutable"],
+            ),
+            (
+                "/properties/bootstrap/properties/region",
+                &["bootstrap.region is immutable"],
+            ),
+            (
+                "/properties/image",
+                &["exactly one of image.tag or image.digest must be set"],
+            ),
             (
                 "/properties/cache",
                 &[
@@ -153,7 +163,10 @@ mod tests {
                     "minReplicas must not exceed maxReplicas",
                 ],
             ),
-            ("/properties/networkPolicy", &["at least one ingress source must be specified"]),
+            (
+                "/properties/networkPolicy",
+                &["at least one ingress source must be specified"],
+            ),
             (
                 "/properties/uwsgi",
                 &["httpKeepAliveTimeout may only be set when httpKeepAlive is true"],
@@ -163,7 +176,11 @@ mod tests {
             assert_eq!(rules(pointer), *expected, "{pointer}");
         }
         // spec.image has no immutability rule.
-        assert!(!rules("/properties/image").iter().any(|m| m.contains("immutable")));
+        assert!(
+            !rules("/properties/image")
+                .iter()
+                .any(|m| m.contains("immutable"))
+        );
     }
 
     #[test]
@@ -171,34 +188,98 @@ mod tests {
         let schema = schema();
         let spec = "/properties/spec/properties";
         let table: &[(&str, &str, Value)] = &[
-            ("/fernet/properties/rotationSchedule", "default", json!("0 0 * * 0")),
+            (
+                "/fernet/properties/rotationSchedule",
+                "default",
+                json!("0 0 * * 0"),
+            ),
             ("/fernet/properties/maxActiveKeys", "minimum", json!(3.0)),
-            ("/credentialKeys/properties/maxActiveKeys", "default", json!(3)),
-            ("/passwordRotation/properties/passwordLength", "minimum", json!(24.0)),
-            ("/passwordRotation/properties/schedule", "default", json!("0 0 1 * *")),
-            ("/trustFlush/properties/schedule", "default", json!("0 * * * *")),
-            ("/federation/properties/trustedDashboards", "maxItems", json!(8)),
+            (
+                "/credentialKeys/properties/maxActiveKeys",
+                "default",
+                json!(3),
+            ),
+            (
+                "/passwordRotation/properties/passwordLength",
+                "minimum",
+                json!(24.0),
+            ),
+            (
+                "/passwordRotation/properties/schedule",
+                "default",
+                json!("0 0 1 * *"),
+            ),
+            (
+                "/trustFlush/properties/schedule",
+                "default",
+                json!("0 * * * *"),
+            ),
+            (
+                "/federation/properties/trustedDashboards",
+                "maxItems",
+                json!(8),
+            ),
             ("/bootstrap/properties/adminUser", "default", json!("admin")),
-            ("/bootstrap/properties/region", "default", json!("RegionOne")),
-            ("/bootstrap/properties/publicEndpoint", "pattern", json!("^https?://")),
+            (
+                "/bootstrap/properties/region",
+                "default",
+                json!("RegionOne"),
+            ),
+            (
+                "/bootstrap/properties/publicEndpoint",
+                "pattern",
+                json!("^https?://"),
+            ),
             ("/database/properties/port", "maximum", json!(65535.0)),
             ("/database/properties/database", "maxLength", json!(64)),
-            ("/database/properties/storageSize", "default", json!("100Gi")),
-            ("/database/properties/tls/properties/mode", "enum",
-             json!(["disabled", "prefer", "require", "verify-ca", "verify-full"])),
-            ("/database/properties/credentialsMode", "enum", json!(["Static", "Dynamic"])),
-            ("/image/properties/digest", "pattern", json!("^sha256:[a-f0-9]{64}$")),
+            (
+                "/database/properties/storageSize",
+                "default",
+                json!("100Gi"),
+            ),
+            (
+                "/database/properties/tls/properties/mode",
+                "enum",
+                json!(["disabled", "prefer", "require", "verify-ca", "verify-full"]),
+            ),
+            (
+                "/database/properties/credentialsMode",
+                "enum",
+                json!(["Static", "Dynamic"]),
+            ),
+            (
+                "/image/properties/digest",
+                "pattern",
+                json!("^sha256:[a-f0-9]{64}$"),
+            ),
             ("/deployment/properties/replicas", "default", json!(3)),
-            ("/deployment/properties/terminationGracePeriodSeconds", "minimum", json!(10.0)),
-            ("/logging/properties/level", "enum",
-             json!(["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"])),
+            (
+                "/deployment/properties/terminationGracePeriodSeconds",
+                "minimum",
+                json!(10.0),
+            ),
+            (
+                "/logging/properties/level",
+                "enum",
+                json!(["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"]),
+            ),
             ("/uwsgi/properties/processes", "default", json!(2)),
-            ("/secretStoreRef/properties/kind", "enum", json!(["ClusterSecretStore", "SecretStore"])),
-            ("/plugins", "x-kubernetes-list-map-keys", json!(["configSection"])),
+            (
+                "/secretStoreRef/properties/kind",
+                "enum",
+                json!(["ClusterSecretStore", "SecretStore"]),
+            ),
+            (
+                "/plugins",
+                "x-kubernetes-list-map-keys",
+                json!(["configSection"]),
+            ),
         ];
         for (path, keyword, expected) in table {
             let pointer = format!("{spec}{path}");
-            let node = schema.pointer(&pointer).unwrap_or_else(|| panic!("no {pointer}"));
+            let node = schema
+                .pointer(&pointer)
+                .unwrap_or_else(|| panic!("no {pointer}"));
             assert_eq!(node.get(*keyword), Some(expected), "{path} {keyword}");
         }
         let required = |pointer: &str| schema.pointer(pointer).cloned().unwrap_or_default();

@@ -32,7 +32,9 @@ pub enum Error {
 
 impl Error {
     /// A [`Error::Cluster`] for `what`.
-    pub(crate) fn cluster(what: impl Into<String>) -> impl FnOnce(wasm_operator_sdk::Error) -> Self {
+    pub(crate) fn cluster(
+        what: impl Into<String>,
+    ) -> impl FnOnce(wasm_operator_sdk::Error) -> Self {
         let what = what.into();
         move |source| Self::Cluster { what, source }
     }

@@ -57,3 +57,19 @@ pub(crate) fn condition(pass: &Pass<'_>, type_: &str) -> (String, String, String
     let c = find(pass.conditions(), type_).unwrap_or_else(|| panic!("no {type_} condition"));
     (c.status.clone(), c.reason.clone(), c.message.clone())
 }
+
+/// A Secret `ns/name` holding `pairs` (as the API server stores it: base64 `data`).
+pub(crate) fn secret(name: &str, pairs: &[(&str, &str)]) -> Value {
+    let data: serde_json::Map<String, Value> = pairs
+        .iter()
+        .map(|(k, v)| {
+            let bytes = k8s_openapi::ByteString(v.as_bytes().to_vec());
+            (
+                (*k).to_owned(),
+                serde_json::to_value(bytes).expect("base64"),
+            )
+        })
+        .collect();
+    json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
+        "metadata": {"name": name, "namespace": "ns"}, "data": data})
+}

@@ -216,7 +216,13 @@ pub struct FederationSpec {
     /// Dashboard origins a WebSSO token may be posted back to, exactly as the dashboard
     /// sends them (`https://horizon.example.com/auth/websso/`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(test, schemars(length(max = 8), inner(length(max = 512), regex(pattern = r"^https?://[^\s]*$"))))]
+    #[cfg_attr(
+        test,
+        schemars(
+            length(max = 8),
+            inner(length(max = 512), regex(pattern = r"^https?://[^\s]*$"))
+        )
+    )]
     pub trusted_dashboards: Vec<String>,
 }
 

@@ -256,8 +256,7 @@ pub fn structural_errors(schema: &Value) -> Vec<String> {
                 errors.push(format!("{path}: {forbidden}"));
             }
         }
-        if !map.contains_key("type") && !map.contains_key("x-kubernetes-preserve-unknown-fields")
-        {
+        if !map.contains_key("type") && !map.contains_key("x-kubernetes-preserve-unknown-fields") {
             errors.push(format!("{path}: no type"));
         }
         if let Some(Value::Object(properties)) = map.get("properties") {
@@ -309,6 +308,9 @@ mod tests {
             "b": {"description": "no type"},
             "c": {"type": "string"},
         }});
-        assert_eq!(structural_errors(&schema), vec![".a: anyOf", ".a: no type", ".b: no type"]);
+        assert_eq!(
+            structural_errors(&schema),
+            vec![".a: anyOf", ".a: no type", ".b: no type"]
+        );
     }
 }

@@ -63,7 +63,10 @@ fn a_failed_kind_probe_is_capability_probe_failed_and_stops_the_pass() {
         "{error}"
     );
     let (status, reason, _) = condition(&pass, DATABASE_TLS_READY);
-    assert_eq!((status.as_str(), reason.as_str()), ("False", "CapabilityProbeFailed"));
+    assert_eq!(
+        (status.as_str(), reason.as_str()),
+        ("False", "CapabilityProbeFailed")
+    );
 }
 
 #[test]
@@ -73,7 +76,11 @@ fn database_tls_on_without_both_refs_is_missing_certificate_refs_and_an_error() 
     let cluster = FakeCluster::new();
     let mut pass = pass(&cluster, &keystone_with(spec));
     let error = run(&mut pass).expect_err("fails");
-    assert!(error.to_string().contains("refusing to build an invalid certificate volume"));
+    assert!(
+        error
+            .to_string()
+            .contains("refusing to build an invalid certificate volume")
+    );
     assert_eq!(
         condition(&pass, DATABASE_TLS_READY),
         (
@@ -129,7 +136,10 @@ fn a_managed_database_with_tls_waits_for_its_certificate_then_reports_it_issued(
         stored["spec"]["usages"],
         json!(["client auth", "digital signature", "key encipherment"])
     );
-    assert_eq!(stored["metadata"]["labels"]["app.kubernetes.io/managed-by"], "keystone-operator");
+    assert_eq!(
+        stored["metadata"]["labels"]["app.kubernetes.io/managed-by"],
+        "keystone-operator"
+    );
     assert_eq!(stored["metadata"]["ownerReferences"][0]["uid"], "ks-uid");
     cluster.change("Certificate", "ks-db-client", |c| {
         c["status"] = json!({"conditions": [{"type": "Ready", "status": "True"}]});
@@ -141,7 +151,8 @@ fn a_managed_database_with_tls_waits_for_its_certificate_then_reports_it_issued(
         (
             "True".into(),
             "CertificateIssued".into(),
-            "Database client Certificate \"ks-db-client\" issued into Secret \"ks-db-client\"".into()
+            "Database client Certificate \"ks-db-client\" issued into Secret \"ks-db-client\""
+                .into()
         )
     );
 }
@@ -162,6 +173,12 @@ fn a_refused_certificate_is_certificate_error_and_stops_the_pass() {
         "{error}"
     );
     let (status, reason, message) = condition(&pass, DATABASE_TLS_READY);
-    assert_eq!((status.as_str(), reason.as_str()), ("False", "CertificateError"));
-    assert!(message.contains("spec.issuerRef: Required value"), "{message}");
+    assert_eq!(
+        (status.as_str(), reason.as_str()),
+        ("False", "CertificateError")
+    );
+    assert!(
+        message.contains("spec.issuerRef: Required value"),
+        "{message}"
+    );
 }

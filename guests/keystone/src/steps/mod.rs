@@ -1,3 +1,4 @@
 //! The pipeline's steps, one file each (facts §2.2), tests beside them.
 
 pub(crate) mod database_tls;
+pub(crate) mod db_connection;

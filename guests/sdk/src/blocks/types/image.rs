@@ -26,7 +26,10 @@ pub struct ImageSpec {
     /// The image's content digest (`sha256:` and 64 hex digits); pinning by digest turns
     /// release tracking and upgrades off.
     #[serde(default, skip_serializing_if = "String::is_empty")]
-    #[cfg_attr(feature = "schemars", schemars(regex(pattern = r"^sha256:[a-f0-9]{64}$")))]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(regex(pattern = r"^sha256:[a-f0-9]{64}$"))
+    )]
     pub digest: String,
 }
 

@@ -21,8 +21,16 @@ fn an_image_is_referenced_by_digest_when_pinned_else_by_tag() {
 #[test]
 fn cache_servers_resolve_from_the_list_else_from_the_cluster() {
     let table = [
-        (json!({"backend": "b", "servers": ["a:1", "b:2"]}), "a:1,b:2", vec![1, 2]),
-        (json!({"backend": "b", "clusterRef": {"name": "mc"}}), "mc:11211", vec![11211]),
+        (
+            json!({"backend": "b", "servers": ["a:1", "b:2"]}),
+            "a:1,b:2",
+            vec![1, 2],
+        ),
+        (
+            json!({"backend": "b", "clusterRef": {"name": "mc"}}),
+            "mc:11211",
+            vec![11211],
+        ),
         (json!({"backend": "b"}), "", vec![]),
         (
             json!({"backend": "b", "servers": ["a", "b:11211", "[::1]:7", "c:7"]}),

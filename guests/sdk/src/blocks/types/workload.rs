@@ -31,7 +31,10 @@ pub struct DeploymentSpec {
     /// The API container's requests and limits (admission sets 256Mi/100m requested,
     /// 512Mi/500m limits when unset or empty).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schemars", schemars(schema_with = "crate::crd::embedded_object"))]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(schema_with = "crate::crd::embedded_object")
+    )]
     pub resources: Option<ResourceRequirements>,
     /// Seconds between SIGTERM and SIGKILL (30 when unset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -44,12 +47,18 @@ pub struct DeploymentSpec {
     pub pre_stop_sleep_seconds: Option<i64>,
     /// The rollout strategy (RollingUpdate, maxUnavailable 0, maxSurge 1 when unset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schemars", schemars(schema_with = "crate::crd::embedded_object"))]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(schema_with = "crate::crd::embedded_object")
+    )]
     pub strategy: Option<DeploymentStrategy>,
     /// How pods spread (unset: across zones and hosts, maxSkew 1, ScheduleAnyway; an empty
     /// list: no constraint).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schemars", schemars(schema_with = "crate::crd::embedded_objects"))]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(schema_with = "crate::crd::embedded_objects")
+    )]
     pub topology_spread_constraints: Option<Vec<TopologySpreadConstraint>>,
     /// The pods' priority class.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -124,7 +133,10 @@ pub struct NetworkPolicySpec {
     pub ingress: Vec<NetworkPolicyIngressSource>,
     /// Egress rules added after the derived ones (DNS, database, cache).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "schemars", schemars(schema_with = "crate::crd::embedded_objects"))]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(schema_with = "crate::crd::embedded_objects")
+    )]
     pub additional_egress: Vec<NetworkPolicyEgressRule>,
 }
 
@@ -135,11 +147,17 @@ pub struct NetworkPolicySpec {
 #[cfg_attr(feature = "schemars", derive(schemars::JsonSchema))]
 pub struct NetworkPolicyIngressSource {
     /// The namespaces.
-    #[cfg_attr(feature = "schemars", schemars(schema_with = "crate::crd::embedded_object"))]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(schema_with = "crate::crd::embedded_object")
+    )]
     pub namespace_selector: LabelSelector,
     /// The pods within them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schemars", schemars(schema_with = "crate::crd::embedded_object"))]
+    #[cfg_attr(
+        feature = "schemars",
+        schemars(schema_with = "crate::crd::embedded_object")
+    )]
     pub pod_selector: Option<LabelSelector>,
 }
 
