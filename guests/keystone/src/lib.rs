@@ -3,23 +3,43 @@
 //! Reconciles `keystone.openstack.c5c3.io/v1alpha1` Keystones into a running OpenStack
 //! Keystone (`cobaltcore-common-packages.txt`, "Reconciler Integration Pattern", and
 //! `cobaltcore-facts.md` §1–2). [`types`] is the resource and the CRD is generated from it
-//! ([`CRD_YAML`]).
+//! ([`CRD_YAML`]); a pass is the table of named steps of `reconcile.rs`, one file per step
+//! under `steps/`; [`describe`] is what the host loads the plugin with.
 
 mod conditions;
+pub mod describe;
 mod error;
 mod labels;
 mod pass;
+mod reconcile;
 mod steps;
 pub mod types;
 
 #[cfg(test)]
+mod crd;
+#[cfg(test)]
 mod testing;
 
-#[cfg(test)]
-mod crd;
-
 pub use error::Error;
+pub use reconcile::reconcile;
 pub use types::Keystone;
+
+use wasm_operator_sdk::{Cluster, Description, Outcome, ReconcileError, Reconciler, Request};
 
 /// The committed CRD, generated from [`types`] (a test fails when it is stale).
 pub const CRD_YAML: &str = include_str!("../../../crds/keystone.openstack.c5c3.io_keystones.yaml");
+
+/// The reconciler, as the host runs it.
+pub struct KeystoneReconciler;
+
+impl Reconciler for KeystoneReconciler {
+    fn describe() -> Description {
+        describe::describe()
+    }
+
+    fn reconcile(cluster: &dyn Cluster, request: &Request) -> Result<Outcome, ReconcileError> {
+        reconcile(cluster, request)
+    }
+}
+
+wasm_operator_sdk::export_reconciler!(KeystoneReconciler);

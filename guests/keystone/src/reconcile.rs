@@ -1,0 +1,106 @@
+//! One pass over a Keystone (facts §2.1–2.2): the prelude, the table of named steps, and
+//! the status write every pass ends with.
+//!
+//! | # | Step | Condition |
+//! |---|---|---|
+//! | 2 | `database-tls` ([`steps::database_tls`]) | DatabaseTLSReady |
+//! | 3 | `db-connection-secret` ([`steps::db_connection`]) | SecretsReady (on failure) |
+//!
+//! The first step that requeues or fails ends the pass. Whatever ended it, the status is
+//! written: Ready recomputed from its fifteen sub-conditions, observedGeneration stamped,
+//! and no write at all when nothing changed.
+
+use wasm_operator_sdk::blocks::pipeline::{Step, run_pass};
+use wasm_operator_sdk::{
+    ApiError, Cluster, ClusterExt, ObjectRef, Outcome, Owner, ReadFrom, ReconcileError, Request,
+    log,
+};
+
+use crate::conditions::{SECRETS_READY, recompute_ready};
+use crate::error::Error;
+use crate::pass::{Pass, SECRET_POLLING, StepResult};
+use crate::steps;
+use crate::types::Keystone;
+
+/// The steps of a pass, in order.
+fn steps<'a>() -> Vec<Step<'a, Pass<'a>, Error>> {
+    vec![
+        Step::new("database-tls", steps::database_tls::run),
+        Step::new("db-connection-secret", steps::db_connection::run),
+    ]
+}
+
+/// Runs one pass for the Keystone of `request`.
+pub fn reconcile(cluster: &dyn Cluster, request: &Request) -> Result<Outcome, ReconcileError> {
+    let object = ObjectRef::of::<Keystone>(request.namespace.as_deref(), &request.name);
+    let cached = cluster
+        .get(&object, ReadFrom::Cache)
+        .map_err(|e| ReconcileError::Transient(format!("reading {object}: {e}")))?;
+    let Some(cached) = cached else {
+        return Ok(Outcome::done());
+    };
+    let keystone: Keystone = serde_json::from_value(cached)
+        .map_err(|e| ReconcileError::Permanent(format!("{object} does not decode: {e}")))?;
+    if keystone.metadata.deletion_timestamp.is_some() {
+        log::debug(&format!("{object} is being deleted"));
+        return Ok(Outcome::done());
+    }
+    let owner = Owner::of(&keystone).map_err(|e| ReconcileError::Permanent(e.to_string()))?;
+    let before = keystone.status.clone();
+    let mut pass = Pass::new(cluster, keystone, owner);
+    let result = match pass.keystone.spec.target_cluster_ref.clone() {
+        Some(target) => {
+            let message = format!(
+                "target cluster {:?} cannot be resolved: this host runs children on its own \
+                 cluster only",
+                target.name
+            );
+            pass.condition(SECRETS_READY, false, "TargetClusterUnavailable", &message);
+            let written = write_status(&mut pass, &before);
+            written.map(|()| Some(SECRET_POLLING))
+        }
+        None => run_pass(&mut steps(), &mut pass, |pass, _| {
+            write_status(pass, &before)
+        }),
+    };
+    outcome(&object, result)
+}
+
+/// Writes the status when it differs from `before`, with Ready recomputed and
+/// observedGeneration stamped.
+fn write_status(
+    pass: &mut Pass<'_>,
+    before: &Option<crate::types::KeystoneStatus>,
+) -> Result<(), Error> {
+    let generation = pass.keystone.metadata.generation.unwrap_or_default();
+    let status = pass.status_mut();
+    recompute_ready(&mut status.conditions, generation);
+    status.observed_generation = generation;
+    if pass.keystone.status.as_ref() == before.as_ref() {
+        return Ok(());
+    }
+    let what = format!("writing the status of Keystone {}", pass.key(pass.name()));
+    pass.cluster
+        .update_status_typed(&pass.keystone)
+        .map_err(Error::cluster(what))?;
+    Ok(())
+}
+
+fn outcome(object: &ObjectRef, result: StepResult) -> Result<Outcome, ReconcileError> {
+    match result {
+        Ok(None) => Ok(Outcome::done()),
+        Ok(Some(after)) => Ok(Outcome::requeue(after)),
+        Err(Error::Cluster {
+            source: wasm_operator_sdk::Error::Api(ApiError::Conflict(_)),
+            ..
+        }) => Ok(Outcome::requeue(std::time::Duration::from_secs(1))),
+        Err(error) => {
+            log::warn(&format!("{object}: {error}"));
+            Err(ReconcileError::Transient(error.to_string()))
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "reconcile_tests.rs"]
+mod tests;
