@@ -11,6 +11,7 @@ pub mod describe;
 mod error;
 mod labels;
 mod pass;
+mod pod;
 mod reconcile;
 mod steps;
 pub mod types;
