@@ -25,6 +25,13 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::tls::Error,
     },
+    /// The Deployment, Service or PodDisruptionBudget could not be ensured.
+    #[error("ensuring {what}: {source}")]
+    Workload {
+        what: &'static str,
+        #[source]
+        source: wasm_operator_sdk::blocks::deployment::Error,
+    },
     /// The spec cannot be acted on as it stands (a bypassed admission).
     #[error("{0}")]
     Spec(String),

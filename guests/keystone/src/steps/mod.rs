@@ -2,3 +2,4 @@
 
 pub(crate) mod database_tls;
 pub(crate) mod db_connection;
+pub(crate) mod deployment;
