@@ -47,15 +47,49 @@ fn count_unit_tests(dir: &Path) -> (usize, usize) {
     counts
 }
 
-/// `(passed, ignored)` of the `test result: ok. N passed; F failed; I ignored; …` line.
-fn result(stdout: &str) -> Option<(usize, usize)> {
-    stdout.lines().find_map(|l| {
-        let fields: Vec<&str> = l.strip_prefix("test result: ok. ")?.split(' ').collect();
-        Some((fields.first()?.parse().ok()?, fields.get(4)?.parse().ok()?))
-    })
+/// The packages whose unit tests run in wasm, and their directories.
+const PACKAGES: &[(&str, &str)] = &[
+    ("wasm-operator-sdk", "guests/sdk"),
+    ("fixture-reconciler", "tests/guests/fixture"),
+    ("secretgen", "guests/secretgen"),
+    ("wasm-operator-types", "crates/types"),
+    ("gitlabsecrets", "guests/gitlabsecrets"),
+    ("keystone", "guests/keystone"),
+    ("wasm-operator-planner", "crates/planner"),
+];
+
+/// `(passed, ignored)` of each test binary in the merged output of `cargo test`: the
+/// crate name of the `Running unittests src/lib.rs (…/deps/<crate>-<hash>.wasm)` line, and
+/// the `test result: ok. N passed; F failed; I ignored; …` line that follows it.
+fn results(output: &str) -> Vec<(String, Option<(usize, usize)>)> {
+    let mut results: Vec<(String, Option<(usize, usize)>)> = Vec::new();
+    for line in output.lines().map(str::trim) {
+        if let Some(running) = line.strip_prefix("Running unittests ") {
+            let file = running
+                .rsplit(['/', '\\'])
+                .next()
+                .unwrap_or_default()
+                .trim_end_matches(')');
+            let name = file.rsplit_once('-').map_or(file, |(name, _)| name);
+            results.push((name.to_owned(), None));
+        } else if let Some(rest) = line.strip_prefix("test result: ok. ")
+            && let Some((_, result @ None)) = results.last_mut()
+        {
+            let fields: Vec<&str> = rest.split(' ').collect();
+            *result = fields
+                .first()
+                .and_then(|p| p.parse().ok())
+                .zip(fields.get(4).and_then(|i| i.parse().ok()));
+        }
+    }
+    results
 }
 
-fn run_in_wasm(package: &str, dir: &str) {
+/// Builds and runs every package's unit tests in one `cargo test` (so the dependencies
+/// they share are compiled once, with one set of features) and checks each ran all its
+/// tests and passed.
+#[test]
+fn the_guests_unit_tests_pass_under_wasmtime() {
     let workspace = workspace();
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
@@ -69,20 +103,28 @@ fn run_in_wasm(package: &str, dir: &str) {
         .status()
         .expect("cache-key runs");
     assert!(made.success(), "cache-key {}: {made}", key.display());
-    let output = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut command = Command::new("sh");
+    // cargo's `Running …` lines go to stderr and the tests' results to stdout: one stream
+    // keeps them in order.
+    command
+        .args(["-c", "exec \"$@\" 2>&1", "sh", &cargo])
         .current_dir(&workspace)
         // Release, in the guests' own target directory: the test binaries reuse the
         // dependencies the build script already compiled for the shipped plugins.
         .args([
             "test",
             "--release",
+            "--no-fail-fast",
             "--target",
             "wasm32-wasip2",
             "--lib",
-            "-p",
-            package,
-            "--target-dir",
-        ])
+        ]);
+    for (package, _) in PACKAGES {
+        command.args(["-p", package]);
+    }
+    let output = command
+        .arg("--target-dir")
         .arg(target_dir.join("wasm-guests"))
         .env("CARGO_TARGET_WASM32_WASIP2_RUNNER", runner)
         .env(
@@ -93,47 +135,42 @@ fn run_in_wasm(package: &str, dir: &str) {
         .env_remove("CARGO_TARGET_DIR")
         .output()
         .expect("cargo runs");
-    let stdout = String::from_utf8_lossy(&output.stdout);
-    let stderr = String::from_utf8_lossy(&output.stderr);
+    let text = String::from_utf8_lossy(&output.stdout);
     assert!(
         output.status.success(),
-        "{package} failed under wasmtime:\n{stdout}\n{stderr}"
+        "the guests failed under wasmtime:\n{text}"
     );
-    let (expected, should_panic) = count_unit_tests(&workspace.join(dir).join("src"));
-    assert!(expected > 0, "{package} has no unit tests");
+    let results = results(&text);
+    for (package, dir) in PACKAGES {
+        let crate_name = package.replace('-', "_");
+        let (expected, should_panic) = count_unit_tests(&workspace.join(dir).join("src"));
+        assert!(expected > 0, "{package} has no unit tests");
+        let ran = results
+            .iter()
+            .find(|(name, _)| *name == crate_name)
+            .and_then(|(_, result)| *result);
+        assert_eq!(
+            ran,
+            Some((expected, should_panic)),
+            "{package}: not every unit test passed in wasm (passed, ignored as #[should_panic]):\n{text}"
+        );
+    }
+}
+
+#[test]
+fn the_results_of_each_test_binary_are_told_apart() {
+    let output = "   Compiling x v0.1.0
+     Running unittests src/lib.rs (target/wasm-guests/wasm32-wasip2/release/deps/wasm_operator_sdk-0f3a.wasm)
+running 2 tests
+test result: ok. 2 passed; 0 failed; 1 ignored; 0 measured; 0 filtered out; finished in 0.01s
+     Running unittests src/lib.rs (target/wasm-guests/wasm32-wasip2/release/deps/keystone-77.wasm)
+test result: FAILED. 1 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out
+";
     assert_eq!(
-        result(&stdout),
-        Some((expected, should_panic)),
-        "{package}: not every unit test passed in wasm (passed, ignored as #[should_panic]):\n{stdout}"
+        results(output),
+        vec![
+            ("wasm_operator_sdk".to_owned(), Some((2, 1))),
+            ("keystone".to_owned(), None),
+        ]
     );
-}
-
-#[test]
-fn the_sdk_unit_tests_pass_under_wasmtime() {
-    run_in_wasm("wasm-operator-sdk", "guests/sdk");
-}
-
-#[test]
-fn the_fixture_unit_tests_pass_under_wasmtime() {
-    run_in_wasm("fixture-reconciler", "tests/guests/fixture");
-}
-
-#[test]
-fn the_secretgen_unit_tests_pass_under_wasmtime() {
-    run_in_wasm("secretgen", "guests/secretgen");
-}
-
-#[test]
-fn the_shared_types_unit_tests_pass_under_wasmtime() {
-    run_in_wasm("wasm-operator-types", "crates/types");
-}
-
-#[test]
-fn the_gitlabsecrets_unit_tests_pass_under_wasmtime() {
-    run_in_wasm("gitlabsecrets", "guests/gitlabsecrets");
-}
-
-#[test]
-fn the_planner_records_unit_tests_pass_under_wasmtime() {
-    run_in_wasm("wasm-operator-planner", "crates/planner");
 }

@@ -3,3 +3,4 @@
 pub(crate) mod database_tls;
 pub(crate) mod db_connection;
 pub(crate) mod deployment;
+pub(crate) mod network_policy;
