@@ -3,4 +3,5 @@
 pub(crate) mod database_tls;
 pub(crate) mod db_connection;
 pub(crate) mod deployment;
+pub(crate) mod identity_backends;
 pub(crate) mod network_policy;
