@@ -146,7 +146,7 @@ fn an_existing_secret_of_the_name_is_accepted_only_when_it_is_the_owners_immutab
         }
         assert_eq!(
             cluster.names("Secret"),
-            [name.clone()],
+            std::slice::from_ref(&name),
             "{case}: the existing Secret is left as it is"
         );
         assert!(
