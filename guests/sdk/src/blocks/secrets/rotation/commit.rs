@@ -166,19 +166,27 @@ fn update_target<C: Cluster + ?Sized>(
         "metadata": {"annotations": {ROTATION_COMPLETED_AT: completed_at}},
         "data": data,
     });
-    cluster
-        .merge_patch::<Secret>(
-            Some(staged.namespace),
-            staged.target,
-            patch,
-            target.metadata.resource_version.as_deref(),
-        )
-        .map(drop)
-        .map_err(|source| RotationError::UpdateTarget {
+    patch_as_read(cluster, staged.namespace, staged.target, patch, target).map_err(|source| {
+        RotationError::UpdateTarget {
             namespace: staged.namespace.to_owned(),
             name: staged.target.to_owned(),
             source,
-        })
+        }
+    })
+}
+
+/// Merge-patches the Secret `name`, only if it is still at the resourceVersion of `read`.
+fn patch_as_read<C: Cluster + ?Sized>(
+    cluster: &C,
+    namespace: &str,
+    name: &str,
+    patch: Value,
+    read: &Secret,
+) -> crate::Result<()> {
+    let version = read.metadata.resource_version.as_deref();
+    cluster
+        .merge_patch::<Secret>(Some(namespace), name, patch, version)
+        .map(drop)
 }
 
 /// Removes the staged data and the completion annotation, unless the staging Secret
@@ -189,14 +197,7 @@ fn clear_staging<C: Cluster + ?Sized>(
     staging: &Secret,
 ) -> Result<(), RotationError> {
     let patch = json!({"metadata": {"annotations": {ROTATION_COMPLETED_AT: null}}, "data": null});
-    let result = cluster
-        .merge_patch::<Secret>(
-            Some(staged.namespace),
-            staged.staging,
-            patch,
-            staging.metadata.resource_version.as_deref(),
-        )
-        .map(drop);
+    let result = patch_as_read(cluster, staged.namespace, staged.staging, patch, staging);
     tolerate_gone_or_changed(result, "clearing", staged)
 }
 
