@@ -16,7 +16,8 @@
 //! - [`token`]: ServiceAccount tokens ([`token::request_token`], a TokenRequest on the
 //!   `token` subresource).
 //! - [`blocks`]: the CobaltCore building blocks (apply, config, database, deployment, job,
-//!   policy, satellite, secrets, tls, pipeline) that reconcilers are assembled from.
+//!   optional, policy, satellite, secrets, tls, pipeline) that reconcilers are assembled
+//!   from.
 //! - [`external`]: types for the CRDs of mariadb-operator, External Secrets and
 //!   cert-manager.
 //! - [`planner`]: the [`Planner`] trait (the WIT `planner` interface in Rust types), for

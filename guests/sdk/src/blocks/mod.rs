@@ -11,6 +11,8 @@
 //! - [`database`]: mariadb-operator Database, User and Grant.
 //! - [`deployment`]: Deployments, Services and Deployment readiness.
 //! - [`job`]: run-once Jobs with a re-run key, and CronJobs.
+//! - [`optional`]: objects applied while their spec block is set and deleted once it is
+//!   not.
 //! - [`policy`]: oslo.policy rules: load, merge, validate, render.
 //! - [`satellite`]: resolving a satellite's parent, observing its projection, collecting
 //!   a parent's satellites.
@@ -26,6 +28,7 @@ pub mod config;
 pub mod database;
 pub mod deployment;
 pub mod job;
+pub mod optional;
 pub mod pipeline;
 pub mod policy;
 pub mod satellite;

@@ -11,18 +11,11 @@
 use std::collections::BTreeMap;
 
 use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use sha2::{Digest, Sha256};
 
-use crate::blocks::apply::controller_reference;
+use super::immutable;
+pub use super::immutable::CONFIG_BASE_LABEL;
 use crate::cluster::{Cluster, ClusterExt, Owner};
 use crate::error::ApiError;
-
-/// The label naming the base name an immutable ConfigMap was created for.
-pub const CONFIG_BASE_LABEL: &str = "cobaltcore.c5c3.io/config-base";
-
-/// How many hex characters of the SHA-256 the name carries.
-const HASH_LEN: usize = 8;
 
 /// Why creating an immutable ConfigMap failed.
 #[derive(Debug, thiserror::Error)]
@@ -39,20 +32,14 @@ pub enum Error {
 
 /// The first 8 hex characters of the SHA-256 over `data`, keys sorted, each entry written
 /// as `<len(key)>:<key>=<len(value)>:<value>\n` so that entries delimit themselves whatever
-/// they contain.
+/// they contain (see [`super::immutable`]).
 pub fn content_hash(data: &BTreeMap<String, String>) -> String {
-    let mut hasher = Sha256::new();
-    for (key, value) in data {
-        hasher.update(format!("{}:{key}={}:{value}\n", key.len(), value.len()));
-    }
-    let mut hash = hex::encode(hasher.finalize());
-    hash.truncate(HASH_LEN);
-    hash
+    immutable::hash_entries(data.iter().map(|(k, v)| (k.as_str(), v.as_bytes())))
 }
 
 /// The name of the immutable ConfigMap for `data`: `<base_name>-<hash>`.
 pub fn immutable_name(base_name: &str, data: &BTreeMap<String, String>) -> String {
-    format!("{base_name}-{}", content_hash(data))
+    immutable::name_for(base_name, &content_hash(data))
 }
 
 /// The ConfigMap [`create_immutable_config_map`] creates.
@@ -63,16 +50,7 @@ pub fn immutable_config_map(
     data: &BTreeMap<String, String>,
 ) -> ConfigMap {
     ConfigMap {
-        metadata: ObjectMeta {
-            name: Some(immutable_name(base_name, data)),
-            namespace: Some(namespace.to_owned()),
-            labels: Some(BTreeMap::from([(
-                CONFIG_BASE_LABEL.to_owned(),
-                base_name.to_owned(),
-            )])),
-            owner_references: Some(vec![controller_reference(owner)]),
-            ..Default::default()
-        },
+        metadata: immutable::metadata(owner, base_name, immutable_name(base_name, data), namespace),
         data: Some(data.clone()),
         immutable: Some(true),
         ..Default::default()
@@ -106,6 +84,7 @@ mod tests {
     use super::*;
     use crate::object::ObjectRef;
     use crate::testing::{Call, FakeCluster, Op, owner};
+    use sha2::{Digest, Sha256};
 
     fn data(entries: &[(&str, &str)]) -> BTreeMap<String, String> {
         entries

@@ -1,16 +1,24 @@
 //! Secrets, External Secrets and their stores.
 //!
 //! - [`secret`]: [`is_secret_ready`], [`get_secret_value`].
+//! - [`rotation`]: [`commit_staged_rotation`] — committing a rotation CronJob's staged
+//!   keys or password onto the Secret in use.
+//! - [`credentials`]: [`credential_gate`] — a Secret with its keys, or why not yet (from
+//!   its ExternalSecret).
 //! - [`external`]: [`wait_for_external_secret`] (tri-state), [`ensure_push_secret`].
 //! - [`store`]: the per-CR secret store selection: [`effective_store_ref`], the readiness
 //!   checks, [`gate_store_ready`], the ESO store refs, and the watches and permissions a
 //!   plugin declares in `describe()` for the stores it may select.
 
+pub mod credentials;
 pub mod external;
+pub mod rotation;
 pub mod secret;
 pub mod store;
 
+pub use credentials::{CredentialGate, GateOutcome, Waiting, credential_gate, waiting_outcome};
 pub use external::{ExternalSecretState, ensure_push_secret, wait_for_external_secret};
+pub use rotation::{Rotation, RotationError, StagedRotation, commit_staged_rotation};
 pub use secret::{get_secret_value, is_secret_ready};
 pub use store::{
     SecretStoreRefSpec, effective_store_ref, eso_secret_store_ref, gate_store_ready,

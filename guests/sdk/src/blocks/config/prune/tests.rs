@@ -276,3 +276,89 @@ fn an_overlapping_base_name_is_never_pruned_for_the_shorter_one() {
         .expect("prunes");
     assert_eq!(cluster.names("ConfigMap"), ["test-config-extra-bbbb"]);
 }
+
+// --- Secrets ---
+
+fn stored_secret(name: &str, base: &str, created: &str, owner_uid: &str) -> serde_json::Value {
+    json!({"apiVersion": "v1", "kind": "Secret", "metadata": {
+        "name": name, "namespace": "ns", "labels": {CONFIG_BASE_LABEL: base},
+        "creationTimestamp": created,
+        "ownerReferences": [{"apiVersion": "v1", "kind": "Keystone", "name": "keystone",
+            "uid": owner_uid, "controller": true}]}})
+}
+
+#[test]
+fn pruning_secrets_keeps_the_current_and_the_newest_retained_ones_the_owner_controls() {
+    let cluster = FakeCluster::new()
+        .with(stored_secret("dom-1", "dom", "2026-01-01T00:00:01Z", UID))
+        .with(stored_secret("dom-2", "dom", "2026-01-01T00:00:02Z", UID))
+        .with(stored_secret("dom-3", "dom", "2026-01-01T00:00:03Z", UID))
+        .with(stored_secret(
+            "dom-foreign",
+            "dom",
+            "2026-01-01T00:00:00Z",
+            "other",
+        ))
+        .with(stored_secret(
+            "dom-current",
+            "dom",
+            "2026-01-01T00:00:04Z",
+            UID,
+        ))
+        .with(
+            json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {
+            "name": "dom-cm", "namespace": "ns", "labels": {CONFIG_BASE_LABEL: "dom"},
+            "ownerReferences": [{"apiVersion": "v1", "kind": "Keystone", "name": "keystone",
+                "uid": UID, "controller": true}]}}),
+        );
+    prune_immutable_secrets(&cluster, &owner(), "dom", "ns", "dom-current", 1).expect("prunes");
+    assert_eq!(
+        cluster.names("Secret"),
+        ["dom-3", "dom-current", "dom-foreign"]
+    );
+    assert_eq!(
+        cluster.names("ConfigMap"),
+        ["dom-cm"],
+        "ConfigMaps are not touched"
+    );
+    match &cluster.calls()[0] {
+        Call::List(kind, _, options) => {
+            assert_eq!(kind, "Secret");
+            assert_eq!(
+                options.label_selector.as_deref(),
+                Some("cobaltcore.c5c3.io/config-base=dom")
+            );
+        }
+        other => panic!("first call {other:?}"),
+    }
+}
+
+#[test]
+fn a_secret_list_or_delete_failure_is_an_error_naming_the_secrets() {
+    let cluster = FakeCluster::new()
+        .with(stored_secret("dom-1", "dom", "2026-01-01T00:00:01Z", UID))
+        .failing(Op::List, "Secret", ApiError::Unavailable("x".into()));
+    let err = prune_immutable_secrets(&cluster, &owner(), "dom", "ns", "dom-current", 0)
+        .expect_err("list fails");
+    assert!(
+        matches!(err, PruneError::List { kind: "Secret", .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "listing Secrets dom-* in namespace ns: unavailable: x"
+    );
+    let cluster = FakeCluster::new()
+        .with(stored_secret("dom-1", "dom", "2026-01-01T00:00:01Z", UID))
+        .failing(Op::Delete, "dom-1", ApiError::Forbidden("no".into()));
+    let err = prune_immutable_secrets(&cluster, &owner(), "dom", "ns", "dom-current", 0)
+        .expect_err("delete fails");
+    assert!(
+        matches!(err, PruneError::Delete { kind: "Secret", .. }),
+        "{err:?}"
+    );
+    assert_eq!(
+        err.to_string(),
+        "deleting stale Secret ns/dom-1: forbidden: no"
+    );
+}
