@@ -1,7 +1,9 @@
 //! The Keystone's condition types and reasons (facts §1.7), and Ready.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
-use wasm_operator_sdk::blocks::conditions::{FALSE, NewCondition, TRUE, is_true, set_condition};
+use wasm_operator_sdk::blocks::conditions::{
+    FALSE, NewCondition, TRUE, set_aggregate_ready, set_condition,
+};
 
 pub(crate) const READY: &str = "Ready";
 pub(crate) const SECRETS_READY: &str = "SecretsReady";
@@ -61,34 +63,10 @@ pub(crate) fn set(
     );
 }
 
-/// Recomputes Ready from [`READY_SET`]: True `AllReady` when every one is True, else False
-/// `NotAllReady` naming those that are not.
+/// Recomputes Ready from [`READY_SET`] (True `AllReady` when every one is True, else
+/// False `NotAllReady`).
 pub(crate) fn recompute_ready(conditions: &mut Vec<Condition>, generation: i64) {
-    let waiting: Vec<&str> = READY_SET
-        .iter()
-        .copied()
-        .filter(|t| !is_true(conditions, t))
-        .collect();
-    if waiting.is_empty() {
-        set(
-            conditions,
-            generation,
-            READY,
-            true,
-            "AllReady",
-            "All sub-conditions are ready",
-        );
-    } else {
-        let message = format!("Not ready: {}", waiting.join(", "));
-        set(
-            conditions,
-            generation,
-            READY,
-            false,
-            "NotAllReady",
-            &message,
-        );
-    }
+    set_aggregate_ready(conditions, generation, READY_SET);
 }
 
 #[cfg(test)]
@@ -127,7 +105,7 @@ mod tests {
             (ready.status.as_str(), ready.reason.as_str()),
             ("False", "NotAllReady")
         );
-        assert_eq!(ready.message, "Not ready: HPAReady");
+        assert_eq!(ready.message, "One or more sub-conditions are not ready");
         assert_eq!(READY_SET.len(), 15);
     }
 }

@@ -32,6 +32,13 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::deployment::Error,
     },
+    /// A secret store or credential check failed.
+    #[error("{what}: {source}")]
+    Secrets {
+        what: String,
+        #[source]
+        source: wasm_operator_sdk::blocks::secrets::Error,
+    },
     /// The spec cannot be acted on as it stands (a bypassed admission).
     #[error("{0}")]
     Spec(String),

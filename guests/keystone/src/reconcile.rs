@@ -3,8 +3,10 @@
 //!
 //! | # | Step | Condition |
 //! |---|---|---|
+//! | 1 | `secrets` ([`steps::secrets`]) | SecretsReady |
 //! | 2 | `database-tls` ([`steps::database_tls`]) | DatabaseTLSReady |
 //! | 3 | `db-connection-secret` ([`steps::db_connection`]) | SecretsReady (on failure) |
+//! | 4 | `identity-backends` ([`steps::identity_backends`]) | IdentityBackendsReady |
 //!
 //! The first step that requeues or fails ends the pass. Whatever ended it, the status is
 //! written: Ready recomputed from its fifteen sub-conditions, observedGeneration stamped,
@@ -25,8 +27,10 @@ use crate::types::Keystone;
 /// The steps of a pass, in order.
 fn steps<'a>() -> Vec<Step<'a, Pass<'a>, Error>> {
     vec![
+        Step::new("secrets", steps::secrets::run),
         Step::new("database-tls", steps::database_tls::run),
         Step::new("db-connection-secret", steps::db_connection::run),
+        Step::new("identity-backends", steps::identity_backends::run),
     ]
 }
 

@@ -12,6 +12,13 @@ fn request() -> Request {
     }
 }
 
+/// A cluster whose default ClusterSecretStore is ready.
+fn ready_store() -> FakeCluster {
+    FakeCluster::new().with(json!({"apiVersion": "external-secrets.io/v1",
+        "kind": "ClusterSecretStore", "metadata": {"name": "openbao-cluster-store"},
+        "spec": {}, "status": {"conditions": [{"type": "Ready", "status": "True"}]}}))
+}
+
 fn stored_status(cluster: &FakeCluster) -> serde_json::Value {
     cluster
         .object(&ObjectRef::of::<Keystone>(Some("ns"), "ks"))
@@ -31,8 +38,11 @@ fn a_keystone_that_is_gone_is_done_without_a_write() {
 
 #[test]
 fn every_pass_writes_the_status_with_ready_recomputed_and_the_generation() {
-    let cluster = FakeCluster::new().with(keystone());
-    // No database credentials yet: step 3 waits.
+    let cluster = ready_store()
+        .with(keystone())
+        .with(secret("ks-db", &[("username", "ks")]))
+        .with(secret("ks-admin", &[("password", "pw")]));
+    // The database credentials lack the password: step 1 waits.
     let outcome = reconcile(&cluster, &request()).expect("runs");
     assert_eq!(outcome, Outcome::requeue(SECRET_POLLING));
     let status = stored_status(&cluster);
@@ -40,12 +50,12 @@ fn every_pass_writes_the_status_with_ready_recomputed_and_the_generation() {
     let conditions = status["conditions"].as_array().expect("conditions");
     let find = |t: &str| conditions.iter().find(|c| c["type"] == t).cloned();
     assert_eq!(
-        find("SecretsReady").expect("set")["reason"],
-        "WaitingForDBCredentials"
+        find("SecretsReady").expect("set")["message"],
+        "Database credentials ExternalSecret ns/ks-db not found yet"
     );
-    assert_eq!(
-        find("DatabaseTLSReady").expect("set")["reason"],
-        "NotRequired"
+    assert!(
+        find("DatabaseTLSReady").is_none(),
+        "the pass ended at step 1"
     );
     let ready = find("Ready").expect("Ready");
     assert_eq!(
@@ -57,7 +67,7 @@ fn every_pass_writes_the_status_with_ready_recomputed_and_the_generation() {
 
 #[test]
 fn a_pass_that_changes_nothing_writes_no_status() {
-    let cluster = FakeCluster::new().with(keystone());
+    let cluster = ready_store().with(keystone());
     reconcile(&cluster, &request()).expect("runs");
     cluster.sync_cache();
     cluster.clear_calls();

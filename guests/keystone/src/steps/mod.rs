@@ -5,3 +5,4 @@ pub(crate) mod db_connection;
 pub(crate) mod deployment;
 pub(crate) mod identity_backends;
 pub(crate) mod network_policy;
+pub(crate) mod secrets;
