@@ -39,6 +39,27 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::secrets::Error,
     },
+    /// A staged key or password rotation could not be committed.
+    #[error("{what}: {source}")]
+    Rotation {
+        what: String,
+        #[source]
+        source: wasm_operator_sdk::blocks::secrets::rotation::RotationError,
+    },
+    /// An immutable ConfigMap could not be created.
+    #[error("{what}: {source}")]
+    ConfigMap {
+        what: String,
+        #[source]
+        source: wasm_operator_sdk::blocks::config::configmap::Error,
+    },
+    /// A Job or CronJob could not be run or ensured.
+    #[error("{what}: {source}")]
+    Job {
+        what: String,
+        #[source]
+        source: wasm_operator_sdk::blocks::job::Error,
+    },
     /// The spec cannot be acted on as it stands (a bypassed admission).
     #[error("{0}")]
     Spec(String),

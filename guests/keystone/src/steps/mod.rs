@@ -4,5 +4,6 @@ pub(crate) mod database_tls;
 pub(crate) mod db_connection;
 pub(crate) mod deployment;
 pub(crate) mod identity_backends;
+pub(crate) mod keys;
 pub(crate) mod network_policy;
 pub(crate) mod secrets;

@@ -1,0 +1,254 @@
+//! The objects of one key kind's rotation (facts §2.8–2.12): the staging Secret, the
+//! rotation RBAC, the CronJob and the backup PushSecret.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::batch::v1::{CronJob, CronJobSpec, JobSpec, JobTemplateSpec};
+use k8s_openapi::api::core::v1::{
+    ConfigMapVolumeSource, Container, EmptyDirVolumeSource, EnvVar, EnvVarSource,
+    ObjectFieldSelector, PodSpec, PodTemplateSpec, Secret, ServiceAccount, Volume,
+};
+use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use wasm_operator_sdk::blocks::secrets::{effective_store_ref, push_secret_store_refs};
+use wasm_operator_sdk::external::eso::{
+    PushSecret, PushSecretData, PushSecretMatch, PushSecretRemoteRef, PushSecretSecret,
+    PushSecretSelector, PushSecretSpec,
+};
+
+use super::KeyKind;
+use crate::labels::{common_labels, component_labels};
+use crate::pass::Pass;
+use crate::pod;
+
+/// The label naming what a staging Secret stages for.
+pub(crate) const ROTATION_TARGET: &str = "cobaltcore.c5c3.io/rotation-target";
+
+fn meta(pass: &Pass<'_>, name: String, labels: BTreeMap<String, String>) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name),
+        namespace: Some(pass.namespace().to_owned()),
+        labels: Some(labels),
+        ..Default::default()
+    }
+}
+
+/// The staging Secret: labels only, so an apply never touches the data the CronJob
+/// stages.
+pub(crate) fn staging_secret(pass: &Pass<'_>, kind: &KeyKind) -> Secret {
+    let mut labels = common_labels(pass.name());
+    labels.insert(ROTATION_TARGET.into(), format!("{}-keys", kind.name));
+    Secret {
+        metadata: meta(pass, kind.staging(pass.name()), labels),
+        ..Default::default()
+    }
+}
+
+/// The ServiceAccount, Role and RoleBinding the CronJob runs as: get of the keys Secret,
+/// get and patch of the staging Secret, nothing else.
+pub(crate) fn rbac(pass: &Pass<'_>, kind: &KeyKind) -> (ServiceAccount, Role, RoleBinding) {
+    let name = kind.rotate(pass.name());
+    let labels = common_labels(pass.name());
+    let account = ServiceAccount {
+        metadata: meta(pass, name.clone(), labels.clone()),
+        ..Default::default()
+    };
+    let rule = |secret: String, verbs: &[&str]| PolicyRule {
+        api_groups: Some(vec![String::new()]),
+        resources: Some(vec!["secrets".into()]),
+        resource_names: Some(vec![secret]),
+        verbs: verbs.iter().map(|v| (*v).to_owned()).collect(),
+        ..Default::default()
+    };
+    let role = Role {
+        metadata: meta(pass, name.clone(), labels.clone()),
+        rules: Some(vec![
+            rule(kind.secret(pass.name()), &["get"]),
+            rule(kind.staging(pass.name()), &["get", "patch"]),
+        ]),
+    };
+    let binding = RoleBinding {
+        metadata: meta(pass, name.clone(), labels),
+        role_ref: RoleRef {
+            api_group: Some("rbac.authorization.k8s.io".into()),
+            kind: "Role".into(),
+            name: name.clone(),
+        },
+        subjects: Some(vec![Subject {
+            kind: "ServiceAccount".into(),
+            name,
+            namespace: Some(pass.namespace().to_owned()),
+            ..Default::default()
+        }]),
+    };
+    (account, role, binding)
+}
+
+/// The rotation CronJob (facts §2.10).
+pub(crate) fn cron_job(pass: &Pass<'_>, kind: &KeyKind, config_map: &str, script: &str) -> CronJob {
+    let name = pass.name();
+    let spec = &pass.keystone.spec;
+    let rotation = kind.spec(&pass.keystone);
+    let own_dir = format!("/etc/keystone/{}-keys", kind.name);
+    let other_dir = format!("/etc/keystone/{}-keys", kind.other);
+    let src = format!("{}-keys-src", kind.name);
+    let own = format!("{}-keys", kind.name);
+    let other = format!("{}-keys", kind.other);
+    let copy = Container {
+        name: "copy-keys".into(),
+        image: Some(spec.image.reference()),
+        command: Some(vec![
+            "sh".into(),
+            "-c".into(),
+            format!("install -m 0400 /{src}/* {own_dir}/"),
+        ]),
+        volume_mounts: Some(vec![
+            pod::read_only(&src, &format!("/{src}")),
+            writable(&own, &own_dir),
+        ]),
+        security_context: Some(pod::restricted()),
+        ..Default::default()
+    };
+    let (config_volume, config_mount) = pod::config(config_map);
+    let mut mounts = vec![
+        writable(&own, &own_dir),
+        pod::read_only(&other, &other_dir),
+        config_mount,
+        pod::read_only("scripts", "/scripts"),
+    ];
+    let mut volumes = vec![
+        pod::secret_volume(&src, &kind.secret(name), 0o400),
+        Volume {
+            name: own.clone(),
+            empty_dir: Some(EmptyDirVolumeSource::default()),
+            ..Default::default()
+        },
+        pod::secret_volume(&other, &format!("{name}-{}-keys", kind.other), 0o400),
+        config_volume,
+        Volume {
+            name: "scripts".into(),
+            config_map: Some(ConfigMapVolumeSource {
+                name: script.into(),
+                default_mode: Some(0o555),
+                ..Default::default()
+            }),
+            ..Default::default()
+        },
+    ];
+    if let Some((volume, mount)) = pod::domains(pass) {
+        volumes.push(volume);
+        mounts.push(mount);
+    }
+    let env = vec![
+        EnvVar {
+            name: "SECRET_NAME".into(),
+            value: Some(kind.staging(name)),
+            value_from: None,
+        },
+        EnvVar {
+            name: "SECRET_NAMESPACE".into(),
+            value: None,
+            value_from: Some(EnvVarSource {
+                field_ref: Some(ObjectFieldSelector {
+                    field_path: "metadata.namespace".into(),
+                    api_version: None,
+                }),
+                ..Default::default()
+            }),
+        },
+        EnvVar {
+            name: kind.max_active_keys_env.into(),
+            value: Some(rotation.active_keys().to_string()),
+            value_from: None,
+        },
+        pod::db_connection_env(name),
+    ];
+    let rotate = Container {
+        name: format!("{}-rotate", kind.name),
+        image: Some(spec.image.reference()),
+        command: Some(vec![format!("/scripts/{}", kind.script_key())]),
+        env: Some(env),
+        volume_mounts: Some(mounts),
+        security_context: Some(pod::restricted()),
+        ..Default::default()
+    };
+    CronJob {
+        metadata: meta(pass, kind.rotate(name), common_labels(name)),
+        spec: CronJobSpec {
+            schedule: rotation.rotation_schedule.clone(),
+            suspend: Some(rotation.suspend),
+            job_template: JobTemplateSpec {
+                metadata: None,
+                spec: Some(JobSpec {
+                    template: PodTemplateSpec {
+                        metadata: Some(ObjectMeta {
+                            labels: Some(component_labels(
+                                name,
+                                &format!("{}-rotation", kind.name),
+                            )),
+                            ..Default::default()
+                        }),
+                        spec: Some(PodSpec {
+                            service_account_name: Some(kind.rotate(name)),
+                            restart_policy: Some("OnFailure".into()),
+                            priority_class_name: spec.deployment.priority_class_name.clone(),
+                            security_context: Some(pod::pod_security()),
+                            init_containers: Some(vec![copy]),
+                            containers: vec![rotate],
+                            volumes: Some(volumes),
+                            ..Default::default()
+                        }),
+                    },
+                    ..Default::default()
+                }),
+            },
+            ..Default::default()
+        },
+        status: None,
+    }
+}
+
+fn writable(volume: &str, path: &str) -> k8s_openapi::api::core::v1::VolumeMount {
+    k8s_openapi::api::core::v1::VolumeMount {
+        name: volume.into(),
+        mount_path: path.into(),
+        ..Default::default()
+    }
+}
+
+/// The PushSecret backing the keys Secret up to the store (facts §2.12).
+pub(crate) fn backup(pass: &Pass<'_>, kind: &KeyKind) -> PushSecret {
+    let name = pass.name();
+    let store = effective_store_ref(pass.keystone.spec.secret_store_ref.as_ref());
+    PushSecret {
+        metadata: ObjectMeta {
+            name: Some(format!("{name}-{}-keys-backup", kind.name)),
+            namespace: Some(pass.namespace().to_owned()),
+            ..Default::default()
+        },
+        spec: PushSecretSpec {
+            deletion_policy: Some("Delete".into()),
+            secret_store_refs: push_secret_store_refs(&store),
+            selector: PushSecretSelector {
+                secret: Some(PushSecretSecret {
+                    name: kind.secret(name),
+                }),
+            },
+            data: vec![PushSecretData {
+                match_: PushSecretMatch {
+                    secret_key: None,
+                    remote_ref: PushSecretRemoteRef {
+                        remote_key: format!(
+                            "openstack/keystone/{}/{name}/{}-keys",
+                            pass.namespace(),
+                            kind.name
+                        ),
+                        property: None,
+                    },
+                },
+            }],
+            ..Default::default()
+        },
+        status: None,
+    }
+}
