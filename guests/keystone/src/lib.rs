@@ -10,6 +10,8 @@ pub mod types;
 #[cfg(test)]
 mod crd;
 
+mod admission;
+
 pub use types::Keystone;
 
 /// The committed CRD, generated from [`types`] (a test fails when it is stale).
