@@ -4,6 +4,8 @@
 //! it here, and the test below lists them.
 
 use k8s_openapi::api::core::v1::Secret;
+use k8s_openapi::api::scheduling::v1::PriorityClass;
+use wasm_operator_sdk::admission::{AdmittedKind, FailurePolicy, Operation};
 use wasm_operator_sdk::blocks::apply::FIELD_MANAGER;
 use wasm_operator_sdk::external::certmanager::Certificate;
 use wasm_operator_sdk::{Description, KindRef, Mapping, Permission, Predicate, Verb, Watch};
@@ -44,13 +46,20 @@ pub fn describe() -> Description {
         ],
         watched_indexes: vec![],
         subresources: vec![],
-        admission: vec![],
+        admission: vec![AdmittedKind {
+            kind: primary.clone(),
+            default_on: vec![Operation::Create, Operation::Update],
+            validate_on: vec![Operation::Create, Operation::Update],
+            failure_policy: FailurePolicy::Fail,
+        }],
         egress: vec![],
         indexes: vec![],
         permissions: vec![
             permission(primary, &[Get, List, W, UpdateStatus]),
             permission(KindRef::of::<Secret>(), &[Get, List, W, Create, Patch]),
             permission(KindRef::of::<Certificate>(), &[Get, List, W, Patch, Delete]),
+            // Admission checks that spec.deployment.priorityClassName exists.
+            permission(KindRef::of::<PriorityClass>(), &[Get]),
         ],
     }
 }
@@ -76,6 +85,7 @@ mod tests {
                 ("Keystone".into(), vec![Get, List, Watch, UpdateStatus]),
                 ("Secret".into(), vec![Get, List, Watch, Create, Patch]),
                 ("Certificate".into(), vec![Get, List, Watch, Patch, Delete]),
+                ("PriorityClass".into(), vec![Get]),
             ]
         );
     }

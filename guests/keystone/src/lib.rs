@@ -6,6 +6,7 @@
 //! ([`CRD_YAML`]); a pass is the table of named steps of `reconcile.rs`, one file per step
 //! under `steps/`; [`describe`] is what the host loads the plugin with.
 
+mod admission;
 mod conditions;
 pub mod describe;
 mod error;
@@ -25,6 +26,7 @@ pub use error::Error;
 pub use reconcile::reconcile;
 pub use types::Keystone;
 
+use wasm_operator_sdk::admission::{AdmissionRequest, Defaulted, Denial, Validated};
 use wasm_operator_sdk::{Cluster, Description, Outcome, ReconcileError, Reconciler, Request};
 
 /// The committed CRD, generated from [`types`] (a test fails when it is stale).
@@ -40,6 +42,17 @@ impl Reconciler for KeystoneReconciler {
 
     fn reconcile(cluster: &dyn Cluster, request: &Request) -> Result<Outcome, ReconcileError> {
         reconcile(cluster, request)
+    }
+
+    fn default_object(
+        _cluster: &dyn Cluster,
+        request: &AdmissionRequest,
+    ) -> Result<Defaulted, Denial> {
+        admission::default_object(request)
+    }
+
+    fn validate_object(cluster: &dyn Cluster, request: &AdmissionRequest) -> Validated {
+        admission::validate_object(cluster, request)
     }
 }
 

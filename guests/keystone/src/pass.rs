@@ -118,3 +118,23 @@ impl<'c> Pass<'c> {
         }
     }
 }
+
+impl wasm_operator_sdk::blocks::pipeline::GroupState for Pass<'_> {
+    /// A group member hands back its own condition and its writes to the Keystone's
+    /// annotations and resourceVersion; nothing else of its copy.
+    fn merge_member(&mut self, before: &Self, member: &Self, condition_type: &str) {
+        if let Some(from) = &member.keystone.status {
+            let into = self.status_mut();
+            wasm_operator_sdk::blocks::conditions::adopt_condition(
+                &mut into.conditions,
+                &from.conditions,
+                condition_type,
+            );
+        }
+        wasm_operator_sdk::blocks::pipeline::adopt_metadata_writes(
+            &mut self.keystone.metadata,
+            &before.keystone.metadata,
+            &member.keystone.metadata,
+        );
+    }
+}
