@@ -17,6 +17,11 @@ mod reconcile;
 mod steps;
 pub mod types;
 
+/// The rendered configuration files (public for the crate's tests against the real oslo
+/// tools, not an interface).
+#[doc(hidden)]
+pub mod config;
+
 #[cfg(test)]
 mod crd;
 #[cfg(test)]
