@@ -60,6 +60,18 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::job::Error,
     },
+    /// The policy ConfigMap `spec.policyOverrides.configMapRef` names could not be loaded.
+    #[error("loading the policy overrides: {source}")]
+    Policy {
+        #[source]
+        source: wasm_operator_sdk::blocks::policy::Error,
+    },
+    /// The configuration files could not be rendered.
+    #[error("rendering the configuration: {source}")]
+    Render {
+        #[source]
+        source: crate::config::ConfigError,
+    },
     /// The spec cannot be acted on as it stands (a bypassed admission).
     #[error("{0}")]
     Spec(String),

@@ -6,8 +6,6 @@ use std::collections::BTreeMap;
 pub(crate) const APP: &str = "keystone";
 /// The managed-by value.
 pub(crate) const MANAGED_BY: &str = "keystone-operator";
-/// The label the content-hashed ConfigMaps and Secrets of one base carry.
-pub(crate) const CONFIG_BASE: &str = "cobaltcore.c5c3.io/config-base";
 
 /// `app.kubernetes.io/name` and `instance`: what selects the Keystone's pods.
 pub(crate) fn selector_labels(name: &str) -> BTreeMap<String, String> {

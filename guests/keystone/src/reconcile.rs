@@ -7,6 +7,13 @@
 //! | 2 | `database-tls` ([`steps::database_tls`]) | DatabaseTLSReady |
 //! | 3 | `db-connection-secret` ([`steps::db_connection`]) | SecretsReady (on failure) |
 //! | 4 | `identity-backends` ([`steps::identity_backends`]) | IdentityBackendsReady |
+//! | 5 | `config` ([`steps::config`]) | SecretsReady (on failure), ExtraConfigHealthy |
+//! | 6 | ‖ `fernet-keys`, `credential-keys` ([`steps::keys`]), `network-policy` ([`steps::network_policy`]) | FernetKeysReady, CredentialKeysReady, NetworkPolicyReady |
+//! | 9 | `deployment` ([`steps::deployment`]) | DeploymentReady |
+//!
+//! The members of a parallel group (‖) each run on a copy of the pass; only each one's
+//! own condition (and its writes to the Keystone's metadata) is merged back. The group
+//! ends the pass with the first member's error, else the shortest requeue.
 //!
 //! The first step that requeues or fails ends the pass. Whatever ended it, the status is
 //! written: Ready recomputed from its fifteen sub-conditions, observedGeneration stamped,
@@ -18,7 +25,9 @@ use wasm_operator_sdk::{
     log,
 };
 
-use crate::conditions::{SECRETS_READY, recompute_ready};
+use crate::conditions::{
+    CREDENTIAL_KEYS_READY, FERNET_KEYS_READY, NETWORK_POLICY_READY, SECRETS_READY, recompute_ready,
+};
 use crate::error::Error;
 use crate::pass::{Pass, SECRET_POLLING, StepResult};
 use crate::steps;
@@ -31,6 +40,24 @@ fn steps<'a>() -> Vec<Step<'a, Pass<'a>, Error>> {
         Step::new("database-tls", steps::database_tls::run),
         Step::new("db-connection-secret", steps::db_connection::run),
         Step::new("identity-backends", steps::identity_backends::run),
+        Step::new("config", steps::config::run),
+        Step::parallel(
+            "keys-and-network-policy",
+            vec![
+                Step::member("fernet-keys", FERNET_KEYS_READY, steps::keys::run_fernet),
+                Step::member(
+                    "credential-keys",
+                    CREDENTIAL_KEYS_READY,
+                    steps::keys::run_credential,
+                ),
+                Step::member(
+                    "network-policy",
+                    NETWORK_POLICY_READY,
+                    steps::network_policy::run,
+                ),
+            ],
+        ),
+        Step::new("deployment", steps::deployment::run),
     ]
 }
 

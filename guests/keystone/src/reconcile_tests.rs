@@ -123,3 +123,121 @@ fn a_keystone_that_does_not_decode_is_a_permanent_error_naming_it() {
         "{error}"
     );
 }
+
+/// What every pass needs to get past step 1.
+fn ready_credentials() -> FakeCluster {
+    ready_store()
+        .with(keystone())
+        .with(secret("ks-db", &[("username", "ks"), ("password", "pw")]))
+        .with(secret("ks-admin", &[("password", "admin-pw")]))
+}
+
+fn reasons(cluster: &FakeCluster) -> std::collections::BTreeMap<String, String> {
+    stored_status(cluster)["conditions"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            (
+                c["type"].as_str().unwrap_or_default().to_owned(),
+                c["reason"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn the_key_group_runs_every_member_and_keeps_each_members_condition() {
+    let cluster = ready_credentials();
+    let outcome = reconcile(&cluster, &request()).expect("runs");
+    // Both key members generated keys (15 s each); the network policy member ran too.
+    assert_eq!(outcome, Outcome::requeue(SECRET_POLLING));
+    let reasons = reasons(&cluster);
+    assert_eq!(reasons["FernetKeysReady"], "GeneratingKeys");
+    assert_eq!(reasons["CredentialKeysReady"], "GeneratingKeys");
+    assert_eq!(reasons["NetworkPolicyReady"], "NetworkPolicyNotRequired");
+    assert!(
+        !reasons.contains_key("DeploymentReady"),
+        "the group ended the pass"
+    );
+    assert_eq!(cluster.secret_data("ks-fernet-keys").len(), 3);
+    assert_eq!(cluster.secret_data("ks-credential-keys").len(), 3);
+}
+
+#[test]
+fn a_failing_group_member_ends_the_pass_with_its_error_after_its_peers_ran() {
+    let cluster = ready_credentials().failing(
+        wasm_operator_sdk::testing::Op::Create,
+        "ks-credential-keys",
+        wasm_operator_sdk::ApiError::Forbidden("quota exceeded".into()),
+    );
+    let error = reconcile(&cluster, &request()).expect_err("fails");
+    assert!(
+        error
+            .to_string()
+            .contains("creating credential keys secret ns/ks-credential-keys"),
+        "{error}"
+    );
+    let reasons = reasons(&cluster);
+    assert_eq!(
+        reasons["FernetKeysReady"], "GeneratingKeys",
+        "the peer ran and was kept"
+    );
+    assert_eq!(reasons["NetworkPolicyReady"], "NetworkPolicyNotRequired");
+}
+
+#[test]
+fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing() {
+    let cluster = ready_credentials();
+    let mut outcomes = Vec::new();
+    for _ in 0..6 {
+        let outcome = reconcile(&cluster, &request()).expect("runs");
+        outcomes.push(outcome.clone());
+        if cluster.server("Deployment", "ks").is_some() {
+            // The deployment controller reports the rollout done.
+            cluster.change("Deployment", "ks", |d| {
+                d["metadata"]["generation"] = json!(1);
+                d["status"] = json!({"observedGeneration": 1, "replicas": 3,
+                    "updatedReplicas": 3, "readyReplicas": 3, "availableReplicas": 3,
+                    "conditions": [{"type": "Available", "status": "True"}]});
+            });
+        }
+        cluster.sync_cache();
+        if outcome == Outcome::done() {
+            break;
+        }
+    }
+    assert_eq!(outcomes.last(), Some(&Outcome::done()), "{outcomes:?}");
+    let reasons = reasons(&cluster);
+    for (condition, reason) in [
+        ("SecretsReady", "SecretsAvailable"),
+        ("DatabaseTLSReady", "NotRequired"),
+        ("IdentityBackendsReady", "IdentityBackendsNotRequired"),
+        ("FernetKeysReady", "FernetKeysAvailable"),
+        ("CredentialKeysReady", "CredentialKeysAvailable"),
+        ("NetworkPolicyReady", "NetworkPolicyNotRequired"),
+        ("DeploymentReady", "DeploymentReady"),
+        ("ExtraConfigHealthy", "NoOwnedKeysOverridden"),
+    ] {
+        assert_eq!(
+            reasons.get(condition).map(String::as_str),
+            Some(reason),
+            "{condition}"
+        );
+    }
+    assert_eq!(
+        stored_status(&cluster)["endpoint"],
+        "http://ks.ns.svc.cluster.local:5000/v3"
+    );
+    cluster.clear_calls();
+    assert_eq!(
+        reconcile(&cluster, &request()).expect("runs"),
+        Outcome::done()
+    );
+    assert!(!cluster.calls().is_empty(), "the pass ran");
+    assert!(
+        cluster.writes().is_empty(),
+        "a converged pass writes: {:?}",
+        cluster.write_log()
+    );
+}

@@ -1,5 +1,6 @@
 //! The pipeline's steps, one file each (facts §2.2), tests beside them.
 
+pub(crate) mod config;
 pub(crate) mod database_tls;
 pub(crate) mod db_connection;
 pub(crate) mod deployment;
