@@ -7,12 +7,14 @@
 //! under `steps/`; [`describe`] is what the host loads the plugin with.
 
 mod conditions;
+mod db_jobs;
 pub mod describe;
 mod error;
 mod labels;
 mod pass;
 mod pod;
 mod reconcile;
+mod release;
 mod steps;
 pub mod types;
 
@@ -21,8 +23,9 @@ mod crd;
 #[cfg(test)]
 mod testing;
 
-pub use error::Error;
+pub use error::{Error, UpgradeError};
 pub use reconcile::reconcile;
+pub use release::ParseError;
 pub use types::Keystone;
 
 use wasm_operator_sdk::{Cluster, Description, Outcome, ReconcileError, Reconciler, Request};

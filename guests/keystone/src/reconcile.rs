@@ -5,6 +5,8 @@
 //! |---|---|---|
 //! | 2 | `database-tls` ([`steps::database_tls`]) | DatabaseTLSReady |
 //! | 3 | `db-connection-secret` ([`steps::db_connection`]) | SecretsReady (on failure) |
+//! | 7 | `database` ([`steps::database`], upgrades in [`steps::database_upgrade`]) | DatabaseReady |
+//! | 8 | `policy-validation` ([`steps::policy_validation`]) | PolicyValidReady |
 //!
 //! The first step that requeues or fails ends the pass. Whatever ended it, the status is
 //! written: Ready recomputed from its fifteen sub-conditions, observedGeneration stamped,
@@ -27,6 +29,8 @@ fn steps<'a>() -> Vec<Step<'a, Pass<'a>, Error>> {
     vec![
         Step::new("database-tls", steps::database_tls::run),
         Step::new("db-connection-secret", steps::db_connection::run),
+        Step::new("database", steps::database::run),
+        Step::new("policy-validation", steps::policy_validation::run),
     ]
 }
 

@@ -113,3 +113,33 @@ fn a_keystone_that_does_not_decode_is_a_permanent_error_naming_it() {
         "{error}"
     );
 }
+
+#[test]
+fn database_and_policy_validation_follow_db_connection_secret_in_the_step_table() {
+    let names: Vec<&str> = steps().iter().map(|s| s.name()).collect();
+    let at = |name: &str| names.iter().position(|n| *n == name);
+    let connection = at("db-connection-secret").expect("in the table");
+    assert_eq!(at("database"), Some(connection + 1), "{names:?}");
+    assert_eq!(at("policy-validation"), Some(connection + 2), "{names:?}");
+}
+
+#[test]
+fn a_pass_with_credentials_reaches_the_mariadb_gate_and_waits_30s() {
+    let cluster = FakeCluster::new()
+        .with(keystone())
+        .with(secret("ks-db", &[("password", "pw")]));
+    let outcome = reconcile(&cluster, &request()).expect("runs");
+    assert_eq!(outcome, Outcome::requeue(crate::pass::DATABASE_POLLING));
+    let status = stored_status(&cluster);
+    let database = status["conditions"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["type"] == "DatabaseReady"))
+        .cloned()
+        .expect("DatabaseReady");
+    assert_eq!(database["reason"], "ClusterNotReady");
+    assert_eq!(
+        database["message"],
+        "MariaDB cluster \"maria\" is not ready"
+    );
+    assert_eq!(database["observedGeneration"], 2);
+}

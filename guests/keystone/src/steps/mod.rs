@@ -1,4 +1,7 @@
 //! The pipeline's steps, one file each (facts §2.2), tests beside them.
 
+pub(crate) mod database;
 pub(crate) mod database_tls;
+pub(crate) mod database_upgrade;
 pub(crate) mod db_connection;
+pub(crate) mod policy_validation;
