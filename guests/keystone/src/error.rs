@@ -53,13 +53,6 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::config::configmap::Error,
     },
-    /// A Job or CronJob could not be run or ensured.
-    #[error("{what}: {source}")]
-    Job {
-        what: String,
-        #[source]
-        source: wasm_operator_sdk::blocks::job::Error,
-    },
     /// The policy ConfigMap `spec.policyOverrides.configMapRef` names could not be loaded.
     #[error("loading the policy overrides: {source}")]
     Policy {
@@ -75,6 +68,64 @@ pub enum Error {
     /// The spec cannot be acted on as it stands (a bypassed admission).
     #[error("{0}")]
     Spec(String),
+    /// A MariaDB Database, User or Grant could not be applied.
+    #[error("{what}: {source}")]
+    Provision {
+        /// What the pass was doing (`ensuring Database`).
+        what: &'static str,
+        #[source]
+        source: wasm_operator_sdk::blocks::database::Error,
+    },
+    /// A run-once Job could not be run, or failed permanently.
+    #[error("{what}: {source}")]
+    Job {
+        /// What the Job does (`running db_sync`).
+        what: String,
+        #[source]
+        source: wasm_operator_sdk::blocks::job::Error,
+    },
+    /// A database upgrade between releases cannot go on.
+    #[error(transparent)]
+    Upgrade(#[from] UpgradeError),
+    /// A step needs a value an earlier step of the pass sets, and that step did not run.
+    #[error("step {step} needs {value}, which an earlier step sets; it did not run in this pass")]
+    StepOrder {
+        step: &'static str,
+        value: &'static str,
+    },
+}
+
+/// Why a database upgrade between releases cannot go on (facts §2.14).
+#[derive(Debug, thiserror::Error)]
+pub enum UpgradeError {
+    /// `status.installedRelease` is not a release name.
+    #[error("parse installed release {tag:?}: {source}")]
+    InstalledRelease {
+        tag: String,
+        #[source]
+        source: crate::release::ParseError,
+    },
+    /// `spec.image.tag` is not a release name.
+    #[error("parse target release {tag:?}: {source}")]
+    TargetRelease {
+        tag: String,
+        #[source]
+        source: crate::release::ParseError,
+    },
+    /// `spec.image.tag` names an earlier release than the installed one.
+    #[error("downgrade from {from} to {to} is not supported")]
+    Downgrade { from: String, to: String },
+    /// `spec.image.tag` skips a release.
+    #[error(
+        "upgrade from {from} to {to} is not sequential; only sequential upgrades are supported"
+    )]
+    NotSequential { from: String, to: String },
+    /// `spec.image.tag` changed to a third release while an upgrade runs.
+    #[error(
+        "image tag changed during active upgrade: current upgrade targets {target} but \
+         spec.image.tag is {tag}"
+    )]
+    TargetChanged { target: String, tag: String },
 }
 
 impl Error {

@@ -8,12 +8,14 @@
 
 mod admission;
 mod conditions;
+mod db_jobs;
 pub mod describe;
 mod error;
 mod labels;
 mod pass;
 mod pod;
 mod reconcile;
+mod release;
 mod steps;
 pub mod types;
 
@@ -27,8 +29,9 @@ mod crd;
 #[cfg(test)]
 mod testing;
 
-pub use error::Error;
+pub use error::{Error, UpgradeError};
 pub use reconcile::reconcile;
+pub use release::ParseError;
 pub use types::Keystone;
 
 use wasm_operator_sdk::admission::{AdmissionRequest, Defaulted, Denial, Validated};

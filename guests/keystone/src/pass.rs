@@ -18,6 +18,8 @@ pub(crate) const SECRET_POLLING: Duration = Duration::from_secs(15);
 pub(crate) const DEPLOYMENT_POLLING: Duration = Duration::from_secs(10);
 /// Waiting on the database and its Jobs.
 pub(crate) const DATABASE_POLLING: Duration = Duration::from_secs(30);
+/// `Requeue`: run the next pass at once (after persisting a phase change).
+pub(crate) const NEXT_PASS: Duration = Duration::ZERO;
 
 /// One pass over one Keystone.
 #[derive(Clone)]

@@ -9,6 +9,8 @@
 //! | 4 | `identity-backends` ([`steps::identity_backends`]) | IdentityBackendsReady |
 //! | 5 | `config` ([`steps::config`]) | SecretsReady (on failure), ExtraConfigHealthy |
 //! | 6 | ‖ `fernet-keys`, `credential-keys` ([`steps::keys`]), `network-policy` ([`steps::network_policy`]) | FernetKeysReady, CredentialKeysReady, NetworkPolicyReady |
+//! | 7 | `database` ([`steps::database`], upgrades in [`steps::database_upgrade`]) | DatabaseReady |
+//! | 8 | `policy-validation` ([`steps::policy_validation`]) | PolicyValidReady |
 //! | 9 | `deployment` ([`steps::deployment`]) | DeploymentReady |
 //!
 //! The members of a parallel group (‖) each run on a copy of the pass; only each one's
@@ -57,6 +59,8 @@ fn steps<'a>() -> Vec<Step<'a, Pass<'a>, Error>> {
                 ),
             ],
         ),
+        Step::new("database", steps::database::run),
+        Step::new("policy-validation", steps::policy_validation::run),
         Step::new("deployment", steps::deployment::run),
     ]
 }

@@ -188,11 +188,23 @@ fn a_failing_group_member_ends_the_pass_with_its_error_after_its_peers_ran() {
 
 #[test]
 fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing() {
-    let cluster = ready_credentials();
+    let cluster =
+        ready_credentials().with(crate::testing::mariadb_object("MariaDB", "maria", "True"));
     let mut outcomes = Vec::new();
-    for _ in 0..6 {
+    for _ in 0..12 {
         let outcome = reconcile(&cluster, &request()).expect("runs");
         outcomes.push(outcome.clone());
+        // mariadb-operator and the job controller do their part.
+        for kind in ["Database", "User", "Grant"] {
+            if cluster.server(kind, "ks").is_some() {
+                cluster.change(kind, "ks", |o| {
+                    o["status"] = json!({"conditions": [{"type": "Ready", "status": "True"}]});
+                });
+            }
+        }
+        for job in crate::testing::jobs_created(&cluster) {
+            crate::testing::finish_job(&cluster, &job, "Complete");
+        }
         if cluster.server("Deployment", "ks").is_some() {
             // The deployment controller reports the rollout done.
             cluster.change("Deployment", "ks", |d| {
@@ -216,6 +228,8 @@ fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing()
         ("FernetKeysReady", "FernetKeysAvailable"),
         ("CredentialKeysReady", "CredentialKeysAvailable"),
         ("NetworkPolicyReady", "NetworkPolicyNotRequired"),
+        ("DatabaseReady", "DatabaseSynced"),
+        ("PolicyValidReady", "PolicyValidationNotRequired"),
         ("DeploymentReady", "DeploymentReady"),
         ("ExtraConfigHealthy", "NoOwnedKeysOverridden"),
     ] {
@@ -240,4 +254,45 @@ fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing()
         "a converged pass writes: {:?}",
         cluster.write_log()
     );
+}
+
+#[test]
+fn the_step_table_runs_the_nine_steps_in_the_facts_order() {
+    let names: Vec<&str> = steps().iter().map(|s| s.name()).collect();
+    assert_eq!(
+        names,
+        [
+            "secrets",
+            "database-tls",
+            "db-connection-secret",
+            "identity-backends",
+            "config",
+            "keys-and-network-policy",
+            "database",
+            "policy-validation",
+            "deployment",
+        ]
+    );
+}
+
+#[test]
+fn a_pass_with_keys_reaches_the_mariadb_gate_and_waits_30s() {
+    let cluster = ready_credentials();
+    // The first pass generates the keys and requeues from the group.
+    reconcile(&cluster, &request()).expect("runs");
+    cluster.sync_cache();
+    let outcome = reconcile(&cluster, &request()).expect("runs");
+    assert_eq!(outcome, Outcome::requeue(crate::pass::DATABASE_POLLING));
+    let status = stored_status(&cluster);
+    let database = status["conditions"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["type"] == "DatabaseReady"))
+        .cloned()
+        .expect("DatabaseReady");
+    assert_eq!(database["reason"], "ClusterNotReady");
+    assert_eq!(
+        database["message"],
+        "MariaDB cluster \"maria\" is not ready"
+    );
+    assert_eq!(database["observedGeneration"], 2);
 }

@@ -73,3 +73,40 @@ pub(crate) fn secret(name: &str, pairs: &[(&str, &str)]) -> Value {
     json!({"apiVersion": "v1", "kind": "Secret", "type": "Opaque",
         "metadata": {"name": name, "namespace": "ns"}, "data": data})
 }
+
+/// A `k8s.mariadb.com/v1alpha1` object of `kind` named `name` in `ns` whose `Ready`
+/// condition is `ready` (`"True"`, `"False"`).
+pub(crate) fn mariadb_object(kind: &str, name: &str, ready: &str) -> Value {
+    json!({"apiVersion": "k8s.mariadb.com/v1alpha1", "kind": kind,
+        "metadata": {"name": name, "namespace": "ns"},
+        "status": {"conditions": [{"type": "Ready", "status": ready}]}})
+}
+
+/// Ends Job `name` with condition `type_` (`Complete`, `Failed`), as the job controller
+/// does.
+pub(crate) fn finish_job(cluster: &FakeCluster, name: &str, type_: &str) {
+    cluster.change("Job", name, |job| {
+        job["status"] = json!({"conditions": [{"type": type_, "status": "True"}]});
+    });
+}
+
+/// The names of the Jobs created, in order.
+pub(crate) fn jobs_created(cluster: &FakeCluster) -> Vec<String> {
+    cluster
+        .calls()
+        .into_iter()
+        .filter_map(|call| match call {
+            wasm_operator_sdk::testing::Call::Create(r) if r.kind == "Job" => Some(r.name),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The `(type, reason, note)` of the events recorded, in order.
+pub(crate) fn events(cluster: &FakeCluster) -> Vec<(String, String, String)> {
+    cluster
+        .events()
+        .into_iter()
+        .map(|(_, e)| (format!("{:?}", e.event_type), e.reason, e.note))
+        .collect()
+}

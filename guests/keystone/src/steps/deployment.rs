@@ -13,7 +13,6 @@
 //! narrowed it stays narrowed, read past the cache.
 
 use std::collections::BTreeMap;
-use std::time::Duration;
 
 use k8s_openapi::api::apps::v1::{
     Deployment, DeploymentSpec, DeploymentStrategy, RollingUpdateDeployment,
@@ -31,12 +30,12 @@ use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use wasm_operator_sdk::blocks::apply::ensure_object;
 use wasm_operator_sdk::blocks::deployment::{ensure_deployment, ensure_service};
 use wasm_operator_sdk::blocks::types::{CREDENTIALS_MODE_DYNAMIC, UpgradePhase, UwsgiSpec};
-use wasm_operator_sdk::{ClusterExt, EventType, ReadFrom};
+use wasm_operator_sdk::{ClusterExt, ReadFrom};
 
 use crate::conditions::DEPLOYMENT_READY;
 use crate::error::Error;
 use crate::labels::{common_labels, component_labels, selector_labels};
-use crate::pass::{DEPLOYMENT_POLLING, Pass, StepResult};
+use crate::pass::{DEPLOYMENT_POLLING, NEXT_PASS, Pass, StepResult};
 use crate::pod::{self, CONFIG_DIR};
 
 /// The API port.
@@ -424,19 +423,14 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
             );
             return Ok(Some(DEPLOYMENT_POLLING));
         }
-        pass.status_mut().upgrade_phase = Some(UpgradePhase::Contracting);
-        pass.event(
-            EventType::Normal,
-            "DeploymentRolloutComplete",
-            "The upgraded image rolled out; contracting the database schema",
-        );
+        crate::steps::database_upgrade::finish_rolling_update(pass);
         pass.condition(
             DEPLOYMENT_READY,
             true,
             "DeploymentReady",
             "Keystone API deployment is available",
         );
-        return Ok(Some(Duration::ZERO));
+        return Ok(Some(NEXT_PASS));
     }
     pass.status_mut().endpoint = endpoint(pass);
     pass.condition(

@@ -293,7 +293,7 @@ fn an_upgrade_rolling_out_waits_for_every_replica_then_contracts() {
     );
     report(&cluster, 3, 3);
     let (result, pass) = with_phase(&cluster);
-    assert_eq!(result.expect("runs"), Some(Duration::ZERO));
+    assert_eq!(result.expect("runs"), Some(NEXT_PASS));
     assert_eq!(
         pass.keystone.status.as_ref().and_then(|s| s.upgrade_phase),
         Some(UpgradePhase::Contracting)

@@ -1,10 +1,13 @@
 //! The pipeline's steps, one file each (facts §2.2), tests beside them.
 
 pub(crate) mod config;
+pub(crate) mod database;
 pub(crate) mod database_tls;
+pub(crate) mod database_upgrade;
 pub(crate) mod db_connection;
 pub(crate) mod deployment;
 pub(crate) mod identity_backends;
 pub(crate) mod keys;
 pub(crate) mod network_policy;
+pub(crate) mod policy_validation;
 pub(crate) mod secrets;

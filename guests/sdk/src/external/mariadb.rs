@@ -1,4 +1,4 @@
-//! mariadb-operator's `k8s.mariadb.com/v1alpha1` Database, User and Grant.
+//! mariadb-operator's `k8s.mariadb.com/v1alpha1` MariaDB, Database, User and Grant.
 
 use k8s_openapi::NamespaceResourceScope;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -23,6 +23,24 @@ pub struct SecretKeySelector {
     pub name: String,
     pub key: String,
 }
+
+/// A mariadb-operator MariaDB server. Only its `Ready` condition is read (the gate before
+/// a Database is provisioned on it), so its spec is not modelled and is dropped on decode.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct MariaDb {
+    #[serde(default)]
+    pub metadata: ObjectMeta,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub status: Option<ConditionsStatus>,
+}
+external_kind!(
+    MariaDb,
+    "k8s.mariadb.com",
+    "v1alpha1",
+    "MariaDB",
+    "mariadbs",
+    NamespaceResourceScope
+);
 
 /// `Database.spec`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
