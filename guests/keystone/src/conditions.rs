@@ -5,6 +5,7 @@ use wasm_operator_sdk::blocks::conditions::{
     FALSE, NewCondition, TRUE, set_aggregate_ready, set_condition,
 };
 
+#[cfg(test)]
 pub(crate) const READY: &str = "Ready";
 pub(crate) const SECRETS_READY: &str = "SecretsReady";
 pub(crate) const FERNET_KEYS_READY: &str = "FernetKeysReady";

@@ -44,7 +44,7 @@ pub enum Error {
     Rotation {
         what: String,
         #[source]
-        source: wasm_operator_sdk::blocks::secrets::rotation::RotationError,
+        source: Box<wasm_operator_sdk::blocks::secrets::rotation::RotationError>,
     },
     /// An immutable ConfigMap could not be created.
     #[error("{what}: {source}")]

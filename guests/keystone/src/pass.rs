@@ -2,7 +2,6 @@
 
 use std::time::Duration;
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use wasm_operator_sdk::{Cluster, Event, EventType, ObjectRef, Owner, log};
 
 use crate::conditions;
@@ -75,7 +74,10 @@ impl<'c> Pass<'c> {
     }
 
     /// The status's conditions.
-    pub(crate) fn conditions(&self) -> &[Condition] {
+    #[cfg(test)]
+    pub(crate) fn conditions(
+        &self,
+    ) -> &[k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition] {
         self.keystone
             .status
             .as_ref()

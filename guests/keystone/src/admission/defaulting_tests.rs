@@ -58,7 +58,7 @@ fn an_empty_spec_gets_every_default_of_section_1_5() {
 fn a_typed_keystone_gets_its_defaults_in_place() {
     let mut keystone = Keystone::default();
     keystone.spec.fernet.max_active_keys = 5;
-    crate::admission::default_keystone(&mut keystone);
+    crate::admission::defaulting::default_keystone(&mut keystone);
     assert_eq!(
         (
             keystone.spec.fernet.max_active_keys,

@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::types::KeystoneSpec;
 
-pub(crate) use defaulting::{default_keystone, default_object};
+pub(crate) use defaulting::default_object;
 pub(crate) use owned_keys::owned_keys_overridden;
 pub(crate) use validation::validate_object;
 

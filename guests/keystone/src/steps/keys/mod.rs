@@ -174,7 +174,7 @@ fn run(pass: &mut Pass<'_>, kind: &KeyKind) -> StepResult {
     )
     .map_err(|source| Error::Rotation {
         what: format!("applying the {} rotation output", kind.name),
-        source,
+        source: Box::new(source),
     })?;
     if applied {
         pass.condition(
