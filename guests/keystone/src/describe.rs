@@ -3,15 +3,22 @@
 //! Permissions are exactly the verbs the steps use: a step that starts writing a kind adds
 //! it here, and the test below lists them.
 
-use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::{Pod, Secret};
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::batch::v1::{CronJob, Job};
+use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret, Service, ServiceAccount};
+use k8s_openapi::api::networking::v1::NetworkPolicy;
+use k8s_openapi::api::policy::v1::PodDisruptionBudget;
+use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use wasm_operator_sdk::admission::{AdmittedKind, FailurePolicy, Operation};
 use wasm_operator_sdk::blocks::apply::FIELD_MANAGER;
+use wasm_operator_sdk::blocks::secrets::store_permissions;
 use wasm_operator_sdk::external::certmanager::Certificate;
+use wasm_operator_sdk::external::eso::{ExternalSecret, PushSecret};
 use wasm_operator_sdk::external::mariadb::{Database, Grant, MariaDb, User};
 use wasm_operator_sdk::{Description, KindRef, Mapping, Permission, Predicate, Verb, Watch};
 
+use crate::steps::identity_backends::identity_backend_kind;
 use crate::types::Keystone;
 
 /// The plugin's name.
@@ -24,10 +31,51 @@ fn permission(kind: KindRef, verbs: &[Verb]) -> Permission {
     }
 }
 
+fn owned(kind: KindRef, optional: bool) -> Watch {
+    Watch {
+        kind,
+        mapping: Mapping::Owner,
+        optional,
+    }
+}
+
 /// The plugin's description.
 pub fn describe() -> Description {
     use Verb::{Create, Delete, Get, List, Patch, UpdateStatus, Watch as W};
     let primary = KindRef::of::<Keystone>();
+    let mut permissions = vec![
+        permission(primary.clone(), &[Get, List, W, UpdateStatus]),
+        // Keys and connection Secrets are created; the staging Secret is applied and,
+        // once committed, deleted.
+        permission(
+            KindRef::of::<Secret>(),
+            &[Get, List, W, Create, Patch, Delete],
+        ),
+        // Immutable config and script ConfigMaps; the policy ConfigMap is read.
+        permission(KindRef::of::<ConfigMap>(), &[Get, List, W, Create]),
+        permission(KindRef::of::<Certificate>(), &[Get, List, W, Patch, Delete]),
+        permission(KindRef::of::<ExternalSecret>(), &[Get, List, W]),
+        permission(KindRef::of::<PushSecret>(), &[Patch]),
+        permission(identity_backend_kind(), &[Get, List, W]),
+        permission(KindRef::of::<Deployment>(), &[Get, List, W, Patch, Delete]),
+        permission(KindRef::of::<Service>(), &[Get, List, W, Patch]),
+        permission(KindRef::of::<PodDisruptionBudget>(), &[Patch]),
+        permission(KindRef::of::<NetworkPolicy>(), &[Patch, Delete]),
+        permission(KindRef::of::<ServiceAccount>(), &[Patch]),
+        permission(KindRef::of::<Role>(), &[Patch]),
+        permission(KindRef::of::<RoleBinding>(), &[Patch]),
+        permission(KindRef::of::<CronJob>(), &[Patch]),
+        // Admission checks that spec.deployment.priorityClassName exists.
+        permission(KindRef::of::<PriorityClass>(), &[Get]),
+        permission(KindRef::of::<MariaDb>(), &[Get, List, W]),
+        permission(KindRef::of::<Database>(), &[Get, List, W, Patch]),
+        permission(KindRef::of::<User>(), &[Get, List, W, Patch]),
+        permission(KindRef::of::<Grant>(), &[Get, List, W, Patch]),
+        permission(KindRef::of::<Job>(), &[Get, List, W, Create, Delete]),
+        // The policy-validation Job's pods, for their termination message.
+        permission(KindRef::of::<Pod>(), &[List]),
+    ];
+    permissions.extend(store_permissions(false));
     Description {
         name: NAME.into(),
         version: env!("CARGO_PKG_VERSION").into(),
@@ -35,45 +83,26 @@ pub fn describe() -> Description {
         primary: primary.clone(),
         primary_predicates: vec![Predicate::GenerationChanged],
         watches: vec![
-            Watch {
-                kind: KindRef::of::<Secret>(),
-                mapping: Mapping::Owner,
-                optional: false,
-            },
-            Watch {
-                kind: KindRef::of::<Certificate>(),
-                mapping: Mapping::Owner,
-                optional: true,
-            },
-            Watch {
-                kind: KindRef::of::<Job>(),
-                mapping: Mapping::Owner,
-                optional: false,
-            },
+            owned(KindRef::of::<Secret>(), false),
+            owned(KindRef::of::<ConfigMap>(), false),
+            owned(KindRef::of::<Deployment>(), false),
+            owned(KindRef::of::<Job>(), false),
+            owned(KindRef::of::<Certificate>(), true),
+            owned(KindRef::of::<Database>(), true),
+            owned(KindRef::of::<User>(), true),
+            owned(KindRef::of::<Grant>(), true),
         ],
         watched_indexes: vec![],
         subresources: vec![],
         admission: vec![AdmittedKind {
-            kind: primary.clone(),
+            kind: primary,
             default_on: vec![Operation::Create, Operation::Update],
             validate_on: vec![Operation::Create, Operation::Update],
             failure_policy: FailurePolicy::Fail,
         }],
         egress: vec![],
         indexes: vec![],
-        permissions: vec![
-            permission(primary, &[Get, List, W, UpdateStatus]),
-            permission(KindRef::of::<Secret>(), &[Get, List, W, Create, Patch]),
-            permission(KindRef::of::<Certificate>(), &[Get, List, W, Patch, Delete]),
-            // Admission checks that spec.deployment.priorityClassName exists.
-            permission(KindRef::of::<PriorityClass>(), &[Get]),
-            permission(KindRef::of::<MariaDb>(), &[Get]),
-            permission(KindRef::of::<Database>(), &[Patch]),
-            permission(KindRef::of::<User>(), &[Patch]),
-            permission(KindRef::of::<Grant>(), &[Patch]),
-            permission(KindRef::of::<Job>(), &[Get, List, W, Create, Delete]),
-            permission(KindRef::of::<Pod>(), &[List]),
-        ],
+        permissions,
     }
 }
 
@@ -96,15 +125,32 @@ mod tests {
             table,
             vec![
                 ("Keystone".into(), vec![Get, List, Watch, UpdateStatus]),
-                ("Secret".into(), vec![Get, List, Watch, Create, Patch]),
+                (
+                    "Secret".into(),
+                    vec![Get, List, Watch, Create, Patch, Delete]
+                ),
+                ("ConfigMap".into(), vec![Get, List, Watch, Create]),
                 ("Certificate".into(), vec![Get, List, Watch, Patch, Delete]),
+                ("ExternalSecret".into(), vec![Get, List, Watch]),
+                ("PushSecret".into(), vec![Patch]),
+                ("KeystoneIdentityBackend".into(), vec![Get, List, Watch]),
+                ("Deployment".into(), vec![Get, List, Watch, Patch, Delete]),
+                ("Service".into(), vec![Get, List, Watch, Patch]),
+                ("PodDisruptionBudget".into(), vec![Patch]),
+                ("NetworkPolicy".into(), vec![Patch, Delete]),
+                ("ServiceAccount".into(), vec![Patch]),
+                ("Role".into(), vec![Patch]),
+                ("RoleBinding".into(), vec![Patch]),
+                ("CronJob".into(), vec![Patch]),
                 ("PriorityClass".into(), vec![Get]),
-                ("MariaDB".into(), vec![Get]),
-                ("Database".into(), vec![Patch]),
-                ("User".into(), vec![Patch]),
-                ("Grant".into(), vec![Patch]),
+                ("MariaDB".into(), vec![Get, List, Watch]),
+                ("Database".into(), vec![Get, List, Watch, Patch]),
+                ("User".into(), vec![Get, List, Watch, Patch]),
+                ("Grant".into(), vec![Get, List, Watch, Patch]),
                 ("Job".into(), vec![Get, List, Watch, Create, Delete]),
                 ("Pod".into(), vec![List]),
+                ("ClusterSecretStore".into(), vec![Get, List, Watch]),
+                ("SecretStore".into(), vec![Get, List, Watch]),
             ]
         );
         let watched: Vec<(&str, bool)> = d
@@ -114,7 +160,16 @@ mod tests {
             .collect();
         assert_eq!(
             watched,
-            [("Secret", false), ("Certificate", true), ("Job", false)]
+            [
+                ("Secret", false),
+                ("ConfigMap", false),
+                ("Deployment", false),
+                ("Job", false),
+                ("Certificate", true),
+                ("Database", true),
+                ("User", true),
+                ("Grant", true),
+            ]
         );
         assert!(d.watches.iter().all(|w| w.mapping == Mapping::Owner));
     }
@@ -124,6 +179,7 @@ mod tests {
     const EXTERNAL_CRDS: &[&str] = &[
         include_str!("../../../crds/external/cert-manager.yaml"),
         include_str!("../../../crds/external/mariadb-operator.yaml"),
+        include_str!("../../../crds/external/external-secrets.yaml"),
     ];
 
     #[test]
@@ -147,7 +203,17 @@ mod tests {
         let kinds: Vec<&str> = external.iter().map(|k| k.kind.as_str()).collect();
         assert_eq!(
             kinds,
-            ["Certificate", "MariaDB", "Database", "User", "Grant"]
+            [
+                "Certificate",
+                "ExternalSecret",
+                "PushSecret",
+                "MariaDB",
+                "Database",
+                "User",
+                "Grant",
+                "ClusterSecretStore",
+                "SecretStore"
+            ]
         );
         for kind in external {
             let crd = crds
@@ -160,8 +226,12 @@ mod tests {
                 kind.plural.as_str(),
                 "{kind}"
             );
-            assert_eq!(crd["spec"]["scope"], "Namespaced", "{kind}");
-            assert!(kind.namespaced, "{kind}");
+            let scope = if kind.namespaced {
+                "Namespaced"
+            } else {
+                "Cluster"
+            };
+            assert_eq!(crd["spec"]["scope"], scope, "{kind}");
             let served = crd["spec"]["versions"]
                 .as_array()
                 .into_iter()
