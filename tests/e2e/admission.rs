@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use wasm_operator::operator::{OperatorConfig, RunningOperator};
 use wasm_operator::webhook::{CertSource, WebhookConfig};
+use wasm_operator_e2e::webhooks::{kubectl, webhook_config};
 use wasm_operator_e2e::{Cluster, cluster_with, counter_rises, eventually, metric, setup};
 use wasm_operator_runtime::backend::ClusterBackend;
 
@@ -42,20 +43,6 @@ pub fn crds() -> Vec<Value> {
 
 fn gatekeeper(file: &str) -> Vec<u8> {
     std::fs::read(wasm_operator::cli::test_plugin_dir().join(file)).expect("a gatekeeper build")
-}
-
-/// Webhooks on a free loopback port, with the certificate managed in
-/// `default/wasm-operator-webhook` for the Service `default/wasm-operator`.
-fn webhook_config() -> WebhookConfig {
-    WebhookConfig {
-        addr: "127.0.0.1:0".parse().expect("an address"),
-        cert: CertSource::Managed {
-            secret_namespace: "default".into(),
-            secret_name: "wasm-operator-webhook".into(),
-            service_namespace: "default".into(),
-            service_name: "wasm-operator".into(),
-        },
-    }
 }
 
 struct Harness {
@@ -652,45 +639,6 @@ async fn webhooks_prints_the_configurations_the_plugins_admission_declares() {
     );
 }
 
-/// kubectl against the harness's API server, `stdin` piped in: (success, stdout, stderr).
-async fn kubectl(h: &Harness, args: &[&str], stdin: &str) -> (bool, String, String) {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let kubeconfig = dir.path().join("kubeconfig");
-    h.cluster
-        .server
-        .write_kubeconfig(&kubeconfig)
-        .expect("a kubeconfig");
-    let args: Vec<String> = args.iter().map(|a| (*a).to_owned()).collect();
-    let stdin = stdin.to_owned();
-    tokio::task::spawn_blocking(move || {
-        use std::io::Write as _;
-        let mut child = std::process::Command::new("kubectl")
-            .arg("--kubeconfig")
-            .arg(&kubeconfig)
-            .args(&args)
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .expect("kubectl runs (.ci/run installs Debian's kubernetes-client)");
-        child
-            .stdin
-            .take()
-            .expect("stdin")
-            .write_all(stdin.as_bytes())
-            .expect("written");
-        let output = child.wait_with_output().expect("kubectl finishes");
-        drop(dir);
-        (
-            output.status.success(),
-            String::from_utf8_lossy(&output.stdout).into_owned(),
-            String::from_utf8_lossy(&output.stderr).into_owned(),
-        )
-    })
-    .await
-    .expect("kubectl's thread")
-}
-
 impl Harness {
     /// Registers the host's webhooks with the API server as `wasm-operator webhooks` prints
     /// them: the Service `default/wasm-operator` (port 443, its EndpointSlice pointing at the
@@ -703,49 +651,14 @@ impl Harness {
     /// As [`register_webhooks`](Self::register_webhooks), with `ca_bundle` as the
     /// configurations' `caBundle`.
     async fn register_webhooks_with(&self, ca_bundle: Option<&str>) {
-        let port = self.operator.webhook_addr().expect("serving").port();
-        let objects = [
-            json!({"apiVersion": "v1", "kind": "Service",
-                "metadata": {"name": "wasm-operator", "namespace": "default"},
-                "spec": {"ports": [{"name": "webhook", "port": 443, "targetPort": port}]}}),
-            json!({"apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
-                "metadata": {"name": "wasm-operator-1", "namespace": "default",
-                    "labels": {"kubernetes.io/service-name": "wasm-operator"}},
-                "addressType": "IPv4",
-                "endpoints": [{"addresses": ["127.0.0.1"], "conditions": {"ready": true}}],
-                "ports": [{"name": "webhook", "port": port, "protocol": "TCP"}]}),
-        ];
-        for object in objects {
-            self.cluster
-                .backend
-                .create(&setup(), object)
-                .await
-                .expect("created");
-        }
-        let description = wasm_operator_e2e::runtime_with_cache(wasm_operator_e2e::shared_cache())
-            .load(&self.plugins.path().join("gatekeeper.wasm"), None)
-            .await
-            .expect("the gatekeeper loads")
-            .description()
-            .cloned()
-            .expect("described");
-        let endpoint = wasm_operator::webhook::configurations::Endpoint::Service {
-            namespace: "default".into(),
-            name: "wasm-operator".into(),
-            port: 443,
-        };
-        for configuration in wasm_operator::webhook::configurations::configurations(
-            &[&description],
-            &endpoint,
+        let plugin = self.plugins.path().join("gatekeeper.wasm");
+        wasm_operator_e2e::webhooks::register_webhooks(
+            &self.cluster,
+            &self.operator,
+            &[plugin.as_path()],
             ca_bundle,
-            "wasm-operator",
-        ) {
-            self.cluster
-                .backend
-                .create(&setup(), configuration)
-                .await
-                .expect("a webhook configuration is created");
-        }
+        )
+        .await;
     }
 }
 
@@ -762,7 +675,7 @@ async fn kubectl_apply_is_defaulted_validated_and_warned_by_the_plugin_through_t
 
     // Defaulted, with the plugin's warning printed by kubectl.
     let (ok, _, stderr) = kubectl(
-        &h,
+        &h.cluster,
         &["apply", "-f", "-"],
         &gadget_yaml("small", "  mode: x"),
     )
@@ -780,8 +693,12 @@ async fn kubectl_apply_is_defaulted_validated_and_warned_by_the_plugin_through_t
     assert_eq!(stored["spec"], json!({"mode": "x", "size": 1}));
 
     // Refused, with the field named.
-    let (ok, _, stderr) =
-        kubectl(&h, &["apply", "-f", "-"], &gadget_yaml("big", "  size: 11")).await;
+    let (ok, _, stderr) = kubectl(
+        &h.cluster,
+        &["apply", "-f", "-"],
+        &gadget_yaml("big", "  size: 11"),
+    )
+    .await;
     assert!(!ok);
     // kubectl words a 422 from its causes, as it does for kube-apiserver's.
     assert!(
@@ -808,8 +725,12 @@ async fn kubectl_apply_is_defaulted_validated_and_warned_by_the_plugin_through_t
     );
 
     // A trap: Gadget (Fail) is refused naming the plugin; Gizmo (Ignore) is stored.
-    let (ok, _, stderr) =
-        kubectl(&h, &["apply", "-f", "-"], &gadget_yaml("t", "  mode: trap")).await;
+    let (ok, _, stderr) = kubectl(
+        &h.cluster,
+        &["apply", "-f", "-"],
+        &gadget_yaml("t", "  mode: trap"),
+    )
+    .await;
     assert!(!ok);
     assert!(
         stderr.contains("plugin gatekeeper failed in admission"),
@@ -818,7 +739,7 @@ async fn kubectl_apply_is_defaulted_validated_and_warned_by_the_plugin_through_t
     let gizmo = format!(
         "apiVersion: {GROUP}/v1\nkind: Gizmo\nmetadata:\n  name: z\n  namespace: ns\nspec:\n  mode: trap\n"
     );
-    let (ok, _, stderr) = kubectl(&h, &["apply", "-f", "-"], &gizmo).await;
+    let (ok, _, stderr) = kubectl(&h.cluster, &["apply", "-f", "-"], &gizmo).await;
     assert!(ok, "{stderr}");
     assert_eq!(h.reviews("validate", "ignored"), 1);
     assert!(h.reviews("default", "defaulted") >= 1);
@@ -829,7 +750,7 @@ async fn a_hot_swap_changes_what_kubectl_apply_accepts_without_a_restart() {
     let h = Harness::start().await;
     h.register_webhooks().await;
     let (ok, _, stderr) = kubectl(
-        &h,
+        &h.cluster,
         &["apply", "-f", "-"],
         &gadget_yaml("seven", "  size: 7"),
     )
@@ -840,7 +761,7 @@ async fn a_hot_swap_changes_what_kubectl_apply_accepts_without_a_restart() {
     std::fs::rename(&aside, h.plugins.path().join("gatekeeper.wasm")).expect("swapped");
     let stderr = eventually("0.2.0 refuses 7", WAIT, || async {
         let (ok, _, stderr) = kubectl(
-            &h,
+            &h.cluster,
             &["apply", "-f", "-"],
             &gadget_yaml("seven-again", "  size: 7"),
         )
@@ -887,7 +808,7 @@ async fn the_host_sets_its_managed_ca_in_the_configurations_that_call_its_servic
         .await;
     }
     let (ok, _, stderr) = kubectl(
-        &h,
+        &h.cluster,
         &["apply", "-f", "-"],
         &gadget_yaml("small", "  mode: x"),
     )

@@ -1,6 +1,7 @@
 //! Shared helpers of the end-to-end tests: a runtime with a private artifact cache, the
 //! built plugin files, the embedded API server as the cluster, and object builders.
 
+pub mod webhooks;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -178,7 +179,19 @@ pub fn setup() -> Caller {
 
 /// A fresh embedded API server with namespace `ns` and `objects` created in it.
 pub async fn cluster_with(objects: &[Value]) -> Cluster {
-    let server = ApiServer::start(ServerConfig::default())
+    cluster_with_actors(&[], objects).await
+}
+
+/// [`cluster_with`] on an API server running `actors`.
+pub async fn cluster_with_actors(
+    actors: &[wasm_operator_apiserver::Actor],
+    objects: &[Value],
+) -> Cluster {
+    let config = ServerConfig {
+        actors: actors.to_vec(),
+        ..ServerConfig::default()
+    };
+    let server = ApiServer::start(config)
         .await
         .expect("the API server starts");
     let backend = Arc::new(KubeCluster::new(server.client().expect("a client")));

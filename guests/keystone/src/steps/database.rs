@@ -209,17 +209,23 @@ fn sync(pass: &mut Pass<'_>) -> StepResult {
     if !tag.is_empty() {
         pass.status_mut().installed_release = tag;
     }
+    let synced_before = pass
+        .conditions_of(DATABASE_READY)
+        .is_some_and(|c| c.status == "True" && c.reason == "DatabaseSynced");
     pass.condition(
         DATABASE_READY,
         true,
         "DatabaseSynced",
         "Database schema is up to date (revision verified)",
     );
-    pass.event(
-        EventType::Normal,
-        "DatabaseSynced",
-        "Database schema is up to date",
-    );
+    // Once per sync, not on every pass that finds the schema current.
+    if !synced_before {
+        pass.event(
+            EventType::Normal,
+            "DatabaseSynced",
+            "Database schema is up to date",
+        );
+    }
     Ok(None)
 }
 

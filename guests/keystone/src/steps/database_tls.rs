@@ -12,9 +12,9 @@
 //! | the kind probe failed | — | False `CapabilityProbeFailed`, error |
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use wasm_operator_sdk::KindRef;
 use wasm_operator_sdk::blocks::tls::ensure_certificate;
 use wasm_operator_sdk::external::certmanager::{Certificate, CertificateSpec, IssuerRef};
-use wasm_operator_sdk::{ClusterExt, KindRef, Propagation};
 
 use crate::conditions::DATABASE_TLS_READY;
 use crate::error::Error;
@@ -147,10 +147,7 @@ fn delete_managed_certificate(pass: &mut Pass<'_>) -> Result<(), Error> {
         return Ok(());
     }
     let name = certificate_name(pass.name());
-    let what = format!("deleting database client Certificate {}", pass.key(&name));
-    pass.cluster
-        .delete_typed::<Certificate>(Some(pass.namespace()), &name, Propagation::Background)
-        .map_err(Error::cluster(what))?;
+    pass.delete_if_present::<Certificate>(&name)?;
     Ok(())
 }
 

@@ -2,7 +2,8 @@
 //! the KeystoneIdentityBackends that name this Keystone.
 //!
 //! The step never requeues and never fails for a waiting state (the Deployment and the
-//! backends' own changes start the next pass); only reads fail it.
+//! backends' own changes start the next pass); only reads fail it. A wait for the rollout
+//! is judged on the server's copy of the Deployment, not the cache's.
 //!
 //! | Case | IdentityBackendsReady |
 //! |---|---|
@@ -16,7 +17,7 @@
 
 use k8s_openapi::api::apps::v1::Deployment;
 use serde_json::Value;
-use wasm_operator_sdk::{ClusterExt, KindRef, ListOptions};
+use wasm_operator_sdk::{ClusterExt, KindRef, ListOptions, ReadFrom};
 
 use crate::conditions::IDENTITY_BACKENDS_READY;
 use crate::error::Error;
@@ -118,14 +119,21 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
         return Ok(None);
     }
     let name = pass.name().to_owned();
-    let deployment = pass
-        .cluster
-        .get_typed::<Deployment>(Some(pass.namespace()), &name)
-        .map_err(Error::cluster(format!(
-            "reading Deployment {}",
-            pass.key(&name)
-        )))?;
-    match rollout_pending(deployment.as_ref(), None, None) {
+    let read = |from: ReadFrom| {
+        pass.cluster
+            .get_typed_from::<Deployment>(Some(pass.namespace()), &name, from)
+            .map_err(Error::cluster(format!(
+                "reading Deployment {}",
+                pass.key(&name)
+            )))
+    };
+    let mut pending = rollout_pending(read(ReadFrom::Cache)?.as_ref(), None, None);
+    if pending.is_some() {
+        // The cache may lag the rollout the Deployment step is about to find done: judge
+        // a wait on the server's copy, so the pass that sees the rollout end reports it.
+        pending = rollout_pending(read(ReadFrom::Server)?.as_ref(), None, None);
+    }
+    match pending {
         Some(reason) => {
             let message =
                 format!("Waiting for the identity-backend projection to roll out: {reason}");

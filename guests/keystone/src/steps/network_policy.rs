@@ -25,7 +25,6 @@ use k8s_openapi::api::networking::v1::{
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use wasm_operator_sdk::blocks::apply::ensure_object;
-use wasm_operator_sdk::{ClusterExt, Propagation};
 
 use crate::conditions::NETWORK_POLICY_READY;
 use crate::error::Error;
@@ -124,12 +123,7 @@ pub(crate) fn network_policy(pass: &Pass<'_>) -> NetworkPolicy {
 pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
     let name = pass.name().to_owned();
     let Some(spec) = &pass.keystone.spec.network_policy else {
-        pass.cluster
-            .delete_typed::<NetworkPolicy>(Some(pass.namespace()), &name, Propagation::Background)
-            .map_err(Error::cluster(format!(
-                "deleting NetworkPolicy {}",
-                pass.key(&name)
-            )))?;
+        pass.delete_if_present::<NetworkPolicy>(&name)?;
         pass.condition(
             NETWORK_POLICY_READY,
             true,

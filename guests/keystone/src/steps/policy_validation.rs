@@ -128,10 +128,7 @@ fn failure_message(pass: &Pass<'_>, job: &str) -> String {
 pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
     let name = job_name(pass.name());
     if pass.keystone.spec.policy_overrides.is_none() {
-        let what = format!("deleting validation Job {}", pass.key(&name));
-        pass.cluster
-            .delete_typed::<Job>(Some(pass.namespace()), &name, Propagation::Background)
-            .map_err(Error::cluster(what))?;
+        pass.delete_if_present::<Job>(&name)?;
         pass.condition(
             POLICY_VALID_READY,
             true,

@@ -15,7 +15,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::cluster::{Cluster, ClusterExt, Owner};
+use crate::cluster::{Cluster, ClusterExt, Owner, ReadFrom};
 use crate::error::{Error, Result};
 
 /// The field manager shared by every Ensure function (`apply.FieldManager`).
@@ -72,17 +72,72 @@ pub fn apply_body<K: Resource + Serialize>(object: &K) -> Result<Value> {
     Ok(body)
 }
 
+/// The annotation carrying the SHA-256 of the apply body an object was last applied with.
+pub const APPLIED_ANNOTATION: &str = "wasm-operator.dev/applied-sha256";
+
 /// Creates or updates `object` by server-side apply with `owner` as controller owner, and
-/// returns the object as the server stored it (fresh status included). A converged object
-/// is applied without a write.
+/// returns the object as the server stored it (fresh status included).
+///
+/// A converged object is not applied at all: when the cached object carries
+/// [`APPLIED_ANNOTATION`] with the hash of this very body (and owner) and still holds every
+/// field of the body with its value, the cached object is returned and nothing is sent.
+/// Any change of the body changes the hash, so a field the builder stopped setting is
+/// released by the next apply; a field of the body someone else changed breaks the subset
+/// and is applied back.
 pub fn ensure_object<C, K>(cluster: &C, owner: &Owner, object: &K) -> Result<K>
 where
     C: Cluster + ?Sized,
     K: Resource + Metadata<Ty = ObjectMeta> + Serialize + DeserializeOwned,
 {
     let (namespace, name) = name_of(object)?;
-    let body = apply_body(object)?;
+    let mut body = apply_body(object)?;
+    let hash = applied_hash(&body, owner);
+    let target = crate::object::ObjectRef::of::<K>(namespace, name);
+    if let Some(cached) = cluster.get(&target, ReadFrom::Cache).ok().flatten()
+        && cached.pointer(&format!(
+            "/metadata/annotations/{}",
+            APPLIED_ANNOTATION.replace('/', "~1")
+        )) == Some(&Value::String(hash.clone()))
+        && holds(&cached, &body)
+    {
+        return serde_json::from_value(cached).map_err(|source| Error::Decode {
+            what: target.to_string(),
+            source,
+        });
+    }
+    if let Some(meta) = body.get_mut("metadata").and_then(Value::as_object_mut) {
+        let annotations = meta
+            .entry("annotations")
+            .or_insert_with(|| Value::Object(serde_json::Map::new()));
+        if let Value::Object(annotations) = annotations {
+            annotations.insert(APPLIED_ANNOTATION.to_owned(), Value::String(hash));
+        }
+    }
     cluster.apply_typed::<K>(namespace, name, body, Some(owner))
+}
+
+/// SHA-256 hex of `body` and the owner's uid.
+fn applied_hash(body: &Value, owner: &Owner) -> String {
+    use sha2::{Digest, Sha256};
+    let mut digest = Sha256::new();
+    digest.update(body.to_string().as_bytes());
+    digest.update(b"\n");
+    digest.update(owner.uid.as_bytes());
+    hex::encode(digest.finalize())
+}
+
+/// Whether `object` holds every field of `body` with its value: maps by key, lists item by
+/// item (same length), anything else equal.
+pub(crate) fn holds(object: &Value, body: &Value) -> bool {
+    match (object, body) {
+        (Value::Object(o), Value::Object(b)) => b
+            .iter()
+            .all(|(k, v)| o.get(k).is_some_and(|ov| holds(ov, v))),
+        (Value::Array(o), Value::Array(b)) => {
+            o.len() == b.len() && o.iter().zip(b).all(|(ov, bv)| holds(ov, bv))
+        }
+        (o, b) => o == b,
+    }
 }
 
 /// The controller owner reference of `owner`, for objects created rather than applied.
@@ -126,6 +181,61 @@ mod tests {
             },
             data: Some(BTreeMap::from([("a".into(), "1".into())])),
             ..Default::default()
+        }
+    }
+
+    #[test]
+    fn a_converged_object_is_not_sent_again_and_a_changed_or_drifted_one_is() {
+        let cluster = FakeCluster::new();
+        ensure_object(&cluster, &owner(), &config_map()).expect("applies");
+        let stored = cluster.server("ConfigMap", "cm").expect("stored");
+        assert_eq!(
+            stored["metadata"]["annotations"][APPLIED_ANNOTATION]
+                .as_str()
+                .map(str::len),
+            Some(64)
+        );
+        cluster.clear_calls();
+        ensure_object(&cluster, &owner(), &config_map()).expect("converged");
+        assert!(cluster.writes().is_empty(), "{:?}", cluster.write_log());
+        // Someone else changes a field the body sets: it is applied back.
+        cluster.change("ConfigMap", "cm", |c| c["data"]["a"] = json!("2"));
+        ensure_object(&cluster, &owner(), &config_map()).expect("applies");
+        assert_eq!(
+            cluster.server("ConfigMap", "cm").expect("stored")["data"]["a"],
+            "1"
+        );
+        // A body without a field it had is applied, so the field is released.
+        cluster.clear_calls();
+        let mut fewer = config_map();
+        fewer.data = None;
+        ensure_object(&cluster, &owner(), &fewer).expect("applies");
+        assert_eq!(cluster.writes().len(), 1, "{:?}", cluster.write_log());
+    }
+
+    #[test]
+    fn holding_a_body_is_a_subset_check_with_lists_item_by_item() {
+        let table = [
+            (
+                json!({"a": 1, "b": {"c": 2, "d": 3}}),
+                json!({"b": {"c": 2}}),
+                true,
+            ),
+            (
+                json!({"l": [{"x": 1, "y": 2}]}),
+                json!({"l": [{"x": 1}]}),
+                true,
+            ),
+            (
+                json!({"l": [{"x": 1}, {"x": 2}]}),
+                json!({"l": [{"x": 1}]}),
+                false,
+            ),
+            (json!({"a": 1}), json!({"a": 2}), false),
+            (json!({"a": 1}), json!({"b": 1}), false),
+        ];
+        for (object, body, expected) in table {
+            assert_eq!(holds(&object, &body), expected, "{object} ⊇ {body}");
         }
     }
 

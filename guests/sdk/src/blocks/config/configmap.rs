@@ -59,7 +59,8 @@ pub fn immutable_config_map(
 
 /// Creates the immutable ConfigMap `<base_name>-<hash>` holding `data`, controlled by
 /// `owner` and labelled with its base name, and returns its name. One that already exists
-/// (AlreadyExists) is success: the same data always gives the same name.
+/// (AlreadyExists, or already in the cache, when nothing is sent) is success: the same
+/// data always gives the same name.
 pub fn create_immutable_config_map<C: Cluster + ?Sized>(
     cluster: &C,
     owner: &Owner,
@@ -69,6 +70,14 @@ pub fn create_immutable_config_map<C: Cluster + ?Sized>(
 ) -> Result<String, Error> {
     let config_map = immutable_config_map(owner, base_name, namespace, data);
     let name = immutable_name(base_name, data);
+    // One in the cache is there already: no request at all.
+    let cached = crate::object::ObjectRef::of::<ConfigMap>(Some(namespace), &name);
+    if matches!(
+        cluster.get(&cached, crate::cluster::ReadFrom::Cache),
+        Ok(Some(_))
+    ) {
+        return Ok(name);
+    }
     match cluster.create_typed(&config_map) {
         Ok(_) | Err(crate::Error::Api(ApiError::Conflict(_))) => Ok(name),
         Err(source) => Err(Error::Create {
@@ -171,6 +180,20 @@ mod tests {
             err.to_string(),
             format!("creating ConfigMap ns/{name}: forbidden: no")
         );
-        assert!(matches!(cluster.calls()[0], Call::Create(_)));
+        assert!(cluster.calls().iter().any(|c| matches!(c, Call::Create(_))));
+    }
+
+    #[test]
+    fn a_config_map_already_in_the_cache_is_not_created_again() {
+        let d = data(&[("k", "v")]);
+        let cluster = FakeCluster::new();
+        let name = create_immutable_config_map(&cluster, &owner(), "b", "ns", &d).expect("created");
+        cluster.clear_calls();
+        assert_eq!(
+            create_immutable_config_map(&cluster, &owner(), "b", "ns", &d).expect("there"),
+            name
+        );
+        assert!(cluster.writes().is_empty(), "{:?}", cluster.write_log());
+        assert!(!cluster.calls().is_empty(), "the cache was read");
     }
 }

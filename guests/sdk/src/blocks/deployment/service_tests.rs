@@ -142,6 +142,11 @@ fn a_converged_service_makes_no_write_and_keeps_the_assigned_fields() {
         .remove("nodePort");
     let cluster = FakeCluster::new().with(existing);
     ensure_service(&cluster, &owner(), &service(builder())).expect("applies");
+    let stored = cluster.server("Service", "api").expect("stored");
+    assert_eq!(stored["spec"]["clusterIP"], "10.0.0.1");
+    // Applied once, the converged Service is not sent again.
+    cluster.clear_calls();
+    ensure_service(&cluster, &owner(), &service(builder())).expect("applies");
     assert!(cluster.writes().is_empty(), "{:?}", cluster.writes());
 }
 
