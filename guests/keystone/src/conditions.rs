@@ -5,6 +5,8 @@ use wasm_operator_sdk::blocks::conditions::{
     FALSE, NewCondition, TRUE, set_aggregate_ready, set_condition,
 };
 
+/// The aggregate the SDK sets (`set_aggregate_ready`); named here for the tests.
+#[cfg(test)]
 pub(crate) const READY: &str = "Ready";
 pub(crate) const SECRETS_READY: &str = "SecretsReady";
 pub(crate) const FERNET_KEYS_READY: &str = "FernetKeysReady";

@@ -39,12 +39,13 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::secrets::Error,
     },
-    /// A staged key or password rotation could not be committed.
+    /// A staged key or password rotation could not be committed (boxed: the SDK's error
+    /// is several times the size of the others).
     #[error("{what}: {source}")]
     Rotation {
         what: String,
         #[source]
-        source: wasm_operator_sdk::blocks::secrets::rotation::RotationError,
+        source: Box<wasm_operator_sdk::blocks::secrets::rotation::RotationError>,
     },
     /// An immutable ConfigMap could not be created.
     #[error("{what}: {source}")]

@@ -193,7 +193,7 @@ fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing()
     let mut outcomes = Vec::new();
     for _ in 0..12 {
         let outcome = reconcile(&cluster, &request()).expect("runs");
-        outcomes.push(outcome.clone());
+        outcomes.push(outcome);
         // mariadb-operator and the job controller do their part.
         for kind in ["Database", "User", "Grant"] {
             if cluster.server(kind, "ks").is_some() {

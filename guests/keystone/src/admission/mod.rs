@@ -35,7 +35,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::types::KeystoneSpec;
 
-pub(crate) use defaulting::{default_keystone, default_object};
+#[cfg(test)]
+pub(crate) use defaulting::default_keystone;
+pub(crate) use defaulting::default_object;
 pub(crate) use owned_keys::owned_keys_overridden;
 pub(crate) use validation::validate_object;
 

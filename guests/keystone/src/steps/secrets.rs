@@ -11,7 +11,7 @@
 
 use wasm_operator_sdk::blocks::conditions::set_condition;
 use wasm_operator_sdk::blocks::secrets::credentials::{CredentialGate, credential_gate};
-use wasm_operator_sdk::blocks::secrets::{SecretStoreRefSpec, gate_store_ready};
+use wasm_operator_sdk::blocks::secrets::gate_store_ready;
 
 use crate::conditions::SECRETS_READY;
 use crate::error::Error;
@@ -26,7 +26,7 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
         .spec
         .secret_store_ref
         .clone()
-        .unwrap_or_else(SecretStoreRefSpec::default);
+        .unwrap_or_default();
     let cluster = pass.cluster;
     let status = pass.status_mut();
     let ready = gate_store_ready(

@@ -175,7 +175,7 @@ pub(crate) fn run(pass: &mut Pass<'_>, kind: &KeyKind) -> StepResult {
     )
     .map_err(|source| Error::Rotation {
         what: format!("applying the {} rotation output", kind.name),
-        source,
+        source: Box::new(source),
     })?;
     if applied {
         pass.condition(
