@@ -39,7 +39,8 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::secrets::Error,
     },
-    /// A staged key or password rotation could not be committed.
+    /// A staged key or password rotation could not be committed (boxed: the SDK's error
+    /// is several times the size of the others).
     #[error("{what}: {source}")]
     Rotation {
         what: String,

@@ -24,6 +24,11 @@ pub mod types;
 #[doc(hidden)]
 pub mod config;
 
+/// The key steps and the rotation script (public for the crate's tests against the real
+/// Keystone, not an interface).
+#[doc(hidden)]
+pub mod testkit;
+
 #[cfg(test)]
 mod crd;
 #[cfg(test)]

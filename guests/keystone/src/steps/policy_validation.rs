@@ -17,7 +17,7 @@ use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use wasm_operator_sdk::blocks::job::run_job;
-use wasm_operator_sdk::{ClusterExt, ListOptions, Propagation, log};
+use wasm_operator_sdk::{ClusterExt, ListOptions, log};
 
 use crate::conditions::POLICY_VALID_READY;
 use crate::db_jobs;

@@ -59,7 +59,7 @@ fn without_policy_overrides_the_validation_job_is_deleted_and_not_required() {
             deletes
                 .iter()
                 .all(|d| matches!(d, Call::Delete(r, o) if *r == the_job()
-                && o.propagation == Propagation::Background)),
+                && o.propagation == wasm_operator_sdk::Propagation::Background)),
             "{deletes:?}"
         );
         assert_eq!(

@@ -13,7 +13,7 @@
 //! | 8 | | True `…KeysAvailable` |
 
 mod objects;
-mod script;
+pub(crate) mod script;
 
 use std::collections::BTreeMap;
 
@@ -126,7 +126,8 @@ pub(crate) fn run_credential(pass: &mut Pass<'_>) -> StepResult {
     run(pass, &CREDENTIAL)
 }
 
-fn run(pass: &mut Pass<'_>, kind: &KeyKind) -> StepResult {
+/// One key step over `kind`.
+pub(crate) fn run(pass: &mut Pass<'_>, kind: &KeyKind) -> StepResult {
     let name = pass.name().to_owned();
     let namespace = pass.namespace().to_owned();
     let secret = kind.secret(&name);
