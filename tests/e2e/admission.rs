@@ -10,7 +10,6 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
 use wasm_operator::operator::{OperatorConfig, RunningOperator};
-use wasm_operator::webhook::{CertSource, WebhookConfig};
 use wasm_operator_e2e::webhooks::{kubectl, webhook_config};
 use wasm_operator_e2e::{Cluster, cluster_with, counter_rises, eventually, metric, setup};
 use wasm_operator_runtime::backend::ClusterBackend;
