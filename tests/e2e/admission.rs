@@ -555,6 +555,60 @@ async fn the_managed_certificate_is_kept_in_its_secret_and_reused_by_the_next_re
     assert_eq!(second.webhook_ca(), h.operator.webhook_ca());
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_serving_certificate_due_for_renewal_is_renewed_from_the_same_ca() {
+    let h = Harness::start().await;
+    let secret_ref = wasm_operator_sdk::ObjectRef {
+        api_version: "v1".into(),
+        kind: "Secret".into(),
+        namespace: Some("default".into()),
+        name: "wasm-operator-webhook".into(),
+    };
+    let first = h
+        .cluster
+        .get("v1", "Secret", "default", "wasm-operator-webhook")
+        .await
+        .expect("the managed Secret");
+    // The Secret says its serving certificate ends in a day: inside the 30-day window.
+    let soon = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .expect("after the epoch")
+        .as_secs()
+        + 86_400;
+    h.cluster
+        .backend
+        .patch(
+            &setup(),
+            &secret_ref,
+            &wasm_operator_sdk::Patch::Merge(json!({"metadata": {"annotations": {
+                wasm_operator::webhook::certs::NOT_AFTER_ANNOTATION: soon.to_string()}}})),
+            None,
+        )
+        .await
+        .expect("annotated");
+    let second = Harness::start_on(&h.cluster).await;
+    let renewed = h
+        .cluster
+        .get("v1", "Secret", "default", "wasm-operator-webhook")
+        .await
+        .expect("the managed Secret");
+    assert_ne!(
+        renewed["data"]["tls.crt"], first["data"]["tls.crt"],
+        "renewed"
+    );
+    assert_eq!(
+        renewed["data"]["ca.crt"], first["data"]["ca.crt"],
+        "the CA is kept"
+    );
+    let not_after: u64 = renewed["metadata"]["annotations"]
+        [wasm_operator::webhook::certs::NOT_AFTER_ANNOTATION]
+        .as_str()
+        .and_then(|t| t.parse().ok())
+        .expect("an expiry");
+    assert!(not_after > soon + 80 * 86_400, "a fresh 90-day certificate");
+    assert_eq!(second.webhook_ca(), h.operator.webhook_ca());
+}
+
 impl Harness {
     /// A second operator on `cluster` with the same webhook settings.
     async fn start_on(cluster: &Cluster) -> RunningOperator {
