@@ -52,7 +52,9 @@ pub use actors::keystone::{
 pub use actors::openbao::{
     OPENBAO_CHILD_MANAGER, OPENBAO_STATUS_MANAGER, OpenBaoControlError, OpenBaoStandIn,
 };
-pub use actors::workloads::{HOLD_ROLLOUT, JOB_FAILURE_MESSAGE, JOB_OUTCOME};
+pub use actors::workloads::{
+    HOLD_ROLLOUT, JOB_FAILURE_MESSAGE, JOB_OUTCOME, JOB_OUTCOMES_CONFIG_MAP,
+};
 pub use actors::{
     Actor, ActorError, ActorNotRunning, BackendEntry, NOT_READY_ANNOTATION, UnknownActor,
 };

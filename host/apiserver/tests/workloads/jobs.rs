@@ -122,6 +122,73 @@ async fn a_job_told_to_fail_fails_after_backoff_limit_plus_one_pods_with_their_t
 }
 
 #[tokio::test]
+async fn the_outcomes_config_map_decides_jobs_by_name_before_they_exist_and_annotations_win() {
+    let (_server, client) = start().await;
+    let config_maps: Api<ConfigMap> = Api::default_namespaced(client.clone());
+    let table: ConfigMap = serde_json::from_value(json!({
+        "metadata": {"name": wasm_operator_apiserver::JOB_OUTCOMES_CONFIG_MAP},
+        "data": {"schema-check": "Fail", "schema-check.message": "schema drift: table x",
+                 "overridden": "Fail"}}))
+    .expect("a ConfigMap");
+    config_maps
+        .create(&PostParams::default(), &table)
+        .await
+        .expect("the table");
+    let api: Api<Job> = Api::default_namespaced(client.clone());
+    for job in [
+        job("schema-check", json!({}), 0),
+        job(
+            "overridden",
+            json!({"actors.wasm-operator.dev/job-outcome": "Succeed"}),
+            0,
+        ),
+        job("unlisted", json!({}), 0),
+    ] {
+        api.create(&PostParams::default(), &job)
+            .await
+            .expect("created");
+    }
+    let finished =
+        |j: &Job| job_condition(j, "Failed").is_some() || job_condition(j, "Complete").is_some();
+    let failed = eventually(
+        "schema-check to end",
+        || async { api.get("schema-check").await.expect("get") },
+        finished,
+    )
+    .await;
+    assert_eq!(
+        job_condition(&failed, "Failed"),
+        Some(("True".into(), "BackoffLimitExceeded".into()))
+    );
+    let pods = pods_of(&client, "schema-check").await;
+    let terminated = pods[0]
+        .status
+        .as_ref()
+        .expect("a pod status")
+        .container_statuses
+        .as_ref()
+        .expect("container statuses")[0]
+        .state
+        .as_ref()
+        .and_then(|st| st.terminated.clone())
+        .expect("terminated");
+    assert_eq!(terminated.message.as_deref(), Some("schema drift: table x"));
+    for name in ["overridden", "unlisted"] {
+        let done = eventually(
+            &format!("{name} to end"),
+            || async { api.get(name).await.expect("get") },
+            finished,
+        )
+        .await;
+        assert_eq!(
+            job_condition(&done, "Complete"),
+            Some(("True".into(), "CompletionsReached".into())),
+            "{name}"
+        );
+    }
+}
+
+#[tokio::test]
 async fn a_job_told_to_run_stays_active_until_told_otherwise() {
     let (_server, client) = start().await;
     let api: Api<Job> = Api::default_namespaced(client.clone());

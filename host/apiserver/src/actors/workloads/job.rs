@@ -15,7 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::ResourceExt as _;
 use kube::api::{Api, ListParams, PostParams};
 use serde_json::{Value, json};
@@ -33,6 +33,14 @@ pub const JOB_OUTCOME: &str = "actors.wasm-operator.dev/job-outcome";
 
 /// An annotation on a Job: the termination message of its failed pods' first container.
 pub const JOB_FAILURE_MESSAGE: &str = "actors.wasm-operator.dev/job-failure-message";
+
+/// A ConfigMap in a Job's namespace saying how Jobs end before they exist: key `<job>` holds
+/// an outcome as [`JOB_OUTCOME`] does, key `<job>.message` a termination message as
+/// [`JOB_FAILURE_MESSAGE`] does. The Job's own annotations win over it. A test or a user
+/// sets it up front (`kubectl create configmap job-outcomes.actors.wasm-operator.dev
+/// --from-literal=ks-db-sync=Fail`), so a Job created later by a reconciler fails without a
+/// race against its first pod.
+pub const JOB_OUTCOMES_CONFIG_MAP: &str = "job-outcomes.actors.wasm-operator.dev";
 
 /// The termination message when [`JOB_FAILURE_MESSAGE`] is not set.
 const DEFAULT_FAILURE_MESSAGE: &str = "the container exited with code 1";
@@ -81,11 +89,7 @@ impl Runs {
             return Ok(());
         }
         let name = job.name_any();
-        let outcome = match job.annotations().get(JOB_OUTCOME).map(String::as_str) {
-            Some("Fail") => Outcome::Fail,
-            Some("Run") => Outcome::Run,
-            _ => Outcome::Succeed,
-        };
+        let (outcome, message) = outcome_of(client, &ns, job).await?;
         let pods_api = Api::<Pod>::namespaced(client.clone(), &ns);
         let selector = format!("{}={uid}", JOB_LABELS[0]);
         let pods = pods_api
@@ -110,11 +114,7 @@ impl Runs {
         let mut running = active.len() as i64;
         if let Some(pod) = active.first() {
             if outcome != Outcome::Run {
-                let message = job
-                    .annotations()
-                    .get(JOB_FAILURE_MESSAGE)
-                    .map_or(DEFAULT_FAILURE_MESSAGE, String::as_str);
-                end_pod(client, &ns, pod, outcome == Outcome::Succeed, message).await?;
+                end_pod(client, &ns, pod, outcome == Outcome::Succeed, &message).await?;
                 running -= 1;
                 match outcome {
                     Outcome::Succeed => succeeded += 1,
@@ -187,6 +187,37 @@ impl Runs {
         }
         patch_status::<Job>(client, &ns, &name, CONTROLLER_MANAGER, want).await
     }
+}
+
+/// How `job`'s pods end and their termination message: the Job's annotations, else its
+/// entries in [`JOB_OUTCOMES_CONFIG_MAP`], else success.
+async fn outcome_of(
+    client: &kube::Client,
+    ns: &str,
+    job: &Job,
+) -> Result<(Outcome, String), WorkloadError> {
+    let name = job.name_any();
+    let table = Api::<ConfigMap>::namespaced(client.clone(), ns)
+        .get_opt(JOB_OUTCOMES_CONFIG_MAP)
+        .await
+        .map_err(|source| write_error("ConfigMap", ns, &name, "read job outcomes", source))?
+        .and_then(|c| c.data)
+        .unwrap_or_default();
+    let annotations = job.annotations();
+    let outcome = annotations
+        .get(JOB_OUTCOME)
+        .or_else(|| table.get(&name))
+        .map(String::as_str);
+    let outcome = match outcome {
+        Some("Fail") => Outcome::Fail,
+        Some("Run") => Outcome::Run,
+        _ => Outcome::Succeed,
+    };
+    let message = annotations
+        .get(JOB_FAILURE_MESSAGE)
+        .or_else(|| table.get(&format!("{name}.message")))
+        .map_or(DEFAULT_FAILURE_MESSAGE, String::as_str);
+    Ok((outcome, message.to_owned()))
 }
 
 fn write_error(

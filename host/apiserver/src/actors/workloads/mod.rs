@@ -14,6 +14,8 @@
 //! - [`JOB_OUTCOME`] on a Job: `Succeed` (the default), `Fail` (every pod fails, the Job
 //!   fails after `backoffLimit` + 1 pods) or `Run` (the pod keeps running).
 //! - [`JOB_FAILURE_MESSAGE`] on a Job: the failed container's termination message.
+//! - [`JOB_OUTCOMES_CONFIG_MAP`] in a namespace: both of the above for Jobs by name, set
+//!   before a reconciler creates them.
 
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -35,7 +37,7 @@ mod hpa;
 mod job;
 
 pub use deployment::HOLD_ROLLOUT;
-pub use job::{JOB_FAILURE_MESSAGE, JOB_OUTCOME};
+pub use job::{JOB_FAILURE_MESSAGE, JOB_OUTCOME, JOB_OUTCOMES_CONFIG_MAP};
 
 /// The least time between two steps of one rollout or one Job.
 pub(crate) const STEP: Duration = Duration::from_millis(300);
