@@ -7,4 +7,5 @@ mod converge;
 mod harness;
 mod policy;
 mod reasons;
+mod rotation;
 mod upgrade;

@@ -123,6 +123,16 @@ fn rows() -> Vec<Row> {
             message: "no-such-policy",
         },
         Row {
+            namespace: "owned-key",
+            without: &[],
+            objects: none,
+            spec: || json!({"extraConfig": {"database": {"connection": "sqlite://"}}}),
+            jobs: &[],
+            condition: "ExtraConfigHealthy",
+            reason: "OwnedKeysOverridden",
+            message: "database.connection",
+        },
+        Row {
             namespace: "network-policy",
             without: &[],
             objects: none,

@@ -4,21 +4,34 @@
 
 use serde_json::json;
 
-use crate::harness::{Harness, condition, keystone, keystone_ref};
+use crate::harness::{Harness, condition, keystone_ref};
 
-/// The installed Keystone `ks` of `ns` at 2025.2, Ready through its Deployment.
+/// Installs Keystone `ks` of `namespace` at 2025.2 and waits until it is Ready through
+/// its Deployment.
+async fn install(h: &Harness, namespace: &str) {
+    h.cluster
+        .create(crate::harness::keystone_in(namespace, json!({})))
+        .await;
+    let object = h
+        .condition_in(namespace, "DeploymentReady", "DeploymentReady")
+        .await;
+    assert_eq!(
+        object["status"]["installedRelease"], "2025.2",
+        "{namespace}"
+    );
+}
+
+/// The installed Keystone `ks` of `ns`.
 async fn installed() -> Harness {
     let h = Harness::start().await;
-    h.cluster.create(keystone(json!({}))).await;
-    let object = h.condition("DeploymentReady", "DeploymentReady").await;
-    assert_eq!(object["status"]["installedRelease"], "2025.2");
+    install(&h, "ns").await;
     h
 }
 
-async fn set_tag(h: &Harness, tag: &str) {
+async fn set_tag(h: &Harness, namespace: &str, tag: &str) {
     h.cluster
         .merge_patch(
-            &keystone_ref("ns"),
+            &keystone_ref(namespace),
             json!({"spec": {"image": {"tag": tag}}}),
         )
         .await;
@@ -27,7 +40,7 @@ async fn set_tag(h: &Harness, tag: &str) {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_upgrade_to_the_next_release_expands_migrates_rolls_and_contracts_through_its_jobs() {
     let h = installed().await;
-    set_tag(&h, "2026.1").await;
+    set_tag(&h, "ns", "2026.1").await;
     let done = h.condition("DatabaseReady", "DatabaseSynced").await;
     assert_eq!(done["status"]["installedRelease"], "2026.1");
     for reason in [
@@ -81,32 +94,126 @@ async fn an_upgrade_to_the_next_release_expands_migrates_rolls_and_contracts_thr
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn an_upgrade_is_refused_for_a_bad_path_and_a_failed_expand_stops_it() {
-    let h = installed().await;
-    h.job_outcomes("ns", &[("ks-db-expand", "Fail", "alembic: expand failed")])
-        .await;
-    // (tag, reason, a part of the message); the last row is a valid path.
-    for (tag, reason, message) in [
-        ("latest", "VersionParseError", "\"latest\""),
-        ("2025.1", "DowngradeNotSupported", "2025.1"),
-        ("2027.1", "UpgradePathInvalid", "2027.1"),
-        ("2026.1", "ExpandFailed", "Expand job ks-db-expand failed"),
-    ] {
-        set_tag(&h, tag).await;
-        let object = h.condition("DatabaseReady", reason).await;
+async fn an_upgrade_is_refused_for_a_bad_path_and_a_failed_phase_stops_it() {
+    let h = Harness::start_with(&crate::harness::ACTORS).await;
+    // (namespace, the failing Job, tag, reason, a part of the message); the last three
+    // rows are a valid path whose phase Job fails.
+    let rows = [
+        (
+            "bad-tag",
+            "",
+            "latest",
+            "VersionParseError",
+            "failed to parse target release \"latest\"",
+        ),
+        ("downgrade", "", "2025.1", "DowngradeNotSupported", "2025.1"),
+        ("skips", "", "2027.1", "UpgradePathInvalid", "2027.1"),
+        (
+            "expand-fails",
+            "ks-db-expand",
+            "2026.1",
+            "ExpandFailed",
+            "Expand job ks-db-expand failed",
+        ),
+        (
+            "migrate-fails",
+            "ks-db-migrate",
+            "2026.1",
+            "MigrateFailed",
+            "Migrate job ks-db-migrate failed",
+        ),
+        (
+            "contract-fails",
+            "ks-db-contract",
+            "2026.1",
+            "ContractFailed",
+            "Contract job ks-db-contract failed",
+        ),
+    ];
+    for (namespace, job, ..) in rows {
+        h.seed(namespace, &[]).await;
+        if !job.is_empty() {
+            h.job_outcomes(namespace, &[(job, "Fail", "alembic: revision failed")])
+                .await;
+        }
+        h.cluster
+            .create(crate::harness::keystone_in(namespace, json!({})))
+            .await;
+    }
+    for (namespace, _, tag, ..) in rows {
+        let object = h
+            .condition_in(namespace, "DeploymentReady", "DeploymentReady")
+            .await;
+        assert_eq!(
+            object["status"]["installedRelease"], "2025.2",
+            "{namespace}"
+        );
+        set_tag(&h, namespace, tag).await;
+    }
+    for (namespace, _, tag, reason, message) in rows {
+        let object = h.condition_in(namespace, "DatabaseReady", reason).await;
         let reached = condition(&object, "DatabaseReady").expect("DatabaseReady");
         assert!(
             reached["message"]
                 .as_str()
                 .unwrap_or_default()
                 .contains(message),
-            "{tag}: {reached}"
+            "{namespace} {tag}: {reached}"
         );
-        assert_eq!(object["status"]["installedRelease"], "2025.2", "{tag}");
-        let events = h.cluster.events_with_reason("ns", reason).await;
+        assert_eq!(
+            object["status"]["installedRelease"], "2025.2",
+            "{namespace}"
+        );
+        let events = h.cluster.events_with_reason(namespace, reason).await;
         assert!(
             events.iter().any(|e| e["type"] == "Warning"),
-            "a Warning {reason}: {events:?}"
+            "{namespace}: a Warning {reason}: {events:?}"
         );
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tag_changed_during_an_upgrade_is_refused_and_reverting_it_aborts_the_upgrade() {
+    let h = Harness::start().await;
+    h.job_outcomes("ns", &[("ks-db-expand", "Run", "")]).await;
+    install(&h, "ns").await;
+    set_tag(&h, "ns", "2026.1").await;
+    h.condition("DatabaseReady", "ExpandInProgress").await;
+    set_tag(&h, "ns", "2026.2").await;
+    let object = h.condition("DatabaseReady", "UpgradeTargetChanged").await;
+    let reached = condition(&object, "DatabaseReady").expect("DatabaseReady");
+    assert_eq!(
+        reached["message"],
+        "Image tag changed to 2026.2 during active upgrade 2025.2 → 2026.1; complete or roll \
+         back the current upgrade first"
+    );
+    assert!(
+        h.cluster
+            .get("batch/v1", "Job", "ns", "ks-db-expand")
+            .await
+            .is_some(),
+        "the held expand Job runs"
+    );
+    set_tag(&h, "ns", "2025.2").await;
+    let object = h.condition("DatabaseReady", "DatabaseSynced").await;
+    assert_eq!(object["status"]["installedRelease"], "2025.2");
+    assert!(
+        object["status"]["upgradePhase"].is_null(),
+        "{}",
+        object["status"]
+    );
+    assert_eq!(
+        h.cluster
+            .events_with_reason("ns", "UpgradeAborted")
+            .await
+            .len(),
+        1
+    );
+    assert!(
+        h.cluster
+            .get("batch/v1", "Job", "ns", "ks-db-expand")
+            .await
+            .is_none(),
+        "the upgrade Jobs are deleted"
+    );
 }
