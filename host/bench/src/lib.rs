@@ -18,6 +18,8 @@
 //! 5. [`plugin_ops`]: hot-swap latency under load, start → first pass with and without the
 //!    precompiled cache, idle RSS.
 //! 6. [`secretgen`]: the chart-default plan and each key type, native vs in-guest.
+//! 7. [`keystone`]: the Keystone reconciler as `.wasm` and natively over converged
+//!    Keystones: pass latency, and the writes and server reads of a converged pass.
 //!
 //! Absolute times drift on shared machines; the report gives ratios where two runs are
 //! compared in one process.
@@ -25,7 +27,9 @@
 mod api;
 mod boundary;
 pub mod cluster;
+mod keystone;
 mod memory;
+mod passes;
 mod plugin_ops;
 mod process;
 pub mod report;
@@ -57,17 +61,20 @@ pub enum Scenario {
     PluginOps,
     /// 6. secretgen plans and key types.
     Secretgen,
+    /// 7. Keystone as wasm vs native, converged.
+    Keystone,
 }
 
 impl Scenario {
     /// Every scenario, in report order.
-    pub const ALL: [Scenario; 6] = [
+    pub const ALL: [Scenario; 7] = [
         Self::WasmNative,
         Self::Boundary,
         Self::Api,
         Self::Scale,
         Self::PluginOps,
         Self::Secretgen,
+        Self::Keystone,
     ];
 }
 
@@ -84,7 +91,7 @@ pub struct BenchOptions {
     pub scale: Vec<usize>,
     /// The GitLabSecrets counts of the scale scenario with them (the chart's defaults).
     pub scale_full: Vec<usize>,
-    /// The shipped plugins (gitlabsecrets, secretgen).
+    /// The shipped plugins (gitlabsecrets, secretgen, keystone).
     pub plugins: PathBuf,
     /// The test-only plugins (the fixture).
     pub test_plugins: PathBuf,
@@ -178,6 +185,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Report> {
             Scenario::Scale => vec![scale::run(options).await?],
             Scenario::PluginOps => vec![plugin_ops::run(options).await?],
             Scenario::Secretgen => vec![secretgen::run(options).await?],
+            Scenario::Keystone => vec![keystone::run(options).await?],
         };
         for mut section in sections {
             section.note(format!(

@@ -21,7 +21,7 @@ struct BenchArgs {
     /// Few samples and small N: checks that the scenarios run; the figures mean little.
     #[arg(long)]
     quick: bool,
-    /// The directory holding gitlabsecrets.wasm and secretgen.wasm (default: the plugins
+    /// The directory holding gitlabsecrets.wasm, secretgen.wasm and keystone.wasm (default: the plugins
     /// this build compiled).
     #[arg(long)]
     plugins: Option<PathBuf>,
@@ -72,7 +72,7 @@ async fn bench(args: BenchArgs) -> anyhow::Result<()> {
     if let Some(plugins) = args.plugins {
         options.plugins = plugins;
     }
-    for file in ["gitlabsecrets.wasm", "secretgen.wasm"] {
+    for file in ["gitlabsecrets.wasm", "secretgen.wasm", "keystone.wasm"] {
         let path = options.plugins.join(file);
         anyhow::ensure!(path.is_file(), "bench needs {}: not a file", path.display());
     }

@@ -8,101 +8,17 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use gitlabsecrets::GitLabSecretsReconciler;
-use tokio::task::JoinSet;
 use tokio::time::Instant;
-use wasm_operator_sdk::{Reconciler as _, Request};
+use wasm_operator_sdk::Reconciler as _;
 
 use super::BenchOptions;
 use super::cluster::{BenchCluster, Variant, gitlabsecrets_kind, is_ready, namespace_names};
-use super::report::{Cell, Section, Stats};
+use super::passes::{Batch, Build, CONCURRENCY, Passes, compare_rates, compare_times};
+use super::report::Section;
 use wasm_operator::cluster::cached::CachedCluster;
 use wasm_operator::controller::index::FieldIndexes;
 use wasm_operator::informer::Informers;
-use wasm_operator_native::reconcile_native;
-use wasm_operator_runtime::backend::ClusterBackend;
-use wasm_operator_runtime::{Plugin, Runtime, RuntimeConfig};
-
-/// Passes at once, as the controller's default.
-const CONCURRENCY: usize = 4;
-
-/// How a pass is run.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Build {
-    Wasm,
-    Native,
-}
-
-/// What the passes need.
-#[derive(Clone)]
-struct Passes {
-    runtime: Runtime,
-    plugin: Arc<Plugin>,
-    backend: Arc<dyn ClusterBackend>,
-}
-
-/// The times of a batch of passes.
-struct Batch {
-    passes: Vec<Duration>,
-    wall: Duration,
-    failed: usize,
-}
-
-impl Passes {
-    async fn one(&self, build: Build, request: Request) -> (Duration, bool) {
-        let started = Instant::now();
-        let ok = match build {
-            Build::Wasm => self
-                .plugin
-                .reconcile(&self.runtime, self.backend.clone(), &request)
-                .await
-                .is_ok(),
-            Build::Native => {
-                reconcile_native::<GitLabSecretsReconciler>(self.backend.clone(), request)
-                    .await
-                    .is_ok()
-            }
-        };
-        (started.elapsed(), ok)
-    }
-
-    /// Runs one pass per request, each on its own task, at most [`CONCURRENCY`] at once.
-    async fn batch(&self, build: Build, requests: &[Request]) -> anyhow::Result<Batch> {
-        let permits = Arc::new(tokio::sync::Semaphore::new(CONCURRENCY));
-        let started = Instant::now();
-        let mut tasks = JoinSet::new();
-        for request in requests.iter().cloned() {
-            let permit = permits.clone().acquire_owned().await?;
-            let passes = self.clone();
-            tasks.spawn(async move {
-                let result = passes.one(build, request).await;
-                drop(permit);
-                result
-            });
-        }
-        let mut batch = Batch {
-            passes: Vec::with_capacity(requests.len()),
-            wall: Duration::ZERO,
-            failed: 0,
-        };
-        while let Some(result) = tasks.join_next().await {
-            let (elapsed, ok) = result?;
-            batch.passes.push(elapsed);
-            batch.failed += usize::from(!ok);
-        }
-        batch.wall = started.elapsed();
-        Ok(batch)
-    }
-}
-
-fn requests(namespaces: &[String]) -> Vec<Request> {
-    namespaces
-        .iter()
-        .map(|ns| Request {
-            namespace: Some(ns.clone()),
-            name: "demo".into(),
-        })
-        .collect()
-}
+use wasm_operator_runtime::{Runtime, RuntimeConfig};
 
 /// Runs the scenario.
 pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
@@ -135,16 +51,16 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     }
     primary.wait_synced().await;
     let indexes = Arc::new(FieldIndexes::default());
-    let passes = Passes {
+    let passes = Passes::new::<GitLabSecretsReconciler>(
         runtime,
         plugin,
-        backend: Arc::new(CachedCluster::new(
+        Arc::new(CachedCluster::new(
             cluster.backend(),
             informers.clone(),
             indexes.clone(),
             &description,
         )),
-    };
+    );
 
     let count = if options.quick { 2 } else { 12 };
     let wasm_ns = namespace_names("wasm", count);
@@ -152,7 +68,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     let all_ns: Vec<String> = wasm_ns.iter().chain(&native_ns).cloned().collect();
     cluster.namespaces(&all_ns).await?;
     cluster.gitlabsecrets(Variant::NoKeys, &all_ns).await?;
-    let all = requests(&all_ns);
+    let all = requests_for(&all_ns);
     // The controller indexes each primary as it arrives; so does this harness.
     let deadline = Instant::now() + Duration::from_secs(30);
     while primary.len() < all.len() {
@@ -178,10 +94,10 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     // first (on cold pool slots) or last.
     let (wasm_a, wasm_b) = wasm_ns.split_at(count / 2);
     let (native_a, native_b) = native_ns.split_at(count / 2);
-    let mut cold_wasm = passes.batch(Build::Wasm, &requests(wasm_a)).await?;
-    let mut cold_native = passes.batch(Build::Native, &requests(native_a)).await?;
-    cold_native.add(passes.batch(Build::Native, &requests(native_b)).await?);
-    cold_wasm.add(passes.batch(Build::Wasm, &requests(wasm_b)).await?);
+    let mut cold_wasm = passes.batch(Build::Wasm, &requests_for(wasm_a)).await?;
+    let mut cold_native = passes.batch(Build::Native, &requests_for(native_a)).await?;
+    cold_native.add(passes.batch(Build::Native, &requests_for(native_b)).await?);
+    cold_wasm.add(passes.batch(Build::Wasm, &requests_for(wasm_b)).await?);
     section.row(
         format!("cold pass: a new GitLabSecrets, {secrets} Secrets created"),
         compare_times(&cold_wasm.passes, &cold_native.passes),
@@ -204,8 +120,10 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
             "the GitLabSecrets did not converge in 30 rounds"
         );
         rounds += 1;
-        passes.batch(Build::Wasm, &requests(&wasm_ns)).await?;
-        passes.batch(Build::Native, &requests(&native_ns)).await?;
+        passes.batch(Build::Wasm, &requests_for(&wasm_ns)).await?;
+        passes
+            .batch(Build::Native, &requests_for(&native_ns))
+            .await?;
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
@@ -260,40 +178,6 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     Ok(section)
 }
 
-impl Batch {
-    fn empty() -> Self {
-        Self {
-            passes: Vec::new(),
-            wall: Duration::ZERO,
-            failed: 0,
-        }
-    }
-
-    fn add(&mut self, other: Batch) {
-        self.passes.extend(other.passes);
-        self.wall += other.wall;
-        self.failed += other.failed;
-    }
-
-    fn rate(&self) -> f64 {
-        self.passes.len() as f64 / self.wall.as_secs_f64().max(f64::EPSILON)
-    }
-}
-
-fn compare_times(wasm: &[Duration], native: &[Duration]) -> Vec<Cell> {
-    let median = |s: &[Duration]| Stats::of(s).map_or(f64::NAN, |s| s.median_ms);
-    vec![
-        Cell::time(wasm),
-        Cell::time(native),
-        Cell::ratio(median(wasm), median(native)),
-    ]
-}
-
-fn compare_rates(wasm: &Batch, native: &Batch) -> Vec<Cell> {
-    vec![
-        Cell::number(wasm.rate(), "/s"),
-        Cell::number(native.rate(), "/s"),
-        // A cost ratio like the others: how much longer wasm takes per pass.
-        Cell::ratio(native.rate(), wasm.rate()),
-    ]
+fn requests_for(namespaces: &[String]) -> Vec<wasm_operator_sdk::Request> {
+    super::passes::requests(namespaces, "demo")
 }

@@ -26,6 +26,25 @@ fn value(report: &Value, id: &str, row: &str) -> f64 {
         .unwrap_or_else(|| panic!("{row:?} has no number: {cells}"))
 }
 
+/// Every cell of the row named `row` of section `id`.
+fn cells(report: &Value, id: &str, row: &str) -> Vec<f64> {
+    let section = section(report, id);
+    let cells = section["rows"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r[0] == row))
+        .unwrap_or_else(|| panic!("no row {row:?} in {section}"));
+    cells[1]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|c| {
+            c["value"]
+                .as_f64()
+                .unwrap_or_else(|| panic!("{row:?} has no number: {c}"))
+        })
+        .collect()
+}
+
 #[test]
 fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
     let out = tempfile::tempdir().expect("tempdir");
@@ -68,10 +87,17 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
             "api",
             "scale",
             "plugin-ops",
-            "secretgen"
+            "secretgen",
+            "keystone"
         ]
     );
-    for title in ["wasm vs native", "Boundary costs", "Scale", "secretgen"] {
+    for title in [
+        "wasm vs native",
+        "Boundary costs",
+        "Scale",
+        "secretgen",
+        "Keystone reconciler",
+    ] {
         assert!(markdown.contains(title), "{title} missing from\n{markdown}");
     }
     // A converged GitLabSecrets pass writes nothing.
@@ -83,6 +109,15 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
         value(&report, "api", "stored changes per converged pass (goal 0)"),
         0.0
     );
+    // A converged Keystone pass, as .wasm and natively, writes nothing and reads only the
+    // cache.
+    for row in [
+        "write requests per converged pass (goal 0)",
+        "stored changes per converged pass (goal 0)",
+        "server reads per converged pass (goal 0: the cache serves them)",
+    ] {
+        assert_eq!(cells(&report, "keystone", row), [0.0, 0.0], "{row}");
+    }
     // Every scale run converged: N GitLabSecrets took at least N passes, and the restart
     // over the converged cluster passed each of them again.
     let scale = section(&report, "scale");

@@ -26,15 +26,17 @@ pub struct NativeCluster {
 
 impl NativeCluster {
     /// The cluster of a pass of the plugin `description` describes over `request`'s
-    /// primary, with no access beyond its namespace, on the current tokio runtime.
+    /// primary, with `access` beyond its namespace (as `plugins.toml` grants it), on the
+    /// current tokio runtime.
     pub fn new(
         backend: Arc<dyn ClusterBackend>,
         description: &sdk::Description,
+        access: Access,
         request: &Request,
         handle: Handle,
     ) -> Self {
         Self {
-            cluster: Checked::for_pass(backend, description, Access::default(), request),
+            cluster: Checked::for_pass(backend, description, access, request),
             handle,
         }
     }
@@ -105,12 +107,23 @@ impl sdk::Cluster for NativeCluster {
     }
 }
 
-/// Runs one pass of `R` natively on tokio's blocking pool.
+/// Runs one pass of `R` natively on tokio's blocking pool, with no access beyond its
+/// primary's namespace.
 pub async fn reconcile_native<R: Reconciler + 'static>(
     backend: Arc<dyn ClusterBackend>,
     request: Request,
 ) -> Result<Outcome, ReconcileError> {
-    let cluster = NativeCluster::new(backend, &R::describe(), &request, Handle::current());
+    reconcile_native_with::<R>(backend, Access::default(), request).await
+}
+
+/// [`reconcile_native`] with `access` granted, as the `.wasm` build gets it from
+/// `plugins.toml`.
+pub async fn reconcile_native_with<R: Reconciler + 'static>(
+    backend: Arc<dyn ClusterBackend>,
+    access: Access,
+    request: Request,
+) -> Result<Outcome, ReconcileError> {
+    let cluster = NativeCluster::new(backend, &R::describe(), access, &request, Handle::current());
     tokio::task::spawn_blocking(move || R::reconcile(&cluster, &request))
         .await
         .map_err(|e| ReconcileError::Transient(format!("the native pass did not finish: {e}")))?
