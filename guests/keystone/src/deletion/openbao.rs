@@ -15,8 +15,9 @@
 //! | 2 | the same, later than that | its finalizers stripped; Warning `OpenBaoCleanupStalled` naming the OpenBao paths that keep their data | | |
 //! | done | none left | Normal `OpenBaoSecretsFinalized`; the finalizer released | | goes on |
 //!
-//! `FinalizingOpenBaoSecrets` is recorded by the pass that finds an adopted PushSecret not
-//! yet terminating: the pass that deletes it, once per deletion. When the children are
+//! `FinalizingOpenBaoSecrets` is recorded by the pass that goes on to phase 1 and finds an
+//! adopted PushSecret not yet terminating: the pass that deletes it, once per deletion (not
+//! by the passes that wait in phase 0, even when one of the two is adopted already). When the children are
 //! abandoned (the target cluster is gone), the finalizer is released with a Warning
 //! `RemoteChildrenAbandoned` and nothing else.
 
@@ -74,6 +75,9 @@ pub(crate) fn release(pass: &mut Pass<'_>, children: Children<'_>) -> StepResult
         .iter()
         .map(|name| read(pass, cluster, name, ReadFrom::Cache))
         .collect::<Result<Vec<_>, _>>()?;
+    if let Some(after) = await_adoption(pass, &names, &found) {
+        return Ok(Some(after));
+    }
     if found
         .iter()
         .flatten()
@@ -84,9 +88,6 @@ pub(crate) fn release(pass: &mut Pass<'_>, children: Children<'_>) -> StepResult
             "FinalizingOpenBaoSecrets",
             "Cleaning up OpenBao backup PushSecrets before removing Keystone",
         );
-    }
-    if let Some(after) = await_adoption(pass, &names, &found) {
-        return Ok(Some(after));
     }
     for (name, ps) in names.iter().zip(&found) {
         if !ps.as_ref().is_some_and(terminating) {

@@ -44,7 +44,7 @@ const WAITING_FOR_ADOPTION: &str = "Waiting for ESO to adopt PushSecret \"ks-fer
      installed)";
 
 #[test]
-fn the_backup_names_are_the_key_steps_push_secrets() {
+fn the_backups_are_named_after_the_keystone_and_the_key_kind() {
     assert_eq!(backup_names("ks"), [FERNET_BACKUP, CREDENTIAL_BACKUP]);
 }
 
@@ -255,4 +255,34 @@ fn abandoned_children_release_the_openbao_finalizer_with_remote_children_abandon
          deleting the backup PushSecrets on it"
     );
     assert_eq!(finalizers(&cluster), [FOREIGN]);
+}
+
+#[test]
+fn a_keystone_without_the_openbao_finalizer_sends_nothing() {
+    let cluster = FakeCluster::new()
+        .with(deleting(&[FOREIGN]))
+        .with(adopted(FERNET_BACKUP));
+    let mut pass = pass_at(&cluster, 60);
+    assert_eq!(
+        release(&mut pass, Children::Local(&cluster)).expect("runs"),
+        None
+    );
+    assert!(cluster.calls().is_empty(), "{:?}", cluster.calls());
+    assert!(cluster.server("PushSecret", FERNET_BACKUP).is_some());
+}
+
+#[test]
+fn while_one_backup_awaits_adoption_finalizing_openbao_secrets_is_not_recorded_for_the_other() {
+    let cluster = FakeCluster::new()
+        .with(deleting(&[OPENBAO_FINALIZER, FOREIGN]))
+        .with(adopted(FERNET_BACKUP))
+        .with(unadopted(CREDENTIAL_BACKUP));
+    for seconds in [60, 75] {
+        let mut pass = pass_at(&cluster, seconds);
+        let waited = release(&mut pass, Children::Local(&cluster)).expect("runs");
+        assert_eq!(waited, Some(SECRET_POLLING));
+        assert_eq!(condition(&pass, SECRETS_READY).1, "WaitingForESOAdoption");
+    }
+    assert!(cluster.events().is_empty(), "{:?}", reasons(&cluster));
+    assert!(deletes(&cluster).is_empty(), "{:?}", deletes(&cluster));
 }
