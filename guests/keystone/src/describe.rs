@@ -44,7 +44,8 @@ pub fn describe() -> Description {
     use Verb::{Create, Delete, Get, List, Patch, UpdateStatus, Watch as W};
     let primary = KindRef::of::<Keystone>();
     let mut permissions = vec![
-        permission(primary.clone(), &[Get, List, W, UpdateStatus]),
+        // Its finalizers are patched on, and off again when it is deleted.
+        permission(primary.clone(), &[Get, List, W, Patch, UpdateStatus]),
         // Keys and connection Secrets are created; the staging Secret is applied and,
         // once committed, deleted.
         permission(
@@ -55,7 +56,9 @@ pub fn describe() -> Description {
         permission(KindRef::of::<ConfigMap>(), &[Get, List, W, Create]),
         permission(KindRef::of::<Certificate>(), &[Get, List, W, Patch, Delete]),
         permission(KindRef::of::<ExternalSecret>(), &[Get, List, W]),
-        permission(KindRef::of::<PushSecret>(), &[Get, List, W, Patch]),
+        // The backups are applied, and deleted (their finalizers stripped when ESO's
+        // cleanup stalls) when the Keystone is.
+        permission(KindRef::of::<PushSecret>(), &[Get, List, W, Patch, Delete]),
         permission(identity_backend_kind(), &[Get, List, W]),
         permission(KindRef::of::<Deployment>(), &[Get, List, W, Patch, Delete]),
         permission(KindRef::of::<Service>(), &[Get, List, W, Patch]),
@@ -71,9 +74,10 @@ pub fn describe() -> Description {
         // Admission checks that spec.deployment.priorityClassName exists.
         permission(KindRef::of::<PriorityClass>(), &[Get]),
         permission(KindRef::of::<MariaDb>(), &[Get, List, W]),
-        permission(KindRef::of::<Database>(), &[Get, List, W, Patch]),
-        permission(KindRef::of::<User>(), &[Get, List, W, Patch]),
-        permission(KindRef::of::<Grant>(), &[Get, List, W, Patch]),
+        // Applied, and deleted when the Keystone is.
+        permission(KindRef::of::<Database>(), &[Get, List, W, Patch, Delete]),
+        permission(KindRef::of::<User>(), &[Get, List, W, Patch, Delete]),
+        permission(KindRef::of::<Grant>(), &[Get, List, W, Patch, Delete]),
         permission(KindRef::of::<Job>(), &[Get, List, W, Create, Delete]),
         // The policy-validation Job's pods, for their termination message.
         permission(KindRef::of::<Pod>(), &[List]),
@@ -135,7 +139,10 @@ mod tests {
         assert_eq!(
             table,
             vec![
-                ("Keystone".into(), vec![Get, List, Watch, UpdateStatus]),
+                (
+                    "Keystone".into(),
+                    vec![Get, List, Watch, Patch, UpdateStatus]
+                ),
                 (
                     "Secret".into(),
                     vec![Get, List, Watch, Create, Patch, Delete]
@@ -143,7 +150,7 @@ mod tests {
                 ("ConfigMap".into(), vec![Get, List, Watch, Create]),
                 ("Certificate".into(), vec![Get, List, Watch, Patch, Delete]),
                 ("ExternalSecret".into(), vec![Get, List, Watch]),
-                ("PushSecret".into(), vec![Get, List, Watch, Patch]),
+                ("PushSecret".into(), vec![Get, List, Watch, Patch, Delete]),
                 ("KeystoneIdentityBackend".into(), vec![Get, List, Watch]),
                 ("Deployment".into(), vec![Get, List, Watch, Patch, Delete]),
                 ("Service".into(), vec![Get, List, Watch, Patch]),
@@ -158,9 +165,9 @@ mod tests {
                 ("CronJob".into(), vec![Get, List, Watch, Patch]),
                 ("PriorityClass".into(), vec![Get]),
                 ("MariaDB".into(), vec![Get, List, Watch]),
-                ("Database".into(), vec![Get, List, Watch, Patch]),
-                ("User".into(), vec![Get, List, Watch, Patch]),
-                ("Grant".into(), vec![Get, List, Watch, Patch]),
+                ("Database".into(), vec![Get, List, Watch, Patch, Delete]),
+                ("User".into(), vec![Get, List, Watch, Patch, Delete]),
+                ("Grant".into(), vec![Get, List, Watch, Patch, Delete]),
                 ("Job".into(), vec![Get, List, Watch, Create, Delete]),
                 ("Pod".into(), vec![List]),
                 ("ClusterSecretStore".into(), vec![Get, List, Watch]),

@@ -9,8 +9,10 @@
 mod admission;
 mod conditions;
 mod db_jobs;
+mod deletion;
 pub mod describe;
 mod error;
+mod finalizers;
 mod labels;
 mod pass;
 mod pod;

@@ -2,6 +2,7 @@
 
 use std::time::Duration;
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use wasm_operator_sdk::{Cluster, Event, EventType, ObjectRef, Owner, log};
 
 use crate::conditions;
@@ -35,10 +36,13 @@ pub(crate) struct Pass<'c> {
     pub(crate) db_connection_hash: Option<String>,
     /// `{name}-domains-{hash}` when LDAP domains are projected, else empty.
     pub(crate) domains_secret_name: String,
+    /// The time of the pass, read once when it starts: every bound the pass checks (the
+    /// deletion branch's waits) is computed from it.
+    pub(crate) now: Time,
 }
 
 impl<'c> Pass<'c> {
-    /// A pass over `keystone` (which has a name and a uid).
+    /// A pass over `keystone` (which has a name and a uid), at the current time.
     pub(crate) fn new(cluster: &'c dyn Cluster, keystone: Keystone, owner: Owner) -> Self {
         Self {
             cluster,
@@ -47,6 +51,7 @@ impl<'c> Pass<'c> {
             config_map_name: None,
             db_connection_hash: None,
             domains_secret_name: String::new(),
+            now: wasm_operator_sdk::blocks::conditions::now(),
         }
     }
 

@@ -1,6 +1,16 @@
 //! One pass over a Keystone (facts §2.1–2.2): the prelude, the table of named steps, and
 //! the status write every pass ends with.
 //!
+//! The prelude, in order:
+//!
+//! | Case | What the pass does |
+//! |---|---|
+//! | the Keystone is gone | done, no write |
+//! | a deletionTimestamp is set | the deletion branch ([`deletion`]) instead of the steps |
+//! | a `targetClusterRef` is set | SecretsReady False `TargetClusterUnavailable`, status written, 15 s; no finalizer added |
+//! | a finalizer is missing ([`finalizers`]) | the first missing one added, run again at once (no status write) |
+//! | all finalizers carried | the steps below (no write for the finalizers) |
+//!
 //! | # | Step | Condition |
 //! |---|---|---|
 //! | 1 | `secrets` ([`steps::secrets`]) | SecretsReady |
@@ -21,6 +31,7 @@
 //! written: Ready recomputed from its fifteen sub-conditions, observedGeneration stamped,
 //! and no write at all when nothing changed.
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use wasm_operator_sdk::blocks::pipeline::{Step, run_pass};
 use wasm_operator_sdk::{
     ApiError, Cluster, ClusterExt, ObjectRef, Outcome, Owner, ReadFrom, ReconcileError, Request,
@@ -34,6 +45,7 @@ use crate::error::Error;
 use crate::pass::{Pass, SECRET_POLLING, StepResult};
 use crate::steps;
 use crate::types::Keystone;
+use crate::{deletion, finalizers};
 
 /// The steps of a pass, in order.
 fn steps<'a>() -> Vec<Step<'a, Pass<'a>, Error>> {
@@ -67,6 +79,19 @@ fn steps<'a>() -> Vec<Step<'a, Pass<'a>, Error>> {
 
 /// Runs one pass for the Keystone of `request`.
 pub fn reconcile(cluster: &dyn Cluster, request: &Request) -> Result<Outcome, ReconcileError> {
+    reconcile_at(
+        cluster,
+        request,
+        wasm_operator_sdk::blocks::conditions::now(),
+    )
+}
+
+/// [`reconcile`] at the time `now`: the pass's clock, which every bound is computed from.
+pub(crate) fn reconcile_at(
+    cluster: &dyn Cluster,
+    request: &Request,
+    now: Time,
+) -> Result<Outcome, ReconcileError> {
     let object = ObjectRef::of::<Keystone>(request.namespace.as_deref(), &request.name);
     let cached = cluster
         .get(&object, ReadFrom::Cache)
@@ -76,13 +101,15 @@ pub fn reconcile(cluster: &dyn Cluster, request: &Request) -> Result<Outcome, Re
     };
     let keystone: Keystone = serde_json::from_value(cached)
         .map_err(|e| ReconcileError::Permanent(format!("{object} does not decode: {e}")))?;
-    if keystone.metadata.deletion_timestamp.is_some() {
-        log::debug(&format!("{object} is being deleted"));
-        return Ok(Outcome::done());
-    }
     let owner = Owner::of(&keystone).map_err(|e| ReconcileError::Permanent(e.to_string()))?;
     let before = keystone.status.clone();
     let mut pass = Pass::new(cluster, keystone, owner);
+    pass.now = now;
+    if pass.keystone.metadata.deletion_timestamp.is_some() {
+        log::debug(&format!("{object} is being deleted"));
+        let result = deletion::run(&mut pass, &before);
+        return outcome(&object, result);
+    }
     let result = match pass.keystone.spec.target_cluster_ref.clone() {
         Some(target) => {
             let message = format!(
@@ -94,16 +121,19 @@ pub fn reconcile(cluster: &dyn Cluster, request: &Request) -> Result<Outcome, Re
             let written = write_status(&mut pass, &before);
             written.map(|()| Some(SECRET_POLLING))
         }
-        None => run_pass(&mut steps(), &mut pass, |pass, _| {
-            write_status(pass, &before)
-        }),
+        None => match finalizers::ensure_next(&mut pass) {
+            Ok(None) => run_pass(&mut steps(), &mut pass, |pass, _| {
+                write_status(pass, &before)
+            }),
+            added => added,
+        },
     };
     outcome(&object, result)
 }
 
 /// Writes the status when it differs from `before`, with Ready recomputed and
 /// observedGeneration stamped.
-fn write_status(
+pub(crate) fn write_status(
     pass: &mut Pass<'_>,
     before: &Option<crate::types::KeystoneStatus>,
 ) -> Result<(), Error> {

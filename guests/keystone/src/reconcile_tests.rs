@@ -3,7 +3,16 @@ use wasm_operator_sdk::testing::FakeCluster;
 use wasm_operator_sdk::{ObjectRef, Outcome, Request};
 
 use super::*;
-use crate::testing::{keystone, keystone_with, secret};
+use crate::finalizers::{FINALIZER, OPENBAO_FINALIZER};
+use crate::testing::{keystone_with, secret};
+
+/// `crate::testing::keystone()` already carrying both finalizers, so a pass goes on to its
+/// steps (the finalizers' own tests start from none).
+fn keystone() -> serde_json::Value {
+    let mut object = crate::testing::keystone();
+    object["metadata"]["finalizers"] = json!([FINALIZER, OPENBAO_FINALIZER]);
+    object
+}
 
 fn request() -> Request {
     Request {
@@ -126,8 +135,12 @@ fn a_keystone_that_does_not_decode_is_a_permanent_error_naming_it() {
 
 /// What every pass needs to get past step 1.
 fn ready_credentials() -> FakeCluster {
-    ready_store()
-        .with(keystone())
+    with_credentials(ready_store().with(keystone()))
+}
+
+/// `cluster` with the database and admin credentials.
+fn with_credentials(cluster: FakeCluster) -> FakeCluster {
+    cluster
         .with(secret("ks-db", &[("username", "ks"), ("password", "pw")]))
         .with(secret("ks-admin", &[("password", "admin-pw")]))
 }
@@ -186,15 +199,13 @@ fn a_failing_group_member_ends_the_pass_with_its_error_after_its_peers_ran() {
     assert_eq!(reasons["NetworkPolicyReady"], "NetworkPolicyNotRequired");
 }
 
-#[test]
-fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing() {
-    let cluster =
-        ready_credentials().with(crate::testing::mariadb_object("MariaDB", "maria", "True"));
+/// Runs passes over `cluster`, doing what mariadb-operator, the job controller and the
+/// deployment controller do between them, until one is done (at most 14); the outcomes.
+fn converge(cluster: &FakeCluster) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
-    for _ in 0..12 {
-        let outcome = reconcile(&cluster, &request()).expect("runs");
+    for _ in 0..14 {
+        let outcome = reconcile(cluster, &request()).expect("runs");
         outcomes.push(outcome);
-        // mariadb-operator and the job controller do their part.
         for kind in ["Database", "User", "Grant"] {
             if cluster.server(kind, "ks").is_some() {
                 cluster.change(kind, "ks", |o| {
@@ -202,11 +213,10 @@ fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing()
                 });
             }
         }
-        for job in crate::testing::jobs_created(&cluster) {
-            crate::testing::finish_job(&cluster, &job, "Complete");
+        for job in crate::testing::jobs_created(cluster) {
+            crate::testing::finish_job(cluster, &job, "Complete");
         }
         if cluster.server("Deployment", "ks").is_some() {
-            // The deployment controller reports the rollout done.
             cluster.change("Deployment", "ks", |d| {
                 d["metadata"]["generation"] = json!(1);
                 d["status"] = json!({"observedGeneration": 1, "replicas": 3,
@@ -219,7 +229,32 @@ fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing()
             break;
         }
     }
+    outcomes
+}
+
+/// A Keystone created without finalizers, with what it needs to converge.
+fn new_keystone() -> FakeCluster {
+    with_credentials(ready_store().with(crate::testing::keystone()))
+        .with(crate::testing::mariadb_object("MariaDB", "maria", "True"))
+}
+
+#[test]
+fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing() {
+    let cluster = new_keystone();
+    let outcomes = converge(&cluster);
     assert_eq!(outcomes.last(), Some(&Outcome::done()), "{outcomes:?}");
+    assert_eq!(
+        outcomes[..2],
+        [Outcome::requeue(crate::pass::NEXT_PASS); 2],
+        "the first two passes added the finalizers"
+    );
+    let stored = cluster
+        .object(&ObjectRef::of::<Keystone>(Some("ns"), "ks"))
+        .expect("stored");
+    assert_eq!(
+        stored["metadata"]["finalizers"],
+        json!([FINALIZER, OPENBAO_FINALIZER])
+    );
     let reasons = reasons(&cluster);
     for (condition, reason) in [
         ("SecretsReady", "SecretsAvailable"),
@@ -253,6 +288,69 @@ fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing()
         cluster.writes().is_empty(),
         "a converged pass writes: {:?}",
         cluster.write_log()
+    );
+}
+
+#[test]
+fn a_converged_keystone_that_is_deleted_deletes_its_database_and_then_its_backups_once_eso_adopted_them()
+ {
+    let cluster = new_keystone();
+    let outcomes = converge(&cluster);
+    assert_eq!(outcomes.last(), Some(&Outcome::done()), "{outcomes:?}");
+    for name in ["ks-fernet-keys-backup", "ks-credential-keys-backup"] {
+        assert!(
+            cluster.server("PushSecret", name).is_some(),
+            "{name} applied"
+        );
+    }
+    cluster.change("Keystone", "ks", |k| {
+        k["metadata"]["deletionTimestamp"] = json!("2026-03-01T12:00:00Z");
+    });
+    let at = |seconds| {
+        let deleted: k8s_openapi::jiff::Timestamp =
+            "2026-03-01T12:00:00Z".parse().expect("a timestamp");
+        Time(
+            deleted
+                .checked_add(k8s_openapi::jiff::SignedDuration::from_secs(seconds))
+                .expect("in range"),
+        )
+    };
+    let first = reconcile_at(&cluster, &request(), at(20)).expect("runs");
+    assert_eq!(first, Outcome::requeue(SECRET_POLLING), "waits for ESO");
+    for kind in ["Database", "User", "Grant"] {
+        assert!(cluster.server(kind, "ks").is_none(), "{kind} deleted");
+    }
+    assert_eq!(reasons(&cluster)["SecretsReady"], "WaitingForESOAdoption");
+    // External Secrets adopts both backups.
+    for name in ["ks-fernet-keys-backup", "ks-credential-keys-backup"] {
+        cluster.change("PushSecret", name, |ps| {
+            ps["metadata"]["finalizers"] = json!([crate::deletion::openbao::ESO_FINALIZER]);
+        });
+    }
+    cluster.sync_cache();
+    let second = reconcile_at(&cluster, &request(), at(35)).expect("runs");
+    assert_eq!(second, Outcome::done());
+    assert!(
+        cluster.names("PushSecret").is_empty(),
+        "{:?}",
+        cluster.names("PushSecret")
+    );
+    let stored = cluster
+        .object(&ObjectRef::of::<Keystone>(Some("ns"), "ks"))
+        .expect("stored");
+    assert!(stored["metadata"].get("finalizers").is_none(), "{stored}");
+    assert_eq!(
+        cluster
+            .event_reasons()
+            .iter()
+            .filter(|r| r.contains("Finaliz"))
+            .collect::<Vec<_>>(),
+        [
+            "FinalizingDatabase",
+            "DatabaseFinalized",
+            "FinalizingOpenBaoSecrets",
+            "OpenBaoSecretsFinalized"
+        ]
     );
 }
 
