@@ -45,14 +45,6 @@ pub(crate) fn job_name(keystone: &str, suffix: &str) -> String {
     format!("{keystone}-{suffix}")
 }
 
-/// The config ConfigMap of this pass, which the Config step names.
-pub(crate) fn config_map(pass: &Pass<'_>, step: &'static str) -> Result<String, Error> {
-    pass.config_map_name.clone().ok_or(Error::StepOrder {
-        step,
-        value: "the config ConfigMap's name",
-    })
-}
-
 /// The Job `{name}-{suffix}` whose one container `suffix` runs `command` on `image`.
 fn build(
     pass: &Pass<'_>,
@@ -61,7 +53,7 @@ fn build(
     command: Vec<String>,
     backoff_limit: i32,
 ) -> Result<Job, Error> {
-    let config_map = config_map(pass, "database")?;
+    let config_map = pass.config_map("database")?;
     let (volumes, mounts) = pod::keystone_volumes(pass, &config_map);
     let container = Container {
         name: suffix.to_owned(),

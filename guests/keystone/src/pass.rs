@@ -64,6 +64,15 @@ impl<'c> Pass<'c> {
             .unwrap_or_default()
     }
 
+    /// The config ConfigMap's name, which the Config step sets; a [`Error::StepOrder`] of
+    /// `step` when it did not run in this pass.
+    pub(crate) fn config_map(&self, step: &'static str) -> Result<String, Error> {
+        self.config_map_name.clone().ok_or(Error::StepOrder {
+            step,
+            value: "the config ConfigMap's name",
+        })
+    }
+
     /// `namespace/name` of a child named `name`.
     pub(crate) fn key(&self, name: &str) -> String {
         format!("{}/{name}", self.namespace())

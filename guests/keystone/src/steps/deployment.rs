@@ -355,11 +355,7 @@ pub(crate) fn endpoint(pass: &Pass<'_>) -> String {
 
 /// Runs the step.
 pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
-    let Some(config_map) = pass.config_map_name.clone() else {
-        return Err(Error::Spec(
-            "the Deployment step ran before the config ConfigMap was rendered".into(),
-        ));
-    };
+    let config_map = pass.config_map("deployment")?;
     let desired = deployment(pass, &config_map);
     let ready = ensure_deployment(pass.cluster, &pass.owner, &desired).map_err(|source| {
         Error::Workload {

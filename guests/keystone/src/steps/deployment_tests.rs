@@ -307,14 +307,19 @@ fn an_upgrade_rolling_out_waits_for_every_replica_then_contracts() {
 }
 
 #[test]
-fn the_step_without_a_rendered_config_is_an_error() {
+fn the_deployment_step_before_the_config_step_ran_is_a_step_order_error() {
     let cluster = FakeCluster::new();
     let mut pass = pass(&cluster, &keystone_with(json!({})));
-    let error = run(&mut pass).expect_err("fails");
+    let error = run(&mut pass).expect_err("no ConfigMap name");
     assert!(
-        error
-            .to_string()
-            .contains("before the config ConfigMap was rendered")
+        matches!(
+            error,
+            Error::StepOrder {
+                step: "deployment",
+                value: "the config ConfigMap's name"
+            }
+        ),
+        "{error:?}"
     );
-    assert!(cluster.writes().is_empty());
+    assert!(cluster.writes().is_empty(), "{:?}", cluster.write_log());
 }

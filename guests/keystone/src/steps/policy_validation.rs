@@ -20,7 +20,6 @@ use wasm_operator_sdk::blocks::job::run_job;
 use wasm_operator_sdk::{ClusterExt, ListOptions, log};
 
 use crate::conditions::POLICY_VALID_READY;
-use crate::db_jobs;
 use crate::error::Error;
 use crate::pass::{Pass, SECRET_POLLING, StepResult};
 use crate::pod::{self, CONFIG_DIR};
@@ -38,7 +37,7 @@ pub(crate) fn job_name(keystone: &str) -> String {
 /// The validator Job: the Keystone image, the `config` volume (and `domains`), no
 /// labels, no priority class, no database.
 pub(crate) fn job(pass: &Pass<'_>) -> Result<Job, Error> {
-    let config_map = db_jobs::config_map(pass, "policy-validation")?;
+    let config_map = pass.config_map("policy-validation")?;
     let (config, config_mount) = pod::config(&config_map);
     let mut volumes = vec![config];
     let mut mounts = vec![config_mount];

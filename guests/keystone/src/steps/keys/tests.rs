@@ -220,7 +220,7 @@ fn a_staged_rotation_is_committed_and_reported_rotated() {
 }
 
 #[test]
-fn a_rotation_before_the_config_is_rendered_is_an_error() {
+fn a_keys_step_before_the_config_step_ran_is_a_step_order_error() {
     let cluster = FakeCluster::new();
     run_with_config(&cluster, json!({}), &FERNET)
         .0
@@ -228,9 +228,17 @@ fn a_rotation_before_the_config_is_rendered_is_an_error() {
     let mut pass = pass(&cluster, &keystone_with(json!({})));
     let error = run(&mut pass, &FERNET).expect_err("fails");
     assert!(
-        error
-            .to_string()
-            .contains("before the config ConfigMap was rendered"),
+        matches!(
+            error,
+            Error::StepOrder {
+                step: "fernet-keys",
+                value: "the config ConfigMap's name"
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("which an earlier step sets"),
         "{error}"
     );
 }
