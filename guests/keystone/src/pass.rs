@@ -104,39 +104,6 @@ impl<'c> Pass<'c> {
             .and_then(|s| s.conditions.iter().find(|c| c.type_ == type_))
     }
 
-    /// Deletes the child `K` named `name` when the cache holds it (no request for one that
-    /// is not there); `Ok(true)` when it was deleted.
-    pub(crate) fn delete_if_present<K>(&self, name: &str) -> Result<bool, crate::error::Error>
-    where
-        K: k8s_openapi::Resource + serde::de::DeserializeOwned,
-    {
-        use wasm_operator_sdk::ClusterExt as _;
-        let key = self.key(name);
-        let cached = self
-            .cluster
-            .get(
-                &ObjectRef::of::<K>(Some(self.namespace()), name),
-                wasm_operator_sdk::ReadFrom::Cache,
-            )
-            .map_err(|e| crate::error::Error::Cluster {
-                what: format!("reading {} {key}", K::KIND),
-                source: e.into(),
-            })?;
-        if cached.is_none() {
-            return Ok(false);
-        }
-        self.cluster
-            .delete_typed::<K>(
-                Some(self.namespace()),
-                name,
-                wasm_operator_sdk::Propagation::Background,
-            )
-            .map_err(crate::error::Error::cluster(format!(
-                "deleting {} {key}",
-                K::KIND
-            )))
-    }
-
     /// Sets a condition for the Keystone's generation.
     pub(crate) fn condition(&mut self, type_: &str, ready: bool, reason: &str, message: &str) {
         let generation = self.generation();

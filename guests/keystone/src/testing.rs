@@ -52,6 +52,14 @@ pub(crate) fn pass<'c>(cluster: &'c FakeCluster, object: &Value) -> Pass<'c> {
     Pass::new(cluster, keystone, owner)
 }
 
+/// `object` as the Keystone `ks` made it: controlled by it.
+pub(crate) fn owned(mut object: Value) -> Value {
+    object["metadata"]["ownerReferences"] = json!([{
+        "apiVersion": "keystone.openstack.c5c3.io/v1alpha1", "kind": "Keystone",
+        "name": "ks", "uid": "ks-uid", "controller": true, "blockOwnerDeletion": true}]);
+    object
+}
+
 /// `(status, reason, message)` of the condition `type_`.
 pub(crate) fn condition(pass: &Pass<'_>, type_: &str) -> (String, String, String) {
     let c = find(pass.conditions(), type_).unwrap_or_else(|| panic!("no {type_} condition"));

@@ -3,7 +3,7 @@
 //!
 //! | Case | Job `{name}-policy-validation` | PolicyValidReady | Pass |
 //! |---|---|---|---|
-//! | no `policyOverrides` | deleted | True `PolicyValidationNotRequired` | goes on |
+//! | no `policyOverrides` | deleted if the Keystone controls it | True `PolicyValidationNotRequired` | goes on |
 //! | running | created | False `PolicyValidationInProgress` | 15 s |
 //! | failed | — | False `PolicyValidationFailed`, the validator's message | error |
 //! | complete | — | True `PolicyValidationPassed` | goes on |
@@ -17,6 +17,7 @@ use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use wasm_operator_sdk::blocks::job::run_job;
+use wasm_operator_sdk::blocks::optional::{WhenAbsent, ensure_or_delete};
 use wasm_operator_sdk::{ClusterExt, ListOptions, log};
 
 use crate::conditions::POLICY_VALID_READY;
@@ -127,7 +128,14 @@ fn failure_message(pass: &Pass<'_>, job: &str) -> String {
 pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
     let name = job_name(pass.name());
     if pass.keystone.spec.policy_overrides.is_none() {
-        pass.delete_if_present::<Job>(&name)?;
+        ensure_or_delete::<_, Job>(
+            pass.cluster,
+            &pass.owner,
+            pass.namespace(),
+            &name,
+            None,
+            WhenAbsent::Delete,
+        )?;
         pass.condition(
             POLICY_VALID_READY,
             true,

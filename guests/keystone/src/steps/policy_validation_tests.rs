@@ -3,7 +3,7 @@ use wasm_operator_sdk::testing::{Call, FakeCluster, Op, Refusal};
 use wasm_operator_sdk::{ApiError, ObjectRef, blocks};
 
 use super::*;
-use crate::testing::{condition, finish_job, jobs_created, keystone_with, pass};
+use crate::testing::{condition, finish_job, jobs_created, keystone_with, owned, pass};
 
 fn overrides() -> Value {
     json!({"policyOverrides": {"rules": {"identity:list_users": "role:admin"}}})
@@ -37,10 +37,24 @@ fn pod(name: &str, created: &str, job: &str, message: Option<&str>) -> Value {
             "ready": false, "restartCount": 0, "state": {"terminated": terminated}}]}})
 }
 
+fn stale_job() -> Value {
+    json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "ks-policy-validation", "namespace": "ns"}})
+}
+
+#[test]
+fn without_policy_overrides_a_validation_job_the_keystone_does_not_control_is_left_alone() {
+    let cluster = FakeCluster::new().with(stale_job());
+    let mut pass = policy_pass(&cluster, json!({}));
+    assert_eq!(run(&mut pass).expect("runs"), None);
+    assert!(cluster.object(&the_job()).is_some());
+    assert!(cluster.writes().is_empty(), "{:?}", cluster.write_log());
+    assert_eq!(valid(&pass).1, "PolicyValidationNotRequired");
+}
+
 #[test]
 fn without_policy_overrides_the_validation_job_is_deleted_and_not_required() {
-    let stale = json!({"apiVersion": "batch/v1", "kind": "Job",
-        "metadata": {"name": "ks-policy-validation", "namespace": "ns"}});
+    let stale = owned(stale_job());
     for (cluster, deleted) in [(FakeCluster::new().with(stale), 1), (FakeCluster::new(), 0)] {
         let mut pass = policy_pass(&cluster, json!({}));
         assert_eq!(run(&mut pass).expect("runs"), None);
