@@ -323,3 +323,22 @@ fn the_deployment_step_before_the_config_step_ran_is_a_step_order_error() {
     );
     assert!(cluster.writes().is_empty(), "{:?}", cluster.write_log());
 }
+
+#[test]
+fn the_deployment_step_reads_the_deployment_only_through_ensure_deployment() {
+    let cluster = FakeCluster::new();
+    run_with_config(&cluster, json!({})).0.expect("runs");
+    report(&cluster, 3, 3);
+    cluster.clear_calls();
+    let (result, pass) = run_with_config(&cluster, json!({}));
+    assert_eq!(result.expect("runs"), None);
+    assert_eq!(condition(&pass, DEPLOYMENT_READY).1, "DeploymentReady");
+    let deployment = wasm_operator_sdk::ObjectRef::of::<Deployment>(Some("ns"), "ks");
+    let reads: Vec<_> = cluster
+        .calls()
+        .into_iter()
+        .filter(|c| matches!(c, wasm_operator_sdk::testing::Call::Get(r, _) if *r == deployment))
+        .collect();
+    // ensure_deployment's own two: the recreate plan's and the converged-apply check's.
+    assert_eq!(reads.len(), 2, "{reads:?}");
+}
