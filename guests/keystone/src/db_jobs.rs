@@ -127,7 +127,7 @@ mod tests {
     use wasm_operator_sdk::testing::FakeCluster;
 
     use super::*;
-    use crate::testing::{keystone_with, pass};
+    use crate::testing::{CONFIG_MAP, keystone_with, pass, pass_with_config};
 
     #[test]
     fn every_db_job_runs_restricted_with_the_connection_env_config_tls_domains_and_priority() {
@@ -135,8 +135,7 @@ mod tests {
         let spec = json!({"deployment": {"priorityClassName": "openstack-critical"},
             "database": {"tls": {"mode": "require", "caBundleSecretRef": {"name": "ca"},
                 "clientCertSecretRef": {"name": "client"}}}});
-        let mut pass = pass(&cluster, &keystone_with(spec));
-        pass.config_map_name = Some("ks-config-1".into());
+        let mut pass = pass_with_config(&cluster, &keystone_with(spec));
         pass.domains_secret_name = "ks-domains-2".into();
         let jobs = [
             db_sync_job(&pass),
@@ -186,7 +185,7 @@ mod tests {
                 .filter_map(|v| v["name"].as_str())
                 .collect();
             assert_eq!(names, ["config", "db-tls", "domains"], "{name}");
-            assert_eq!(pod["volumes"][0]["configMap"]["name"], "ks-config-1");
+            assert_eq!(pod["volumes"][0]["configMap"]["name"], CONFIG_MAP);
             let c = &pod["containers"][0];
             assert_eq!(pod["containers"].as_array().map(Vec::len), Some(1));
             assert_eq!(
