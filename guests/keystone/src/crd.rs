@@ -305,3 +305,7 @@ mod tests {
         assert_eq!(names, ["Ready", "Endpoint", "Release", "Age"]);
     }
 }
+
+#[cfg(test)]
+#[path = "crd_embedded_tests.rs"]
+mod embedded_tests;

@@ -45,14 +45,6 @@ pub(crate) fn job_name(keystone: &str, suffix: &str) -> String {
     format!("{keystone}-{suffix}")
 }
 
-/// The config ConfigMap of this pass, which the Config step names.
-pub(crate) fn config_map(pass: &Pass<'_>, step: &'static str) -> Result<String, Error> {
-    pass.config_map_name.clone().ok_or(Error::StepOrder {
-        step,
-        value: "the config ConfigMap's name",
-    })
-}
-
 /// The Job `{name}-{suffix}` whose one container `suffix` runs `command` on `image`.
 fn build(
     pass: &Pass<'_>,
@@ -61,7 +53,7 @@ fn build(
     command: Vec<String>,
     backoff_limit: i32,
 ) -> Result<Job, Error> {
-    let config_map = config_map(pass, "database")?;
+    let config_map = pass.config_map("database")?;
     let (volumes, mounts) = pod::keystone_volumes(pass, &config_map);
     let container = Container {
         name: suffix.to_owned(),
@@ -135,7 +127,7 @@ mod tests {
     use wasm_operator_sdk::testing::FakeCluster;
 
     use super::*;
-    use crate::testing::{keystone_with, pass};
+    use crate::testing::{CONFIG_MAP, keystone_with, pass, pass_with_config};
 
     #[test]
     fn every_db_job_runs_restricted_with_the_connection_env_config_tls_domains_and_priority() {
@@ -143,8 +135,7 @@ mod tests {
         let spec = json!({"deployment": {"priorityClassName": "openstack-critical"},
             "database": {"tls": {"mode": "require", "caBundleSecretRef": {"name": "ca"},
                 "clientCertSecretRef": {"name": "client"}}}});
-        let mut pass = pass(&cluster, &keystone_with(spec));
-        pass.config_map_name = Some("ks-config-1".into());
+        let mut pass = pass_with_config(&cluster, &keystone_with(spec));
         pass.domains_secret_name = "ks-domains-2".into();
         let jobs = [
             db_sync_job(&pass),
@@ -194,7 +185,7 @@ mod tests {
                 .filter_map(|v| v["name"].as_str())
                 .collect();
             assert_eq!(names, ["config", "db-tls", "domains"], "{name}");
-            assert_eq!(pod["volumes"][0]["configMap"]["name"], "ks-config-1");
+            assert_eq!(pod["volumes"][0]["configMap"]["name"], CONFIG_MAP);
             let c = &pod["containers"][0];
             assert_eq!(pod["containers"].as_array().map(Vec::len), Some(1));
             assert_eq!(

@@ -66,6 +66,10 @@ pub enum Error {
         #[source]
         source: crate::config::ConfigError,
     },
+    /// An optional child (the NetworkPolicy, the database client Certificate, the policy
+    /// validation Job) could not be applied or deleted.
+    #[error(transparent)]
+    Optional(#[from] wasm_operator_sdk::blocks::optional::Error),
     /// The spec cannot be acted on as it stands (a bypassed admission).
     #[error("{0}")]
     Spec(String),

@@ -69,6 +69,15 @@ impl<'c> Pass<'c> {
             .unwrap_or_default()
     }
 
+    /// The config ConfigMap's name, which the Config step sets; a [`Error::StepOrder`] of
+    /// `step` when it did not run in this pass.
+    pub(crate) fn config_map(&self, step: &'static str) -> Result<String, Error> {
+        self.config_map_name.clone().ok_or(Error::StepOrder {
+            step,
+            value: "the config ConfigMap's name",
+        })
+    }
+
     /// `namespace/name` of a child named `name`.
     pub(crate) fn key(&self, name: &str) -> String {
         format!("{}/{name}", self.namespace())
@@ -98,39 +107,6 @@ impl<'c> Pass<'c> {
             .status
             .as_ref()
             .and_then(|s| s.conditions.iter().find(|c| c.type_ == type_))
-    }
-
-    /// Deletes the child `K` named `name` when the cache holds it (no request for one that
-    /// is not there); `Ok(true)` when it was deleted.
-    pub(crate) fn delete_if_present<K>(&self, name: &str) -> Result<bool, crate::error::Error>
-    where
-        K: k8s_openapi::Resource + serde::de::DeserializeOwned,
-    {
-        use wasm_operator_sdk::ClusterExt as _;
-        let key = self.key(name);
-        let cached = self
-            .cluster
-            .get(
-                &ObjectRef::of::<K>(Some(self.namespace()), name),
-                wasm_operator_sdk::ReadFrom::Cache,
-            )
-            .map_err(|e| crate::error::Error::Cluster {
-                what: format!("reading {} {key}", K::KIND),
-                source: e.into(),
-            })?;
-        if cached.is_none() {
-            return Ok(false);
-        }
-        self.cluster
-            .delete_typed::<K>(
-                Some(self.namespace()),
-                name,
-                wasm_operator_sdk::Propagation::Background,
-            )
-            .map_err(crate::error::Error::cluster(format!(
-                "deleting {} {key}",
-                K::KIND
-            )))
     }
 
     /// Sets a condition for the Keystone's generation.

@@ -5,7 +5,7 @@ use wasm_operator_sdk::Owner;
 use wasm_operator_sdk::blocks::conditions::find;
 use wasm_operator_sdk::testing::FakeCluster;
 
-use crate::pass::Pass;
+use crate::pass::{Pass, StepResult};
 use crate::types::Keystone;
 
 /// A Keystone `ks` in `ns` with a managed database and cache, generation 2.
@@ -50,6 +50,40 @@ pub(crate) fn pass<'c>(cluster: &'c FakeCluster, object: &Value) -> Pass<'c> {
     let keystone: Keystone = serde_json::from_value(object.clone()).expect("a Keystone");
     let owner = Owner::of(&keystone).expect("named, with a uid");
     Pass::new(cluster, keystone, owner)
+}
+
+/// The config ConfigMap the Config step names in step tests.
+pub(crate) const CONFIG_MAP: &str = "ks-config-abcd1234";
+/// The connection hash DBConnectionSecret hands on in step tests.
+pub(crate) const CONNECTION_HASH: &str = "f00d";
+
+/// A pass over `object` as the steps after Config and DBConnectionSecret find it: the
+/// config ConfigMap [`CONFIG_MAP`] named, the connection hash [`CONNECTION_HASH`] set.
+pub(crate) fn pass_with_config<'c>(cluster: &'c FakeCluster, object: &Value) -> Pass<'c> {
+    let mut pass = pass(cluster, object);
+    pass.config_map_name = Some(CONFIG_MAP.into());
+    pass.db_connection_hash = Some(CONNECTION_HASH.into());
+    pass
+}
+
+/// Runs `step` over `keystone_with(spec)` as [`pass_with_config`] sets it up: the step's
+/// result and the pass after it.
+pub(crate) fn run_with_config<'c>(
+    cluster: &'c FakeCluster,
+    spec: Value,
+    step: impl FnOnce(&mut Pass<'c>) -> StepResult,
+) -> (StepResult, Pass<'c>) {
+    let mut pass = pass_with_config(cluster, &keystone_with(spec));
+    let result = step(&mut pass);
+    (result, pass)
+}
+
+/// `object` as the Keystone `ks` made it: controlled by it.
+pub(crate) fn owned(mut object: Value) -> Value {
+    object["metadata"]["ownerReferences"] = json!([{
+        "apiVersion": "keystone.openstack.c5c3.io/v1alpha1", "kind": "Keystone",
+        "name": "ks", "uid": "ks-uid", "controller": true, "blockOwnerDeletion": true}]);
+    object
 }
 
 /// `(status, reason, message)` of the condition `type_`.

@@ -6,14 +6,12 @@ use wasm_operator_sdk::{ApiError, blocks};
 use super::*;
 use crate::pass::NEXT_PASS;
 use crate::testing::{
-    condition, events, finish_job, jobs_created, keystone_with, mariadb_object, pass,
+    condition, events, finish_job, jobs_created, keystone_with, mariadb_object, pass_with_config,
 };
 
-/// A pass over `spec` with the config ConfigMap named, as the Config step leaves it.
+/// A pass over `spec` as the Config step leaves it.
 fn db_pass<'c>(cluster: &'c FakeCluster, spec: Value) -> Pass<'c> {
-    let mut pass = pass(cluster, &keystone_with(spec));
-    pass.config_map_name = Some("ks-config-1".into());
-    pass
+    pass_with_config(cluster, &keystone_with(spec))
 }
 
 fn brownfield() -> Value {

@@ -3,16 +3,16 @@
 //!
 //! | Case | Certificate `{name}-db-client` | DatabaseTLSReady |
 //! |---|---|---|
-//! | TLS off | deleted (when cert-manager is served) | True `NotRequired` |
+//! | TLS off | deleted (when cert-manager is served and the Keystone controls it) | True `NotRequired` |
 //! | on, a ref name empty | — | False `MissingCertificateRefs`, error |
-//! | on, brownfield | deleted (when served) | True `ExternallyManaged` |
+//! | on, brownfield | deleted (likewise) | True `ExternallyManaged` |
 //! | on, managed, not issued yet | applied | False `CertificatePending`, 15 s |
 //! | on, managed, issued | applied | True `CertificateIssued` |
 //! | apply failed | — | False `CertificateError`, error |
 //! | the kind probe failed | — | False `CapabilityProbeFailed`, error |
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use wasm_operator_sdk::KindRef;
+use wasm_operator_sdk::blocks::optional::{self, WhenAbsent, ensure_or_delete};
 use wasm_operator_sdk::blocks::tls::ensure_certificate;
 use wasm_operator_sdk::external::certmanager::{Certificate, CertificateSpec, IssuerRef};
 
@@ -125,30 +125,31 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
 }
 
 /// Deletes `{name}-db-client` when the cluster serves Certificates (none can exist
-/// otherwise); a failed probe sets `CapabilityProbeFailed`.
+/// otherwise) and the Keystone controls it; a failed probe sets `CapabilityProbeFailed`.
 fn delete_managed_certificate(pass: &mut Pass<'_>) -> Result<(), Error> {
-    let served = match pass.cluster.served(&KindRef::of::<Certificate>()) {
-        Ok(served) => served,
-        Err(source) => {
-            let error = Error::Probe {
-                kind: "Certificate",
-                source,
-            };
+    let name = certificate_name(pass.name());
+    let deleted = ensure_or_delete::<_, Certificate>(
+        pass.cluster,
+        &pass.owner,
+        pass.namespace(),
+        &name,
+        None,
+        WhenAbsent::DeleteIfServed,
+    );
+    match deleted {
+        Ok(_) => Ok(()),
+        Err(optional::Error::Served { kind, source }) => {
+            let error = Error::Probe { kind, source };
             pass.condition(
                 DATABASE_TLS_READY,
                 false,
                 "CapabilityProbeFailed",
                 &error.to_string(),
             );
-            return Err(error);
+            Err(error)
         }
-    };
-    if !served {
-        return Ok(());
+        Err(other) => Err(other.into()),
     }
-    let name = certificate_name(pass.name());
-    pass.delete_if_present::<Certificate>(&name)?;
-    Ok(())
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@ use wasm_operator_sdk::testing::{FakeCluster, Op};
 use wasm_operator_sdk::{ApiError, ObjectRef};
 
 use super::*;
-use crate::testing::{condition, keystone_with, pass};
+use crate::testing::{condition, keystone_with, owned, pass};
 
 fn the_certificate(cluster: &FakeCluster) -> Option<serde_json::Value> {
     cluster.object(&ObjectRef::of::<Certificate>(Some("ns"), "ks-db-client"))
@@ -23,7 +23,7 @@ fn tls(mode: &str) -> serde_json::Value {
 #[test]
 fn database_tls_off_deletes_a_managed_certificate_and_is_not_required() {
     for spec in [json!({}), tls("disabled")] {
-        let cluster = FakeCluster::new().with(stale_certificate());
+        let cluster = FakeCluster::new().with(owned(stale_certificate()));
         let mut pass = pass(&cluster, &keystone_with(spec.clone()));
         assert_eq!(run(&mut pass).expect("runs"), None, "{spec}");
         assert_eq!(the_certificate(&cluster), None, "{spec}");
@@ -36,6 +36,16 @@ fn database_tls_off_deletes_a_managed_certificate_and_is_not_required() {
             )
         );
     }
+}
+
+#[test]
+fn database_tls_off_leaves_a_certificate_of_its_name_the_keystone_does_not_control() {
+    let cluster = FakeCluster::new().with(stale_certificate());
+    let mut pass = pass(&cluster, &keystone_with(json!({})));
+    assert_eq!(run(&mut pass).expect("runs"), None);
+    assert!(the_certificate(&cluster).is_some());
+    assert!(cluster.writes().is_empty(), "{:?}", cluster.write_log());
+    assert_eq!(condition(&pass, DATABASE_TLS_READY).1, "NotRequired");
 }
 
 #[test]
@@ -97,7 +107,7 @@ fn a_brownfield_database_with_tls_is_externally_managed() {
     let mut spec = tls("verify-full");
     spec["database"]["clusterRef"] = serde_json::Value::Null;
     spec["database"]["host"] = json!("db.example");
-    let cluster = FakeCluster::new().with(stale_certificate());
+    let cluster = FakeCluster::new().with(owned(stale_certificate()));
     let mut pass = pass(&cluster, &keystone_with(spec));
     assert_eq!(run(&mut pass).expect("runs"), None);
     assert_eq!(the_certificate(&cluster), None);

@@ -4,15 +4,16 @@ use wasm_operator_sdk::{ObjectRef, blocks};
 
 use super::*;
 use crate::steps::database::run;
-use crate::testing::{condition, events, finish_job, jobs_created, keystone_with, pass};
+use crate::testing::{
+    condition, events, finish_job, jobs_created, keystone_with, pass_with_config,
+};
 
 /// A pass over a brownfield Keystone at `tag` whose database holds `installed`, with the
 /// config ConfigMap named.
 fn upgrade_pass<'c>(cluster: &'c FakeCluster, tag: &str, installed: &str) -> Pass<'c> {
     let spec = json!({"image": {"tag": tag},
         "database": {"clusterRef": null, "host": "db.example"}});
-    let mut pass = pass(cluster, &keystone_with(spec));
-    pass.config_map_name = Some("ks-config-1".into());
+    let mut pass = pass_with_config(cluster, &keystone_with(spec));
     pass.status_mut().installed_release = installed.into();
     pass
 }

@@ -28,7 +28,9 @@ use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
 };
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use wasm_operator_sdk::blocks::apply::ensure_object;
-use wasm_operator_sdk::blocks::deployment::{ensure_deployment, ensure_service};
+use wasm_operator_sdk::blocks::deployment::{
+    ensure_deployment, ensure_service, is_deployment_ready,
+};
 use wasm_operator_sdk::blocks::types::{CREDENTIALS_MODE_DYNAMIC, UpgradePhase, UwsgiSpec};
 use wasm_operator_sdk::{ClusterExt, ReadFrom};
 
@@ -355,28 +357,18 @@ pub(crate) fn endpoint(pass: &Pass<'_>) -> String {
 
 /// Runs the step.
 pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
-    let Some(config_map) = pass.config_map_name.clone() else {
-        return Err(Error::Spec(
-            "the Deployment step ran before the config ConfigMap was rendered".into(),
-        ));
-    };
+    let config_map = pass.config_map("deployment")?;
     let desired = deployment(pass, &config_map);
-    let ready = ensure_deployment(pass.cluster, &pass.owner, &desired).map_err(|source| {
+    let stored = ensure_deployment(pass.cluster, &pass.owner, &desired).map_err(|source| {
         Error::Workload {
             what: "Deployment",
             source,
         }
     })?;
+    let ready = is_deployment_ready(&stored);
     let name = pass.name().to_owned();
     let namespace = pass.namespace().to_owned();
-    let stored = pass
-        .cluster
-        .get_typed::<Deployment>(Some(&namespace), &name)
-        .map_err(Error::cluster(format!(
-            "reading Deployment {}",
-            pass.key(&name)
-        )))?;
-    let mut narrow = stored.as_ref().is_some_and(template_converged);
+    let mut narrow = template_converged(&stored);
     if !narrow {
         let live = pass
             .cluster
@@ -414,7 +406,7 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
     }
     let phase = pass.keystone.status.as_ref().and_then(|s| s.upgrade_phase);
     if phase == Some(UpgradePhase::RollingUpdate) {
-        if !stored.as_ref().is_some_and(rolled_out) {
+        if !rolled_out(&stored) {
             pass.condition(
                 DEPLOYMENT_READY,
                 false,

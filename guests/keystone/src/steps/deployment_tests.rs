@@ -2,19 +2,14 @@ use serde_json::{Value, json};
 use wasm_operator_sdk::testing::FakeCluster;
 
 use super::*;
-use crate::testing::{condition, keystone_with, pass};
+use crate::testing::{
+    CONNECTION_HASH, condition, keystone_with, pass, pass_with_config, run_with_config,
+};
 
 fn applied(cluster: &FakeCluster, kind: &str) -> Value {
     cluster
         .server(kind, "ks")
         .unwrap_or_else(|| panic!("no {kind} ks"))
-}
-
-fn run_with_config(cluster: &FakeCluster, spec: Value) -> (StepResult, Pass<'_>) {
-    let mut pass = pass(cluster, &keystone_with(spec));
-    pass.config_map_name = Some("ks-config-abcd1234".into());
-    pass.db_connection_hash = Some("f00d".into());
-    (run(&mut pass), pass)
 }
 
 /// The Deployment as its controller reports it: `ready` of 3 replicas ready, all updated.
@@ -84,7 +79,7 @@ fn the_uwsgi_command_follows_the_uwsgi_block() {
 #[test]
 fn the_deployment_runs_the_api_with_the_facts_pod_shape() {
     let cluster = FakeCluster::new();
-    run_with_config(&cluster, json!({})).0.expect("runs");
+    run_with_config(&cluster, json!({}), run).0.expect("runs");
     let d = applied(&cluster, "Deployment");
     assert_eq!(
         d["metadata"]["labels"]["app.kubernetes.io/component"],
@@ -157,13 +152,13 @@ fn autoscaling_leaves_replicas_to_the_hpa_and_an_empty_spread_disables_the_defau
     let spec = json!({"autoscaling": {"maxReplicas": 5, "targetCPUUtilization": 80},
         "deployment": {"topologySpreadConstraints": []},
         "database": {"credentialsMode": "Dynamic"}});
-    run_with_config(&cluster, spec).0.expect("runs");
+    run_with_config(&cluster, spec, run).0.expect("runs");
     let d = applied(&cluster, "Deployment");
     assert!(d["spec"]["replicas"].is_null(), "{}", d["spec"]);
     assert!(d["spec"]["template"]["spec"]["topologySpreadConstraints"].is_null());
     assert_eq!(
         d["spec"]["template"]["metadata"]["annotations"],
-        json!({"keystone.c5c3.io/db-connection-hash": "f00d"})
+        json!({"keystone.c5c3.io/db-connection-hash": CONNECTION_HASH})
     );
 }
 
@@ -182,7 +177,9 @@ fn the_disruption_budget_keeps_one_pod_unless_only_one_runs() {
     ];
     for (spec, expected) in table {
         let cluster = FakeCluster::new();
-        run_with_config(&cluster, spec.clone()).0.expect("runs");
+        run_with_config(&cluster, spec.clone(), run)
+            .0
+            .expect("runs");
         let pdb = applied(&cluster, "PodDisruptionBudget");
         let budget: serde_json::Map<String, Value> = ["minAvailable", "maxUnavailable"]
             .iter()
@@ -199,7 +196,7 @@ fn the_disruption_budget_keeps_one_pod_unless_only_one_runs() {
 #[test]
 fn the_api_waits_for_its_deployment_then_is_ready_at_its_endpoint() {
     let cluster = FakeCluster::new();
-    let (result, pass) = run_with_config(&cluster, json!({}));
+    let (result, pass) = run_with_config(&cluster, json!({}), run);
     assert_eq!(result.expect("runs"), Some(DEPLOYMENT_POLLING));
     assert_eq!(
         condition(&pass, DEPLOYMENT_READY),
@@ -210,7 +207,7 @@ fn the_api_waits_for_its_deployment_then_is_ready_at_its_endpoint() {
         )
     );
     report(&cluster, 3, 3);
-    let (result, pass) = run_with_config(&cluster, json!({}));
+    let (result, pass) = run_with_config(&cluster, json!({}), run);
     assert_eq!(result.expect("runs"), None);
     assert_eq!(
         condition(&pass, DEPLOYMENT_READY),
@@ -250,7 +247,7 @@ fn the_endpoint_is_the_gateways_when_one_is_set() {
 #[test]
 fn the_service_selects_the_api_component_once_the_template_converged_and_stays_so() {
     let cluster = FakeCluster::new();
-    run_with_config(&cluster, json!({})).0.expect("runs");
+    run_with_config(&cluster, json!({}), run).0.expect("runs");
     let selector = |cluster: &FakeCluster| applied(cluster, "Service")["spec"]["selector"].clone();
     assert!(
         selector(&cluster)
@@ -258,11 +255,11 @@ fn the_service_selects_the_api_component_once_the_template_converged_and_stays_s
             .is_none()
     );
     report(&cluster, 3, 3);
-    run_with_config(&cluster, json!({})).0.expect("runs");
+    run_with_config(&cluster, json!({}), run).0.expect("runs");
     assert_eq!(selector(&cluster)["app.kubernetes.io/component"], "api");
     // A new rollout begins: the template is no longer converged, the latch holds.
     report(&cluster, 3, 1);
-    run_with_config(&cluster, json!({})).0.expect("runs");
+    run_with_config(&cluster, json!({}), run).0.expect("runs");
     assert_eq!(selector(&cluster)["app.kubernetes.io/component"], "api");
     let service = applied(&cluster, "Service");
     assert_eq!(
@@ -278,8 +275,7 @@ fn an_upgrade_rolling_out_waits_for_every_replica_then_contracts() {
         let mut object = keystone_with(json!({}));
         object["status"] = json!({"upgradePhase": "RollingUpdate", "installedRelease": "2025.1",
             "targetRelease": "2025.2"});
-        let mut pass = pass(cluster, &object);
-        pass.config_map_name = Some("ks-config-abcd1234".into());
+        let mut pass = pass_with_config(cluster, &object);
         let result = run(&mut pass);
         (result, pass)
     }
@@ -307,14 +303,38 @@ fn an_upgrade_rolling_out_waits_for_every_replica_then_contracts() {
 }
 
 #[test]
-fn the_step_without_a_rendered_config_is_an_error() {
+fn the_deployment_step_before_the_config_step_ran_is_a_step_order_error() {
     let cluster = FakeCluster::new();
     let mut pass = pass(&cluster, &keystone_with(json!({})));
-    let error = run(&mut pass).expect_err("fails");
+    let error = run(&mut pass).expect_err("no ConfigMap name");
     assert!(
-        error
-            .to_string()
-            .contains("before the config ConfigMap was rendered")
+        matches!(
+            error,
+            Error::StepOrder {
+                step: "deployment",
+                value: "the config ConfigMap's name"
+            }
+        ),
+        "{error:?}"
     );
-    assert!(cluster.writes().is_empty());
+    assert!(cluster.writes().is_empty(), "{:?}", cluster.write_log());
+}
+
+#[test]
+fn the_deployment_step_reads_the_deployment_only_through_ensure_deployment() {
+    let cluster = FakeCluster::new();
+    run_with_config(&cluster, json!({}), run).0.expect("runs");
+    report(&cluster, 3, 3);
+    cluster.clear_calls();
+    let (result, pass) = run_with_config(&cluster, json!({}), run);
+    assert_eq!(result.expect("runs"), None);
+    assert_eq!(condition(&pass, DEPLOYMENT_READY).1, "DeploymentReady");
+    let deployment = wasm_operator_sdk::ObjectRef::of::<Deployment>(Some("ns"), "ks");
+    let reads: Vec<_> = cluster
+        .calls()
+        .into_iter()
+        .filter(|c| matches!(c, wasm_operator_sdk::testing::Call::Get(r, _) if *r == deployment))
+        .collect();
+    // ensure_deployment's own two: the recreate plan's and the converged-apply check's.
+    assert_eq!(reads.len(), 2, "{reads:?}");
 }

@@ -2,7 +2,7 @@
 //!
 //! | spec.networkPolicy | NetworkPolicy `{name}` | NetworkPolicyReady |
 //! |---|---|---|
-//! | absent | deleted | True `NetworkPolicyNotRequired` |
+//! | absent | deleted if the Keystone controls it | True `NetworkPolicyNotRequired` |
 //! | no ingress source | — | error |
 //! | set | applied | True `NetworkPolicyReady` |
 //!
@@ -15,6 +15,10 @@
 //! told; the host reaches the API through the Service from outside the pod network in
 //! the embedded cluster, and in a real cluster a source for the operator's namespace is
 //! one entry of `ingress`.
+//!
+//! Applying and deleting go through the SDK's `blocks::optional::ensure_or_delete`: a
+//! NetworkPolicy of the Keystone's name that someone else made is left alone, and a pass
+//! that finds none in the cache sends no delete.
 
 use std::collections::BTreeMap;
 
@@ -24,7 +28,7 @@ use k8s_openapi::api::networking::v1::{
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use wasm_operator_sdk::blocks::apply::ensure_object;
+use wasm_operator_sdk::blocks::optional::{WhenAbsent, ensure_or_delete};
 
 use crate::conditions::NETWORK_POLICY_READY;
 use crate::error::Error;
@@ -123,7 +127,14 @@ pub(crate) fn network_policy(pass: &Pass<'_>) -> NetworkPolicy {
 pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
     let name = pass.name().to_owned();
     let Some(spec) = &pass.keystone.spec.network_policy else {
-        pass.delete_if_present::<NetworkPolicy>(&name)?;
+        ensure_or_delete::<_, NetworkPolicy>(
+            pass.cluster,
+            &pass.owner,
+            pass.namespace(),
+            &name,
+            None,
+            WhenAbsent::Delete,
+        )?;
         pass.condition(
             NETWORK_POLICY_READY,
             true,
@@ -138,9 +149,14 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
             pass.key(&name)
         )));
     }
-    ensure_object(pass.cluster, &pass.owner, &network_policy(pass)).map_err(Error::cluster(
-        format!("applying NetworkPolicy {}", pass.key(&name)),
-    ))?;
+    ensure_or_delete(
+        pass.cluster,
+        &pass.owner,
+        pass.namespace(),
+        &name,
+        Some(&network_policy(pass)),
+        WhenAbsent::Delete,
+    )?;
     pass.condition(
         NETWORK_POLICY_READY,
         true,

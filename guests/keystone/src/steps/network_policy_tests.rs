@@ -2,7 +2,7 @@ use serde_json::{Value, json};
 use wasm_operator_sdk::testing::FakeCluster;
 
 use super::*;
-use crate::testing::{condition, keystone_with, pass};
+use crate::testing::{condition, keystone_with, owned, pass};
 
 fn stale_policy() -> Value {
     json!({"apiVersion": "networking.k8s.io/v1", "kind": "NetworkPolicy",
@@ -11,7 +11,7 @@ fn stale_policy() -> Value {
 
 #[test]
 fn without_a_network_policy_block_the_policy_is_deleted_and_not_required() {
-    let cluster = FakeCluster::new().with(stale_policy());
+    let cluster = FakeCluster::new().with(owned(stale_policy()));
     let mut pass = pass(&cluster, &keystone_with(json!({})));
     assert_eq!(run(&mut pass).expect("runs"), None);
     assert!(cluster.server("NetworkPolicy", "ks").is_none());
@@ -22,6 +22,20 @@ fn without_a_network_policy_block_the_policy_is_deleted_and_not_required() {
             "NetworkPolicyNotRequired".into(),
             "Network isolation is not configured".into()
         )
+    );
+}
+
+#[test]
+fn without_a_network_policy_block_a_policy_of_its_name_the_keystone_does_not_control_is_left_alone()
+{
+    let cluster = FakeCluster::new().with(stale_policy());
+    let mut pass = pass(&cluster, &keystone_with(json!({})));
+    assert_eq!(run(&mut pass).expect("runs"), None);
+    assert!(cluster.server("NetworkPolicy", "ks").is_some());
+    assert!(cluster.writes().is_empty(), "{:?}", cluster.write_log());
+    assert_eq!(
+        condition(&pass, NETWORK_POLICY_READY).1,
+        "NetworkPolicyNotRequired"
     );
 }
 

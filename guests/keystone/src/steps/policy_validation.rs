@@ -3,7 +3,7 @@
 //!
 //! | Case | Job `{name}-policy-validation` | PolicyValidReady | Pass |
 //! |---|---|---|---|
-//! | no `policyOverrides` | deleted | True `PolicyValidationNotRequired` | goes on |
+//! | no `policyOverrides` | deleted if the Keystone controls it | True `PolicyValidationNotRequired` | goes on |
 //! | running | created | False `PolicyValidationInProgress` | 15 s |
 //! | failed | — | False `PolicyValidationFailed`, the validator's message | error |
 //! | complete | — | True `PolicyValidationPassed` | goes on |
@@ -17,10 +17,10 @@ use k8s_openapi::api::batch::v1::{Job, JobSpec};
 use k8s_openapi::api::core::v1::{Container, Pod, PodSpec, PodTemplateSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use wasm_operator_sdk::blocks::job::run_job;
+use wasm_operator_sdk::blocks::optional::{WhenAbsent, ensure_or_delete};
 use wasm_operator_sdk::{ClusterExt, ListOptions, log};
 
 use crate::conditions::POLICY_VALID_READY;
-use crate::db_jobs;
 use crate::error::Error;
 use crate::pass::{Pass, SECRET_POLLING, StepResult};
 use crate::pod::{self, CONFIG_DIR};
@@ -38,7 +38,7 @@ pub(crate) fn job_name(keystone: &str) -> String {
 /// The validator Job: the Keystone image, the `config` volume (and `domains`), no
 /// labels, no priority class, no database.
 pub(crate) fn job(pass: &Pass<'_>) -> Result<Job, Error> {
-    let config_map = db_jobs::config_map(pass, "policy-validation")?;
+    let config_map = pass.config_map("policy-validation")?;
     let (config, config_mount) = pod::config(&config_map);
     let mut volumes = vec![config];
     let mut mounts = vec![config_mount];
@@ -128,7 +128,14 @@ fn failure_message(pass: &Pass<'_>, job: &str) -> String {
 pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
     let name = job_name(pass.name());
     if pass.keystone.spec.policy_overrides.is_none() {
-        pass.delete_if_present::<Job>(&name)?;
+        ensure_or_delete::<_, Job>(
+            pass.cluster,
+            &pass.owner,
+            pass.namespace(),
+            &name,
+            None,
+            WhenAbsent::Delete,
+        )?;
         pass.condition(
             POLICY_VALID_READY,
             true,

@@ -3,16 +3,12 @@ use wasm_operator_sdk::testing::{Call, FakeCluster, Op, Refusal};
 use wasm_operator_sdk::{ApiError, ObjectRef, blocks};
 
 use super::*;
-use crate::testing::{condition, finish_job, jobs_created, keystone_with, pass};
+use crate::testing::{
+    CONFIG_MAP, condition, finish_job, jobs_created, keystone_with, owned, pass, pass_with_config,
+};
 
 fn overrides() -> Value {
     json!({"policyOverrides": {"rules": {"identity:list_users": "role:admin"}}})
-}
-
-fn policy_pass<'c>(cluster: &'c FakeCluster, spec: Value) -> Pass<'c> {
-    let mut pass = pass(cluster, &keystone_with(spec));
-    pass.config_map_name = Some("ks-config-1".into());
-    pass
 }
 
 fn valid(pass: &Pass<'_>) -> (String, String, String) {
@@ -37,12 +33,26 @@ fn pod(name: &str, created: &str, job: &str, message: Option<&str>) -> Value {
             "ready": false, "restartCount": 0, "state": {"terminated": terminated}}]}})
 }
 
+fn stale_job() -> Value {
+    json!({"apiVersion": "batch/v1", "kind": "Job",
+        "metadata": {"name": "ks-policy-validation", "namespace": "ns"}})
+}
+
+#[test]
+fn without_policy_overrides_a_validation_job_the_keystone_does_not_control_is_left_alone() {
+    let cluster = FakeCluster::new().with(stale_job());
+    let mut pass = pass_with_config(&cluster, &keystone_with(json!({})));
+    assert_eq!(run(&mut pass).expect("runs"), None);
+    assert!(cluster.object(&the_job()).is_some());
+    assert!(cluster.writes().is_empty(), "{:?}", cluster.write_log());
+    assert_eq!(valid(&pass).1, "PolicyValidationNotRequired");
+}
+
 #[test]
 fn without_policy_overrides_the_validation_job_is_deleted_and_not_required() {
-    let stale = json!({"apiVersion": "batch/v1", "kind": "Job",
-        "metadata": {"name": "ks-policy-validation", "namespace": "ns"}});
+    let stale = owned(stale_job());
     for (cluster, deleted) in [(FakeCluster::new().with(stale), 1), (FakeCluster::new(), 0)] {
-        let mut pass = policy_pass(&cluster, json!({}));
+        let mut pass = pass_with_config(&cluster, &keystone_with(json!({})));
         assert_eq!(run(&mut pass).expect("runs"), None);
         assert_eq!(cluster.object(&the_job()), None);
         let deletes: Vec<Call> = cluster
@@ -78,7 +88,7 @@ fn policy_overrides_run_the_validator_job_until_it_passes() {
     let cluster = FakeCluster::new();
     let mut spec = overrides();
     spec["deployment"] = json!({"priorityClassName": "openstack-critical"});
-    let mut pass = policy_pass(&cluster, spec);
+    let mut pass = pass_with_config(&cluster, &keystone_with(spec));
     pass.domains_secret_name = "ks-domains-2".into();
     assert_eq!(run(&mut pass).expect("runs"), Some(SECRET_POLLING));
     assert_eq!(
@@ -98,7 +108,7 @@ fn policy_overrides_run_the_validator_job_until_it_passes() {
     assert_eq!(pod.get("priorityClassName"), None);
     assert_eq!(
         pod["volumes"],
-        json!([{"name": "config", "configMap": {"name": "ks-config-1"}},
+        json!([{"name": "config", "configMap": {"name": CONFIG_MAP}},
             {"name": "domains", "secret": {"secretName": "ks-domains-2", "defaultMode": 0o400}}])
     );
     let container = &pod["containers"][0];
@@ -141,7 +151,7 @@ fn policy_overrides_run_the_validator_job_until_it_passes() {
 }
 
 fn failed_validation(cluster: &FakeCluster) -> (Error, (String, String, String)) {
-    let mut pass = policy_pass(cluster, overrides());
+    let mut pass = pass_with_config(cluster, &keystone_with(overrides()));
     run(&mut pass).expect("creates the Job");
     finish_job(cluster, "ks-policy-validation", "Failed");
     let error = run(&mut pass).expect_err("the validation failed");
@@ -251,7 +261,7 @@ fn a_failed_validation_without_a_pod_message_points_at_kubectl_logs() {
 #[test]
 fn a_changed_policy_re_runs_the_validation_job() {
     let cluster = FakeCluster::new();
-    let mut pass = policy_pass(&cluster, overrides());
+    let mut pass = pass_with_config(&cluster, &keystone_with(overrides()));
     run(&mut pass).expect("creates the Job");
     finish_job(&cluster, "ks-policy-validation", "Failed");
     run(&mut pass).expect_err("the validation failed");
@@ -277,7 +287,7 @@ fn a_changed_policy_re_runs_the_validation_job() {
     );
     // An unchanged, still failed Job is not re-run.
     let cluster = FakeCluster::new().refusing(Refusal::op_on(Op::Delete, "Job"));
-    let mut pass = policy_pass(&cluster, overrides());
+    let mut pass = pass_with_config(&cluster, &keystone_with(overrides()));
     run(&mut pass).expect("creates the Job");
     finish_job(&cluster, "ks-policy-validation", "Failed");
     run(&mut pass).expect_err("failed");

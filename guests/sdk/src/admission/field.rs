@@ -71,6 +71,19 @@ impl FieldErrors {
         self.push(field, format!("Duplicate value: {}", quoted(value)))
     }
 
+    /// `field: Too long: may not be more than <max> bytes` (the value is not shown).
+    pub fn too_long(&mut self, field: &str, max: u64) -> &mut Self {
+        self.push(field, format!("Too long: may not be more than {max} bytes"))
+    }
+
+    /// `field: Too many: <count>: must have at most <max> items`.
+    pub fn too_many(&mut self, field: &str, count: u64, max: u64) -> &mut Self {
+        self.push(
+            field,
+            format!("Too many: {count}: must have at most {max} items"),
+        )
+    }
+
     /// Whether no error was found.
     pub fn is_empty(&self) -> bool {
         self.errors.is_empty()
@@ -140,7 +153,7 @@ mod tests {
     #[test]
     fn field_errors_are_worded_as_kube_apiserver_words_them() {
         type Add = fn(&mut FieldErrors);
-        let cases: [(Add, &str); 6] = [
+        let cases: [(Add, &str); 8] = [
             (
                 |e| {
                     e.invalid("spec.fernet.maxActiveKeys", &json!(2), "must be at least 3");
@@ -176,6 +189,18 @@ mod tests {
                     e.duplicate("spec.backends[1].name", &json!("ldap"));
                 },
                 "spec.backends[1].name: Duplicate value: \"ldap\"",
+            ),
+            (
+                |e| {
+                    e.too_long("spec.database.database", 64);
+                },
+                "spec.database.database: Too long: may not be more than 64 bytes",
+            ),
+            (
+                |e| {
+                    e.too_many("spec.federation.trustedDashboards", 9, 8);
+                },
+                "spec.federation.trustedDashboards: Too many: 9: must have at most 8 items",
             ),
         ];
         for (add, expected) in cases {

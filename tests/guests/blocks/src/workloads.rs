@@ -91,7 +91,8 @@ pub fn deployment(
         },
         status: None,
     };
-    let ready = deployment::ensure_deployment(cluster, &s.owner, &desired)?;
+    let stored = deployment::ensure_deployment(cluster, &s.owner, &desired)?;
+    let ready = deployment::is_deployment_ready(&stored);
     Ok(outcome([("ready", json!(ready))]))
 }
 

@@ -40,6 +40,8 @@ use crate::types::{KeyRotationSpec, Keystone};
 pub(crate) struct KeyKind {
     /// `fernet` or `credential`.
     pub(crate) name: &'static str,
+    /// The step's name in the pipeline: `fernet-keys` or `credential-keys`.
+    pub(crate) step: &'static str,
     /// The other kind (its Secret is mounted into the CronJob read-only).
     pub(crate) other: &'static str,
     /// The condition type.
@@ -53,6 +55,7 @@ pub(crate) struct KeyKind {
 /// The fernet token keys.
 pub(crate) const FERNET: KeyKind = KeyKind {
     name: "fernet",
+    step: "fernet-keys",
     other: "credential",
     condition: FERNET_KEYS_READY,
     title: "Fernet",
@@ -62,6 +65,7 @@ pub(crate) const FERNET: KeyKind = KeyKind {
 /// The credential encryption keys.
 pub(crate) const CREDENTIAL: KeyKind = KeyKind {
     name: "credential",
+    step: "credential-keys",
     other: "fernet",
     condition: CREDENTIAL_KEYS_READY,
     title: "Credential",
@@ -209,12 +213,7 @@ pub(crate) fn run(pass: &mut Pass<'_>, kind: &KeyKind) -> StepResult {
         what: format!("creating the {} rotate script ConfigMap", kind.name),
         source,
     })?;
-    let Some(config_map) = pass.config_map_name.clone() else {
-        return Err(Error::Spec(format!(
-            "the {} keys step ran before the config ConfigMap was rendered",
-            kind.name
-        )));
-    };
+    let config_map = pass.config_map(kind.step)?;
     ensure_cron_job(
         pass.cluster,
         &pass.owner,

@@ -2,24 +2,21 @@ use serde_json::{Value, json};
 use wasm_operator_sdk::testing::FakeCluster;
 
 use super::*;
-use crate::testing::{condition, keystone_with, pass};
+use crate::testing::{condition, keystone_with, pass, run_with_config};
 
-fn run_with_config(
-    cluster: &FakeCluster,
-    spec: Value,
-    kind: &KeyKind,
-) -> (StepResult, Vec<String>) {
-    let mut pass = pass(cluster, &keystone_with(spec));
-    pass.config_map_name = Some("ks-config-abcd1234".into());
-    let result = run(&mut pass, kind);
-    let c = condition(&pass, kind.condition);
-    (result, vec![c.0, c.1, c.2])
+/// `[status, reason, message]` of `kind`'s condition.
+fn ready(pass: &Pass<'_>, kind: &KeyKind) -> [String; 3] {
+    let (status, reason, message) = condition(pass, kind.condition);
+    [status, reason, message]
 }
 
 #[test]
 fn a_missing_keys_secret_is_generated_with_n_fresh_fernet_keys() {
     let cluster = FakeCluster::new();
-    let (result, c) = run_with_config(&cluster, json!({"fernet": {"maxActiveKeys": 5}}), &FERNET);
+    let (result, pass) = run_with_config(&cluster, json!({"fernet": {"maxActiveKeys": 5}}), |p| {
+        run(p, &FERNET)
+    });
+    let c = ready(&pass, &FERNET);
     assert_eq!(result.expect("runs"), Some(SECRET_POLLING));
     assert_eq!(
         c,
@@ -49,7 +46,7 @@ fn a_missing_keys_secret_is_generated_with_n_fresh_fernet_keys() {
     run_with_config(
         &cluster,
         json!({"credentialKeys": {"maxActiveKeys": 0}}),
-        &CREDENTIAL,
+        |p| run(p, &CREDENTIAL),
     )
     .0
     .expect("runs");
@@ -60,12 +57,13 @@ fn a_missing_keys_secret_is_generated_with_n_fresh_fernet_keys() {
 #[test]
 fn existing_keys_get_their_rotation_machinery_and_are_available() {
     let cluster = FakeCluster::new();
-    run_with_config(&cluster, json!({}), &FERNET)
+    run_with_config(&cluster, json!({}), |p| run(p, &FERNET))
         .0
         .expect("generates");
     let spec = json!({"fernet": {"rotationSchedule": "0 3 * * 1", "suspend": true},
         "secretStoreRef": {"kind": "SecretStore", "name": "tenant"}});
-    let (result, c) = run_with_config(&cluster, spec, &FERNET);
+    let (result, pass) = run_with_config(&cluster, spec, |p| run(p, &FERNET));
+    let c = ready(&pass, &FERNET);
     assert_eq!(result.expect("runs"), None);
     assert_eq!(
         c,
@@ -176,10 +174,10 @@ fn existing_keys_get_their_rotation_machinery_and_are_available() {
 #[test]
 fn a_staged_rotation_is_committed_and_reported_rotated() {
     let cluster = FakeCluster::new();
-    run_with_config(&cluster, json!({}), &CREDENTIAL)
+    run_with_config(&cluster, json!({}), |p| run(p, &CREDENTIAL))
         .0
         .expect("generates");
-    run_with_config(&cluster, json!({}), &CREDENTIAL)
+    run_with_config(&cluster, json!({}), |p| run(p, &CREDENTIAL))
         .0
         .expect("available");
     let keys: Vec<String> = (0..4).map(|_| generate_key().expect("a key")).collect();
@@ -196,7 +194,8 @@ fn a_staged_rotation_is_committed_and_reported_rotated() {
         s["metadata"]["annotations"] =
             json!({"cobaltcore.c5c3.io/rotation-completed-at": "2026-12-01T00:00:00Z"});
     });
-    let (result, c) = run_with_config(&cluster, json!({}), &CREDENTIAL);
+    let (result, pass) = run_with_config(&cluster, json!({}), |p| run(p, &CREDENTIAL));
+    let c = ready(&pass, &CREDENTIAL);
     assert_eq!(result.expect("runs"), Some(SECRET_POLLING));
     assert_eq!(
         c,
@@ -220,17 +219,25 @@ fn a_staged_rotation_is_committed_and_reported_rotated() {
 }
 
 #[test]
-fn a_rotation_before_the_config_is_rendered_is_an_error() {
+fn a_keys_step_before_the_config_step_ran_is_a_step_order_error() {
     let cluster = FakeCluster::new();
-    run_with_config(&cluster, json!({}), &FERNET)
+    run_with_config(&cluster, json!({}), |p| run(p, &FERNET))
         .0
         .expect("generates");
     let mut pass = pass(&cluster, &keystone_with(json!({})));
     let error = run(&mut pass, &FERNET).expect_err("fails");
     assert!(
-        error
-            .to_string()
-            .contains("before the config ConfigMap was rendered"),
+        matches!(
+            error,
+            Error::StepOrder {
+                step: "fernet-keys",
+                value: "the config ConfigMap's name"
+            }
+        ),
+        "{error:?}"
+    );
+    assert!(
+        error.to_string().contains("which an earlier step sets"),
         "{error}"
     );
 }

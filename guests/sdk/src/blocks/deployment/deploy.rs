@@ -58,19 +58,19 @@ pub fn is_deployment_ready(deployment: &Deployment) -> bool {
     status.ready_replicas.unwrap_or(0) >= desired && available
 }
 
-/// Creates or updates `deployment` under `owner` and reports whether it is ready.
+/// Creates or updates `deployment` under `owner` and returns it as the server stored it
+/// (status included: [`is_deployment_ready`] tells whether it is ready).
 ///
 /// A Deployment whose selector changed is deleted (background propagation) and re-created:
 /// the change is confirmed on the server first and the delete carries the uid and
 /// resourceVersion read there as preconditions, so a lagging cache never deletes the
 /// Deployment just re-created (a Deployment changed in between is a conflict, an error);
-/// replicas left unset by the builder keep the existing count. Readiness is read off the
-/// server's response to the apply.
+/// replicas left unset by the builder keep the existing count.
 pub fn ensure_deployment<C: Cluster + ?Sized>(
     cluster: &C,
     owner: &Owner,
     deployment: &Deployment,
-) -> Result<bool, Error> {
+) -> Result<Deployment, Error> {
     let (namespace, name) = name_of(deployment).map_err(|source| Error::Apply {
         what: "Deployment".into(),
         source,
@@ -104,9 +104,7 @@ pub fn ensure_deployment<C: Cluster + ?Sized>(
     if let Some(replicas) = plan.keep_replicas {
         desired.spec.replicas = Some(replicas);
     }
-    let stored =
-        ensure_object(cluster, owner, &desired).map_err(|source| Error::Apply { what, source })?;
-    Ok(is_deployment_ready(&stored))
+    ensure_object(cluster, owner, &desired).map_err(|source| Error::Apply { what, source })
 }
 
 #[cfg(test)]

@@ -176,8 +176,8 @@ fn stored(d: &Deployment) -> serde_json::Value {
 #[test]
 fn a_new_deployment_is_applied_with_the_owner_and_is_not_ready_yet() {
     let cluster = FakeCluster::new();
-    let ready = ensure_deployment(&cluster, &owner(), &deployment("a", Some(1))).expect("ok");
-    assert!(!ready);
+    let stored = ensure_deployment(&cluster, &owner(), &deployment("a", Some(1))).expect("ok");
+    assert!(!is_deployment_ready(&stored));
     let object = cluster
         .object(&ObjectRef::of::<Deployment>(Some("ns"), "api"))
         .expect("stored");
@@ -188,7 +188,13 @@ fn a_new_deployment_is_applied_with_the_owner_and_is_not_ready_yet() {
 fn readiness_is_read_off_the_server_response() {
     let existing = with_status(deployment("a", Some(1)), Some(1), Some("True"));
     let cluster = FakeCluster::new().with(stored(&existing));
-    assert!(ensure_deployment(&cluster, &owner(), &deployment("a", Some(1))).expect("ok"));
+    let stored = ensure_deployment(&cluster, &owner(), &deployment("a", Some(1))).expect("ok");
+    assert!(is_deployment_ready(&stored));
+    assert_eq!(
+        stored.status.as_ref().and_then(|s| s.ready_replicas),
+        Some(1),
+        "the stored status"
+    );
 }
 
 #[test]

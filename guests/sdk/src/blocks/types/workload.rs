@@ -33,7 +33,7 @@ pub struct DeploymentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "schemars",
-        schemars(schema_with = "crate::crd::embedded_object")
+        schemars(schema_with = "crate::crd::kubernetes::<ResourceRequirements>")
     )]
     pub resources: Option<ResourceRequirements>,
     /// Seconds between SIGTERM and SIGKILL (30 when unset).
@@ -49,7 +49,7 @@ pub struct DeploymentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "schemars",
-        schemars(schema_with = "crate::crd::embedded_object")
+        schemars(schema_with = "crate::crd::kubernetes::<DeploymentStrategy>")
     )]
     pub strategy: Option<DeploymentStrategy>,
     /// How pods spread (unset: across zones and hosts, maxSkew 1, ScheduleAnyway; an empty
@@ -57,7 +57,7 @@ pub struct DeploymentSpec {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "schemars",
-        schemars(schema_with = "crate::crd::embedded_objects")
+        schemars(schema_with = "crate::crd::kubernetes::<Vec<TopologySpreadConstraint>>")
     )]
     pub topology_spread_constraints: Option<Vec<TopologySpreadConstraint>>,
     /// The pods' priority class.
@@ -135,7 +135,7 @@ pub struct NetworkPolicySpec {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[cfg_attr(
         feature = "schemars",
-        schemars(schema_with = "crate::crd::embedded_objects")
+        schemars(schema_with = "crate::crd::kubernetes::<Vec<NetworkPolicyEgressRule>>")
     )]
     pub additional_egress: Vec<NetworkPolicyEgressRule>,
 }
@@ -149,14 +149,14 @@ pub struct NetworkPolicyIngressSource {
     /// The namespaces.
     #[cfg_attr(
         feature = "schemars",
-        schemars(schema_with = "crate::crd::embedded_object")
+        schemars(schema_with = "crate::crd::kubernetes::<LabelSelector>")
     )]
     pub namespace_selector: LabelSelector,
     /// The pods within them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[cfg_attr(
         feature = "schemars",
-        schemars(schema_with = "crate::crd::embedded_object")
+        schemars(schema_with = "crate::crd::kubernetes::<LabelSelector>")
     )]
     pub pod_selector: Option<LabelSelector>,
 }

@@ -6,10 +6,24 @@
 //! YAML can never drift from the types. Schema rules kube-apiserver evaluates (CEL
 //! `x-kubernetes-validations`) are attached to the types with
 //! `#[schemars(extend("x-kubernetes-validations" = [...]))]`.
+//!
+//! A field holding a Kubernetes type (a `ResourceRequirements`, a `LabelSelector`) takes
+//! its schema from [`kubernetes`], as controller-gen would spell it. [`structural_errors`]
+//! finds where a schema is not structural; [`validate`] checks an object against a schema
+//! as kube-apiserver does, for tests that a CRD refuses what it should.
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use schemars::generate::SchemaSettings;
 use serde_json::{Map, Value, json};
+
+mod kubernetes;
+mod structural;
+mod validate;
+
+pub use kubernetes::kubernetes;
+use structural::make_structural;
+pub use structural::structural_errors;
+pub use validate::validate;
 
 /// The structural schema of `T`: subschemas inlined, `nullable`, `null` enum members and
 /// the integer formats schemars invents (`uint32`) removed, no title, no description at
@@ -29,19 +43,6 @@ pub fn schema_of<T: schemars::JsonSchema>() -> Value {
         map.remove("description");
     }
     schema
-}
-
-/// The schema of a field holding a Kubernetes type the CRD does not spell out (a
-/// `LabelSelector`, `ResourceRequirements`, …): an object kept as written, checked where
-/// it is used (the API server validates the Deployment or NetworkPolicy it ends up in).
-pub fn embedded_object(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({"type": "object", "x-kubernetes-preserve-unknown-fields": true})
-}
-
-/// [`embedded_object`] for a list of such objects.
-pub fn embedded_objects(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
-    schemars::json_schema!({"type": "array", "items":
-        {"type": "object", "x-kubernetes-preserve-unknown-fields": true}})
 }
 
 /// The schema of `status.conditions`: a list of `metav1.Condition`s keyed by `type`.
@@ -74,84 +75,6 @@ pub fn conditions(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
 /// (schemars leaves such a field optional): `#[schemars(extend("x-required" = true))]`.
 /// The marker is moved into the parent's `required` list.
 pub const REQUIRED: &str = "x-required";
-
-fn make_structural(schema: &mut Value) {
-    match schema {
-        Value::Object(map) => {
-            if let Some(Value::Object(properties)) = map.get_mut("properties") {
-                let mut required: Vec<String> = Vec::new();
-                for (name, property) in properties.iter_mut() {
-                    if let Value::Object(p) = property
-                        && p.remove(REQUIRED) == Some(Value::Bool(true))
-                    {
-                        required.push(name.clone());
-                    }
-                }
-                if !required.is_empty() {
-                    let list = map.entry("required").or_insert_with(|| json!([]));
-                    if let Value::Array(list) = list {
-                        for name in required {
-                            if !list.iter().any(|n| n == name.as_str()) {
-                                list.push(json!(name));
-                            }
-                        }
-                    }
-                }
-            }
-            // `Option<T>` of an inlined schema: `anyOf: [T, {enum: [null]}]` → T.
-            if let Some(Value::Array(any_of)) = map.get("anyOf")
-                && any_of.len() == 2
-                && any_of[1].get("enum") == Some(&json!([null]))
-            {
-                let inner = any_of[0].clone();
-                map.remove("anyOf");
-                if let Value::Object(inner) = inner {
-                    for (k, v) in inner {
-                        map.entry(k).or_insert(v);
-                    }
-                }
-            }
-            // A unit enum with documented variants: `oneOf: [{enum: [A]}, {const: B}, …]`
-            // → `type: string, enum: [A, B, …]`.
-            if let Some(Value::Array(one_of)) = map.get("oneOf") {
-                let values: Option<Vec<Value>> = one_of
-                    .iter()
-                    .map(|v| match (v.get("const"), v.get("enum")) {
-                        (Some(c), _) => Some(c.clone()),
-                        (None, Some(Value::Array(e))) if e.len() == 1 => Some(e[0].clone()),
-                        _ => None,
-                    })
-                    .collect();
-                if let Some(values) = values.filter(|v| v.iter().all(Value::is_string)) {
-                    map.remove("oneOf");
-                    map.insert("type".into(), json!("string"));
-                    map.insert("enum".into(), Value::Array(values));
-                }
-            }
-            map.remove("nullable");
-            if matches!(
-                map.get("format").and_then(Value::as_str),
-                Some("uint32" | "uint64" | "uint8" | "uint16" | "uint")
-            ) {
-                map.remove("format");
-            }
-            if let Some(Value::Array(values)) = map.get_mut("enum") {
-                values.retain(|v| !v.is_null());
-            }
-            if let Some(Value::Array(types)) = map.get("type").cloned() {
-                let types: Vec<Value> = types.into_iter().filter(|t| t != "null").collect();
-                if let [single] = types.as_slice() {
-                    map.insert("type".into(), single.clone());
-                }
-            }
-            for value in map.values_mut() {
-                make_structural(value);
-            }
-        }
-        Value::Array(items) => items.iter_mut().for_each(make_structural),
-        _ => {}
-    }
-}
 
 /// A CRD of one version with a status subresource.
 pub struct Crd<'a> {
@@ -246,36 +169,6 @@ pub fn check_committed(committed: &str, generated: &str, path: &std::path::Path,
     );
 }
 
-/// The paths of `schema` where it is not structural: a node using a keyword a structural
-/// schema forbids, or one with neither a type nor `x-kubernetes-preserve-unknown-fields`.
-pub fn structural_errors(schema: &Value) -> Vec<String> {
-    fn walk(path: &str, node: &Value, errors: &mut Vec<String>) {
-        let Value::Object(map) = node else { return };
-        for forbidden in ["anyOf", "oneOf", "allOf", "not", "$ref", "nullable"] {
-            if map.contains_key(forbidden) {
-                errors.push(format!("{path}: {forbidden}"));
-            }
-        }
-        if !map.contains_key("type") && !map.contains_key("x-kubernetes-preserve-unknown-fields") {
-            errors.push(format!("{path}: no type"));
-        }
-        if let Some(Value::Object(properties)) = map.get("properties") {
-            for (name, child) in properties {
-                walk(&format!("{path}.{name}"), child, errors);
-            }
-        }
-        if let Some(items) = map.get("items") {
-            walk(&format!("{path}[]"), items, errors);
-        }
-        if let Some(Value::Object(_)) = map.get("additionalProperties") {
-            walk(&format!("{path}{{}}"), &map["additionalProperties"], errors);
-        }
-    }
-    let mut errors = Vec::new();
-    walk("", schema, &mut errors);
-    errors
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,8 +177,6 @@ mod tests {
     #[allow(dead_code)]
     struct Example {
         size: Option<u32>,
-        #[schemars(schema_with = "embedded_object")]
-        selector: Value,
         names: Vec<String>,
     }
 
@@ -295,22 +186,5 @@ mod tests {
         assert_eq!(structural_errors(&schema), Vec::<String>::new());
         assert_eq!(schema["properties"]["size"]["type"], "integer");
         assert!(schema["properties"]["size"].get("format").is_none());
-        assert_eq!(
-            schema["properties"]["selector"]["x-kubernetes-preserve-unknown-fields"],
-            true
-        );
-    }
-
-    #[test]
-    fn a_node_without_a_type_or_with_any_of_is_not_structural() {
-        let schema = json!({"type": "object", "properties": {
-            "a": {"anyOf": [{"type": "string"}, {"type": "integer"}]},
-            "b": {"description": "no type"},
-            "c": {"type": "string"},
-        }});
-        assert_eq!(
-            structural_errors(&schema),
-            vec![".a: anyOf", ".a: no type", ".b: no type"]
-        );
     }
 }
