@@ -12,11 +12,15 @@ use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::api::scheduling::v1::PriorityClass;
 use wasm_operator_sdk::admission::{AdmittedKind, FailurePolicy, Operation};
 use wasm_operator_sdk::blocks::apply::FIELD_MANAGER;
-use wasm_operator_sdk::blocks::secrets::store_permissions;
+use wasm_operator_sdk::blocks::secrets::{store_permissions, store_watches};
 use wasm_operator_sdk::external::certmanager::Certificate;
 use wasm_operator_sdk::external::eso::{ExternalSecret, PushSecret};
 use wasm_operator_sdk::external::mariadb::{Database, Grant, MariaDb, User};
-use wasm_operator_sdk::{Description, KindRef, Mapping, Permission, Predicate, Verb, Watch};
+use wasm_operator_sdk::{
+    Description, FieldIndex, KindRef, Mapping, Permission, Predicate, Verb, Watch,
+};
+
+use crate::indexes;
 
 use crate::steps::identity_backends::identity_backend_kind;
 use crate::types::Keystone;
@@ -106,7 +110,19 @@ pub fn describe() -> Description {
             owned(KindRef::of::<Database>(), true),
             owned(KindRef::of::<User>(), true),
             owned(KindRef::of::<Grant>(), true),
-        ],
+            Watch::new(
+                KindRef::of::<MariaDb>(),
+                Mapping::FieldIndex(indexes::MARIADB.into()),
+            )
+            .optional(),
+        ]
+        .into_iter()
+        .chain(
+            store_watches(false, Mapping::FieldIndex(indexes::SECRET_STORE.into()))
+                .into_iter()
+                .map(Watch::optional),
+        )
+        .collect(),
         watched_indexes: vec![],
         subresources: vec![],
         admission: vec![AdmittedKind {
@@ -116,7 +132,18 @@ pub fn describe() -> Description {
             failure_policy: FailurePolicy::Fail,
         }],
         egress: vec![],
-        indexes: vec![],
+        indexes: vec![
+            FieldIndex {
+                name: indexes::MARIADB.into(),
+                description: "namespace/name of the MariaDB spec.database.clusterRef names".into(),
+            },
+            FieldIndex {
+                name: indexes::SECRET_STORE.into(),
+                description: "the effective secret store: the name of a ClusterSecretStore, \
+                              namespace/name of a SecretStore"
+                    .into(),
+            },
+        ],
         permissions,
     }
 }
@@ -198,9 +225,33 @@ mod tests {
                 ("Database", true),
                 ("User", true),
                 ("Grant", true),
+                ("MariaDB", true),
+                ("ClusterSecretStore", true),
+                ("SecretStore", true),
             ]
         );
-        assert!(d.watches.iter().all(|w| w.mapping == Mapping::Owner));
+        let by_index = |kind: &str| {
+            d.watches
+                .iter()
+                .find(|w| w.kind.kind == kind)
+                .map(|w| w.mapping.clone())
+        };
+        assert_eq!(
+            by_index("MariaDB"),
+            Some(Mapping::FieldIndex(indexes::MARIADB.into()))
+        );
+        for store in ["ClusterSecretStore", "SecretStore"] {
+            assert_eq!(
+                by_index(store),
+                Some(Mapping::FieldIndex(indexes::SECRET_STORE.into()))
+            );
+        }
+        assert!(
+            d.watches
+                .iter()
+                .take(16)
+                .all(|w| w.mapping == Mapping::Owner)
+        );
     }
 
     /// The CRDs of the operators Keystone builds on, as the embedded API server installs

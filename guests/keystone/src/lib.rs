@@ -13,6 +13,7 @@ mod deletion;
 pub mod describe;
 mod error;
 mod finalizers;
+mod indexes;
 mod labels;
 mod pass;
 mod pod;
@@ -57,6 +58,10 @@ impl Reconciler for KeystoneReconciler {
 
     fn reconcile(cluster: &dyn Cluster, request: &Request) -> Result<Outcome, ReconcileError> {
         reconcile(cluster, request)
+    }
+
+    fn index(name: &str, object: &serde_json::Value) -> Vec<String> {
+        indexes::keys(name, object)
     }
 
     fn default_object(

@@ -20,3 +20,5 @@ pub mod informer;
 pub(crate) mod metrics;
 pub mod operator;
 pub mod webhook;
+
+pub use metrics::Metrics;

@@ -109,7 +109,7 @@ impl KubeCluster {
     }
 
     /// Counts every request in `metrics`.
-    pub(crate) fn with_metrics(mut self, metrics: Arc<Metrics>) -> Self {
+    pub fn with_metrics(mut self, metrics: Arc<Metrics>) -> Self {
         self.metrics = Some(metrics);
         self
     }
