@@ -4,6 +4,7 @@
 //! that server for kubectl.
 
 mod converge;
+mod deletion;
 mod harness;
 mod policy;
 mod reasons;
