@@ -104,6 +104,28 @@ impl Cluster {
         self.backend.get(&r, ReadFrom::Server).await.expect("get")
     }
 
+    /// Waits until condition `type_` of the object, observed at its current generation,
+    /// has `reason`; the object then.
+    #[allow(clippy::too_many_arguments)]
+    pub async fn condition_reached(
+        &self,
+        api_version: &str,
+        kind: &str,
+        namespace: &str,
+        name: &str,
+        type_: &str,
+        reason: &str,
+        timeout: std::time::Duration,
+    ) -> Value {
+        let what = format!("{kind} {namespace}/{name}: {type_} {reason}");
+        eventually(&what, timeout, || async {
+            let object = self.get(api_version, kind, namespace, name).await?;
+            let condition = current_condition(&object, type_)?;
+            (condition["reason"] == reason).then_some(object)
+        })
+        .await
+    }
+
     /// Creates `object` as the test ([`setup`]).
     pub async fn create(&self, object: Value) -> Value {
         self.backend
@@ -167,6 +189,19 @@ impl Cluster {
             .await
             .expect("events")
     }
+}
+
+/// Condition `type_` of `object`'s status when it was observed at the object's current
+/// generation.
+pub fn current_condition(object: &Value, type_: &str) -> Option<Value> {
+    let generation = object.pointer("/metadata/generation").cloned();
+    object
+        .pointer("/status/conditions")?
+        .as_array()?
+        .iter()
+        .find(|c| c["type"] == type_)
+        .filter(|c| c.get("observedGeneration").cloned() == generation)
+        .cloned()
 }
 
 /// The caller a test makes its own requests as.

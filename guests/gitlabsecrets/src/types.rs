@@ -22,13 +22,13 @@ pub use wasm_operator_planner::entries::{
 };
 
 /// The API group.
-pub const GROUP: &str = "apps.gitlab.com";
+pub const GROUP: &str = <GitLabSecrets as k8s_openapi::Resource>::GROUP;
 /// The version.
-pub const VERSION: &str = "v2alpha1";
+pub const VERSION: &str = <GitLabSecrets as k8s_openapi::Resource>::VERSION;
 /// The kind.
-pub const KIND: &str = "GitLabSecrets";
+pub const KIND: &str = <GitLabSecrets as k8s_openapi::Resource>::KIND;
 /// The resource (plural).
-pub const PLURAL: &str = "gitlabsecrets";
+pub const PLURAL: &str = <GitLabSecrets as k8s_openapi::Resource>::URL_PATH_SEGMENT;
 /// The most readyUnits one status entry holds (secretgen's `MAX_READY_UNITS`).
 pub const MAX_READY_UNITS: usize = 64;
 /// The unit a certificate set's TLS Secret holds once the set is ready.
@@ -50,26 +50,14 @@ pub struct GitLabSecrets {
     pub status: Option<GitLabSecretsStatus>,
 }
 
-impl k8s_openapi::Resource for GitLabSecrets {
-    const API_VERSION: &'static str = "apps.gitlab.com/v2alpha1";
-    const GROUP: &'static str = GROUP;
-    const KIND: &'static str = KIND;
-    const VERSION: &'static str = VERSION;
-    const URL_PATH_SEGMENT: &'static str = PLURAL;
-    type Scope = k8s_openapi::NamespaceResourceScope;
-}
-
-impl k8s_openapi::Metadata for GitLabSecrets {
-    type Ty = ObjectMeta;
-
-    fn metadata(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-
-    fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
+wasm_operator_sdk::custom_resource!(
+    GitLabSecrets,
+    "apps.gitlab.com",
+    "v2alpha1",
+    "GitLabSecrets",
+    "gitlabsecrets",
+    k8s_openapi::NamespaceResourceScope
+);
 
 /// The Secrets to create and fill: keys are added, never changed or removed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

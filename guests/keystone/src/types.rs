@@ -17,15 +17,15 @@ use wasm_operator_sdk::blocks::types::{
 };
 
 /// The API group.
-pub const GROUP: &str = "keystone.openstack.c5c3.io";
+pub const GROUP: &str = <Keystone as k8s_openapi::Resource>::GROUP;
 /// The version.
-pub const VERSION: &str = "v1alpha1";
+pub const VERSION: &str = <Keystone as k8s_openapi::Resource>::VERSION;
 /// The kind.
-pub const KIND: &str = "Keystone";
+pub const KIND: &str = <Keystone as k8s_openapi::Resource>::KIND;
 /// The resource (plural).
-pub const PLURAL: &str = "keystones";
+pub const PLURAL: &str = <Keystone as k8s_openapi::Resource>::URL_PATH_SEGMENT;
 /// The apiVersion.
-pub const API_VERSION: &str = "keystone.openstack.c5c3.io/v1alpha1";
+pub const API_VERSION: &str = <Keystone as k8s_openapi::Resource>::API_VERSION;
 
 /// The default schedule of key rotation: weekly, Sunday midnight.
 pub const DEFAULT_ROTATION_SCHEDULE: &str = "0 0 * * 0";
@@ -60,24 +60,14 @@ pub struct Keystone {
     pub status: Option<KeystoneStatus>,
 }
 
-impl k8s_openapi::Resource for Keystone {
-    const API_VERSION: &'static str = API_VERSION;
-    const GROUP: &'static str = GROUP;
-    const KIND: &'static str = KIND;
-    const VERSION: &'static str = VERSION;
-    const URL_PATH_SEGMENT: &'static str = PLURAL;
-    type Scope = k8s_openapi::NamespaceResourceScope;
-}
-
-impl k8s_openapi::Metadata for Keystone {
-    type Ty = ObjectMeta;
-    fn metadata(&self) -> &ObjectMeta {
-        &self.metadata
-    }
-    fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
+wasm_operator_sdk::custom_resource!(
+    Keystone,
+    "keystone.openstack.c5c3.io",
+    "v1alpha1",
+    "Keystone",
+    "keystones",
+    k8s_openapi::NamespaceResourceScope
+);
 
 /// What the Keystone runs and how.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -63,6 +63,34 @@ pub use plugin::{
 pub use k8s_openapi;
 pub use serde_json;
 
+/// Implements [`k8s_openapi::Resource`] and [`k8s_openapi::Metadata`] for a custom
+/// resource type with a `metadata: ObjectMeta` field:
+/// `custom_resource!(Keystone, "keystone.openstack.c5c3.io", "v1alpha1", "Keystone",
+/// "keystones", k8s_openapi::NamespaceResourceScope)`.
+#[macro_export]
+macro_rules! custom_resource {
+    ($ty:ty, $group:literal, $version:literal, $kind:literal, $plural:literal, $scope:ty) => {
+        impl $crate::k8s_openapi::Resource for $ty {
+            const API_VERSION: &'static str = concat!($group, "/", $version);
+            const GROUP: &'static str = $group;
+            const KIND: &'static str = $kind;
+            const VERSION: &'static str = $version;
+            const URL_PATH_SEGMENT: &'static str = $plural;
+            type Scope = $scope;
+        }
+
+        impl $crate::k8s_openapi::Metadata for $ty {
+            type Ty = $crate::k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+            fn metadata(&self) -> &Self::Ty {
+                &self.metadata
+            }
+            fn metadata_mut(&mut self) -> &mut Self::Ty {
+                &mut self.metadata
+            }
+        }
+    };
+}
+
 /// Exports a [`Reconciler`] as the plugin's WIT `reconciler` interface.
 ///
 /// Expands to nothing when the crate is not built for wasm32, so the same crate builds

@@ -131,24 +131,18 @@ impl Harness {
 
     /// Waits until the Ready condition of the current generation has `reason`.
     pub async fn ready_with(&self, namespace: &str, name: &str, reason: &str) -> Value {
-        eventually(
-            &format!("{namespace}/{name} Ready with {reason}"),
-            WAIT,
-            || async {
-                let object = self.gitlabsecrets(namespace, name).await?;
-                let generation = object.pointer("/metadata/generation").cloned();
-                let ready = object
-                    .pointer("/status/conditions")?
-                    .as_array()?
-                    .iter()
-                    .find(|c| c["type"] == "Ready")?
-                    .clone();
-                (ready["reason"] == reason
-                    && ready.get("observedGeneration").cloned() == generation)
-                    .then_some(object)
-            },
-        )
-        .await
+        let api_version = "apps.gitlab.com/v2alpha1";
+        self.cluster
+            .condition_reached(
+                api_version,
+                "GitLabSecrets",
+                namespace,
+                name,
+                "Ready",
+                reason,
+                WAIT,
+            )
+            .await
     }
 
     /// The events of namespace `ns` with `reason`.

@@ -227,15 +227,17 @@ impl Harness {
     /// Waits until condition `type_` of the current generation of `namespace`'s Keystone
     /// has `reason`; the Keystone then.
     pub(crate) async fn condition_in(&self, namespace: &str, type_: &str, reason: &str) -> Value {
-        eventually(&format!("{namespace}: {type_} {reason}"), WAIT, || async {
-            let object = self.keystone_in(namespace).await?;
-            let generation = object.pointer("/metadata/generation").cloned();
-            let condition = condition(&object, type_)?;
-            (condition["reason"] == reason
-                && condition.get("observedGeneration").cloned() == generation)
-                .then_some(object)
-        })
-        .await
+        self.cluster
+            .condition_reached(
+                GROUP_VERSION,
+                "Keystone",
+                namespace,
+                "ks",
+                type_,
+                reason,
+                WAIT,
+            )
+            .await
     }
 
     /// [`Harness::condition_in`] namespace `ns`.

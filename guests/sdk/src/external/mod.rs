@@ -58,28 +58,10 @@ pub fn status_ready(status: Option<&ConditionsStatus>) -> bool {
     status.is_some_and(|s| condition_true(&s.conditions, READY))
 }
 
-/// Implements [`k8s_openapi::Resource`] and [`k8s_openapi::Metadata`] for a CRD type with a
-/// `metadata: ObjectMeta` field.
+/// [`crate::custom_resource!`] for the external kinds of this module.
 macro_rules! external_kind {
-    ($ty:ty, $group:literal, $version:literal, $kind:literal, $plural:literal, $scope:ty) => {
-        impl k8s_openapi::Resource for $ty {
-            const API_VERSION: &'static str = concat!($group, "/", $version);
-            const GROUP: &'static str = $group;
-            const KIND: &'static str = $kind;
-            const VERSION: &'static str = $version;
-            const URL_PATH_SEGMENT: &'static str = $plural;
-            type Scope = $scope;
-        }
-
-        impl k8s_openapi::Metadata for $ty {
-            type Ty = k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-            fn metadata(&self) -> &Self::Ty {
-                &self.metadata
-            }
-            fn metadata_mut(&mut self) -> &mut Self::Ty {
-                &mut self.metadata
-            }
-        }
+    ($($args:tt)*) => {
+        $crate::custom_resource!($($args)*);
     };
 }
 pub(crate) use external_kind;

@@ -60,35 +60,42 @@ async fn pass(
     validating: &Api<ValidatingWebhookConfiguration>,
     target: &Target,
 ) -> Result<(), kube::Error> {
+    inject(mutating, target, |c| {
+        c.webhooks
+            .iter_mut()
+            .flatten()
+            .map(|w| &mut w.client_config)
+            .collect()
+    })
+    .await?;
+    inject(validating, target, |c| {
+        c.webhooks
+            .iter_mut()
+            .flatten()
+            .map(|w| &mut w.client_config)
+            .collect()
+    })
+    .await
+}
+
+/// Sets the CA in every webhook of every managed configuration of one kind, replacing
+/// those that changed; `client_configs` reaches a configuration's webhooks.
+async fn inject<K>(
+    api: &Api<K>,
+    target: &Target,
+    client_configs: impl Fn(&mut K) -> Vec<&mut WebhookClientConfig>,
+) -> Result<(), kube::Error>
+where
+    K: kube::Resource + Clone + serde::Serialize + serde::de::DeserializeOwned + std::fmt::Debug,
+{
     let params = ListParams::default().labels(MANAGED_BY);
-    for mut config in mutating.list(&params).await?.items {
-        let changed = config
-            .webhooks
-            .iter_mut()
-            .flatten()
-            .fold(false, |c, w| target.set(&mut w.client_config) | c);
+    for mut config in api.list(&params).await?.items {
+        let changed = client_configs(&mut config)
+            .into_iter()
+            .fold(false, |c, w| target.set(w) | c);
         if changed {
-            replace(
-                mutating,
-                &config.metadata.name.clone().unwrap_or_default(),
-                &config,
-            )
-            .await?;
-        }
-    }
-    for mut config in validating.list(&params).await?.items {
-        let changed = config
-            .webhooks
-            .iter_mut()
-            .flatten()
-            .fold(false, |c, w| target.set(&mut w.client_config) | c);
-        if changed {
-            replace(
-                validating,
-                &config.metadata.name.clone().unwrap_or_default(),
-                &config,
-            )
-            .await?;
+            let name = config.meta().name.clone().unwrap_or_default();
+            replace(api, &name, &config).await?;
         }
     }
     Ok(())
