@@ -11,9 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use wasm_operator::operator::{OperatorConfig, RunningOperator};
 use wasm_operator_apiserver::Fault;
-use wasm_operator_e2e::{
-    Cluster, cluster_with, eventually, gitlabsecrets_crd, setup, shipped_plugin_dir,
-};
+use wasm_operator_e2e::{Cluster, cluster_with, gitlabsecrets_crd, setup, shipped_plugin_dir};
 use wasm_operator_runtime::backend::ClusterBackend;
 use wasm_operator_sdk::{ObjectRef, Patch, ReadFrom};
 

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use wasm_operator::operator::{OperatorConfig, RunningOperator};
 use wasm_operator_apiserver::Actor;
 use wasm_operator_e2e::webhooks::webhook_config;
-use wasm_operator_e2e::{Cluster, cluster_with_actors, eventually};
+use wasm_operator_e2e::{Cluster, cluster_with_actors};
 use wasm_operator_sdk::ObjectRef;
 
 /// Long enough for a cold start of the plugin and every step's actor on a busy machine.
