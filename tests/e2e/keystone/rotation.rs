@@ -85,7 +85,14 @@ async fn a_staged_key_rotation_is_committed_by_the_next_pass_and_an_invalid_one_
 
     let rotated = repository(3, 100);
     stage(&h, rotated.clone(), "2026-12-02T07:00:00Z").await;
-    h.condition("FernetKeysReady", "FernetKeysRotated").await;
+    // The committing pass writes FernetKeysRotated and the next one FernetKeysAvailable,
+    // moments apart: the watch sees every status write, a poll may miss it.
+    eventually("FernetKeysRotated", WAIT, || async {
+        h.reasons
+            .saw("ns", "FernetKeysReady", "FernetKeysRotated")
+            .then_some(())
+    })
+    .await;
     let keys = h
         .cluster
         .get("v1", "Secret", "ns", "ks-fernet-keys")
