@@ -306,13 +306,3 @@ impl Harness {
         }
     }
 }
-
-/// Condition `type_` of `object`'s status.
-pub(crate) fn condition(object: &Value, type_: &str) -> Option<Value> {
-    object
-        .pointer("/status/conditions")?
-        .as_array()?
-        .iter()
-        .find(|c| c["type"] == type_)
-        .cloned()
-}

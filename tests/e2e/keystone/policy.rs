@@ -26,9 +26,9 @@ async fn a_failed_policy_validation_stops_the_pass_with_the_jobs_message_and_rer
     let failed = h
         .condition("PolicyValidReady", "PolicyValidationFailed")
         .await;
-    let message =
-        crate::harness::condition(&failed, "PolicyValidReady").expect("the condition")["message"]
-            .clone();
+    let message = wasm_operator_e2e::current_condition(&failed, "PolicyValidReady")
+        .expect("the condition")["message"]
+        .clone();
     assert_eq!(
         message,
         json!(format!("Policy validation failed: {complaint}"))

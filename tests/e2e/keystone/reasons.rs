@@ -5,7 +5,9 @@
 use serde_json::{Value, json};
 use wasm_operator_apiserver::Actor;
 
-use crate::harness::{ACTORS, Harness, condition, keystone_in};
+use wasm_operator_e2e::current_condition as condition;
+
+use crate::harness::{ACTORS, Harness, keystone_in};
 
 /// One namespace's Keystone and what it should reach.
 struct Row {

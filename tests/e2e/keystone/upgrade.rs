@@ -4,7 +4,9 @@
 
 use serde_json::json;
 
-use crate::harness::{Harness, condition, keystone_ref};
+use wasm_operator_e2e::current_condition as condition;
+
+use crate::harness::{Harness, keystone_ref};
 
 /// Installs Keystone `ks` of `namespace` at 2025.2 and waits until it is Ready through
 /// its Deployment.
