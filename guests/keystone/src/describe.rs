@@ -17,7 +17,7 @@ use wasm_operator_sdk::external::certmanager::Certificate;
 use wasm_operator_sdk::external::eso::{ExternalSecret, PushSecret};
 use wasm_operator_sdk::external::mariadb::{Database, Grant, MariaDb, User};
 use wasm_operator_sdk::{
-    Description, FieldIndex, KindRef, Mapping, Permission, Predicate, Verb, Watch,
+    Description, FieldIndex, KindIndex, KindRef, Mapping, Permission, Predicate, Verb, Watch,
 };
 
 use crate::indexes;
@@ -27,6 +27,9 @@ use crate::types::Keystone;
 
 /// The plugin's name.
 pub const NAME: &str = "keystone";
+
+/// The field of a KeystoneIdentityBackend that names its Keystone.
+const KEYSTONE_REF: &str = "spec.keystoneRef.name";
 
 fn permission(kind: KindRef, verbs: &[Verb]) -> Permission {
     Permission {
@@ -115,6 +118,26 @@ pub fn describe() -> Description {
                 Mapping::FieldIndex(indexes::MARIADB.into()),
             )
             .optional(),
+            // The database and admin Secrets External Secrets writes: a rotated admin
+            // password re-runs the bootstrap.
+            Watch::new(
+                KindRef::of::<Secret>(),
+                Mapping::FieldIndex(indexes::SECRET_REFS.into()),
+            ),
+            // A backend's changes, its status flips included, reach the Keystone it names.
+            Watch::new(
+                identity_backend_kind(),
+                Mapping::Reference(KEYSTONE_REF.into()),
+            )
+            .optional(),
+            // The Secrets a backend reads reach the Keystone through the backend.
+            Watch::new(
+                KindRef::of::<Secret>(),
+                Mapping::Via {
+                    kind: identity_backend_kind(),
+                    index: indexes::IDENTITY_BACKEND_SECRETS.into(),
+                },
+            ),
         ]
         .into_iter()
         .chain(
@@ -123,7 +146,13 @@ pub fn describe() -> Description {
                 .map(Watch::optional),
         )
         .collect(),
-        watched_indexes: vec![],
+        watched_indexes: vec![KindIndex {
+            kind: identity_backend_kind(),
+            index: FieldIndex {
+                name: indexes::IDENTITY_BACKEND_SECRETS.into(),
+                description: "namespace/name of every Secret the backend reads".into(),
+            },
+        }],
         subresources: vec![],
         admission: vec![AdmittedKind {
             kind: primary,
@@ -142,6 +171,10 @@ pub fn describe() -> Description {
                 description: "the effective secret store: the name of a ClusterSecretStore, \
                               namespace/name of a SecretStore"
                     .into(),
+            },
+            FieldIndex {
+                name: indexes::SECRET_REFS.into(),
+                description: "namespace/name of the database and admin Secrets".into(),
             },
         ],
         permissions,
@@ -226,6 +259,9 @@ mod tests {
                 ("User", true),
                 ("Grant", true),
                 ("MariaDB", true),
+                ("Secret", false),
+                ("KeystoneIdentityBackend", true),
+                ("Secret", false),
                 ("ClusterSecretStore", true),
                 ("SecretStore", true),
             ]
@@ -246,6 +282,34 @@ mod tests {
                 Some(Mapping::FieldIndex(indexes::SECRET_STORE.into()))
             );
         }
+        let secret_mappings: Vec<&Mapping> = d
+            .watches
+            .iter()
+            .filter(|w| w.kind.kind == "Secret")
+            .map(|w| &w.mapping)
+            .collect();
+        assert_eq!(
+            secret_mappings,
+            [
+                &Mapping::Owner,
+                &Mapping::FieldIndex(indexes::SECRET_REFS.into()),
+                &Mapping::Via {
+                    kind: identity_backend_kind(),
+                    index: indexes::IDENTITY_BACKEND_SECRETS.into()
+                },
+            ]
+        );
+        assert_eq!(
+            by_index("KeystoneIdentityBackend"),
+            Some(Mapping::Reference("spec.keystoneRef.name".into()))
+        );
+        assert_eq!(
+            d.watched_indexes
+                .iter()
+                .map(|x| (x.kind.kind.as_str(), x.index.name.as_str()))
+                .collect::<Vec<_>>(),
+            [("KeystoneIdentityBackend", indexes::IDENTITY_BACKEND_SECRETS)]
+        );
         assert!(
             d.watches
                 .iter()
