@@ -4,6 +4,7 @@
 //! it here, and the test below lists them.
 
 use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::autoscaling::v2::HorizontalPodAutoscaler;
 use k8s_openapi::api::batch::v1::{CronJob, Job};
 use k8s_openapi::api::core::v1::{ConfigMap, Pod, Secret, Service, ServiceAccount};
 use k8s_openapi::api::networking::v1::NetworkPolicy;
@@ -15,6 +16,7 @@ use wasm_operator_sdk::blocks::apply::FIELD_MANAGER;
 use wasm_operator_sdk::blocks::secrets::{store_permissions, store_watches};
 use wasm_operator_sdk::external::certmanager::Certificate;
 use wasm_operator_sdk::external::eso::{ExternalSecret, PushSecret};
+use wasm_operator_sdk::external::gateway::HttpRoute;
 use wasm_operator_sdk::external::mariadb::{Database, Grant, MariaDb, User};
 use wasm_operator_sdk::{
     Description, FieldIndex, KindIndex, KindRef, Mapping, Permission, Predicate, Verb, Watch,
@@ -77,7 +79,14 @@ pub fn describe() -> Description {
         permission(KindRef::of::<ServiceAccount>(), &[Get, List, W, Patch]),
         permission(KindRef::of::<Role>(), &[Get, List, W, Patch]),
         permission(KindRef::of::<RoleBinding>(), &[Get, List, W, Patch]),
-        permission(KindRef::of::<CronJob>(), &[Get, List, W, Patch]),
+        // The trust-flush CronJob is deleted when spec.trustFlush is absent.
+        permission(KindRef::of::<CronJob>(), &[Get, List, W, Patch, Delete]),
+        // Applied while spec.autoscaling / spec.gateway is set, deleted once it is not.
+        permission(
+            KindRef::of::<HorizontalPodAutoscaler>(),
+            &[Get, List, W, Patch, Delete],
+        ),
+        permission(KindRef::of::<HttpRoute>(), &[Get, List, W, Patch, Delete]),
         // Admission checks that spec.deployment.priorityClassName exists.
         permission(KindRef::of::<PriorityClass>(), &[Get]),
         permission(KindRef::of::<MariaDb>(), &[Get, List, W]),
@@ -105,10 +114,12 @@ pub fn describe() -> Description {
             owned(KindRef::of::<Service>(), false),
             owned(KindRef::of::<PodDisruptionBudget>(), false),
             owned(KindRef::of::<NetworkPolicy>(), false),
+            owned(KindRef::of::<HorizontalPodAutoscaler>(), false),
             owned(KindRef::of::<ServiceAccount>(), false),
             owned(KindRef::of::<Role>(), false),
             owned(KindRef::of::<RoleBinding>(), false),
             owned(KindRef::of::<Certificate>(), true),
+            owned(KindRef::of::<HttpRoute>(), true),
             owned(KindRef::of::<PushSecret>(), true),
             owned(KindRef::of::<Database>(), true),
             owned(KindRef::of::<User>(), true),
@@ -222,7 +233,12 @@ mod tests {
                 ("ServiceAccount".into(), vec![Get, List, Watch, Patch]),
                 ("Role".into(), vec![Get, List, Watch, Patch]),
                 ("RoleBinding".into(), vec![Get, List, Watch, Patch]),
-                ("CronJob".into(), vec![Get, List, Watch, Patch]),
+                ("CronJob".into(), vec![Get, List, Watch, Patch, Delete]),
+                (
+                    "HorizontalPodAutoscaler".into(),
+                    vec![Get, List, Watch, Patch, Delete]
+                ),
+                ("HTTPRoute".into(), vec![Get, List, Watch, Patch, Delete]),
                 ("PriorityClass".into(), vec![Get]),
                 ("MariaDB".into(), vec![Get, List, Watch]),
                 ("Database".into(), vec![Get, List, Watch, Patch, Delete]),
@@ -250,10 +266,12 @@ mod tests {
                 ("Service", false),
                 ("PodDisruptionBudget", false),
                 ("NetworkPolicy", false),
+                ("HorizontalPodAutoscaler", false),
                 ("ServiceAccount", false),
                 ("Role", false),
                 ("RoleBinding", false),
                 ("Certificate", true),
+                ("HTTPRoute", true),
                 ("PushSecret", true),
                 ("Database", true),
                 ("User", true),
@@ -313,7 +331,7 @@ mod tests {
         assert!(
             d.watches
                 .iter()
-                .take(16)
+                .take(18)
                 .all(|w| w.mapping == Mapping::Owner)
         );
     }
@@ -324,6 +342,7 @@ mod tests {
         include_str!("../../../crds/external/cert-manager.yaml"),
         include_str!("../../../crds/external/mariadb-operator.yaml"),
         include_str!("../../../crds/external/external-secrets.yaml"),
+        include_str!("../../../crds/external/gateway-api.yaml"),
     ];
 
     #[test]
@@ -339,9 +358,12 @@ mod tests {
             .iter()
             .map(|p| &p.kind)
             .filter(|k| {
-                k.group().contains('.')
-                    && !k.group().ends_with(".k8s.io")
-                    && k.group() != crate::types::GROUP
+                // The Gateway API is a CRD group under k8s.io; the other *.k8s.io groups
+                // are built in.
+                k.group() == "gateway.networking.k8s.io"
+                    || (k.group().contains('.')
+                        && !k.group().ends_with(".k8s.io")
+                        && k.group() != crate::types::GROUP)
             })
             .collect();
         let kinds: Vec<&str> = external.iter().map(|k| k.kind.as_str()).collect();
@@ -351,6 +373,7 @@ mod tests {
                 "Certificate",
                 "ExternalSecret",
                 "PushSecret",
+                "HTTPRoute",
                 "MariaDB",
                 "Database",
                 "User",

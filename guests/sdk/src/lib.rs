@@ -18,8 +18,8 @@
 //! - [`blocks`]: the CobaltCore building blocks (apply, config, database, deployment, job,
 //!   optional, policy, satellite, secrets, tls, pipeline) that reconcilers are assembled
 //!   from.
-//! - [`external`]: types for the CRDs of mariadb-operator, External Secrets and
-//!   cert-manager.
+//! - [`external`]: types for the CRDs of mariadb-operator, External Secrets,
+//!   cert-manager and the Gateway API.
 //! - [`planner`]: the [`Planner`] trait (the WIT `planner` interface in Rust types), for
 //!   reconcilers that plan Secrets with secretgen.
 //! - `crd` (with the `schemars` feature): CRDs generated from a reconciler's Rust types,

@@ -6,8 +6,32 @@ pub(crate) mod database_tls;
 pub(crate) mod database_upgrade;
 pub(crate) mod db_connection;
 pub(crate) mod deployment;
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "wired into the step table in reconcile.rs by the lead"
+    )
+)]
+pub(crate) mod hpa;
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "wired into the step table in reconcile.rs by the lead"
+    )
+)]
+pub(crate) mod http_route;
 pub(crate) mod identity_backends;
 pub(crate) mod keys;
 pub(crate) mod network_policy;
 pub(crate) mod policy_validation;
 pub(crate) mod secrets;
+#[cfg_attr(
+    not(test),
+    expect(
+        dead_code,
+        reason = "wired into the step table in reconcile.rs by the lead"
+    )
+)]
+pub(crate) mod trust_flush;

@@ -5,12 +5,17 @@ use k8s_openapi::Resource;
 use serde::Deserialize;
 use serde_json::{Value, json};
 
+use super::StatusCondition;
 use super::certmanager::{Certificate, CertificatePrivateKey, CertificateSpec, IssuerRef};
 use super::eso::{
     ClusterSecretStore, ExternalSecret, ExternalSecretData, ExternalSecretDataRemoteRef,
     ExternalSecretSpec, ExternalSecretTarget, PushSecret, PushSecretData, PushSecretMatch,
     PushSecretRemoteRef, PushSecretSecret, PushSecretSelector, PushSecretSpec, PushSecretStoreRef,
     SecretStore, SecretStoreRef,
+};
+use super::gateway::{
+    HttpBackendRef, HttpPathMatch, HttpRoute, HttpRouteMatch, HttpRouteRule, HttpRouteSpec,
+    HttpRouteStatus, ParentReference, RouteParentStatus,
 };
 use super::mariadb::{
     Database, DatabaseSpec, Grant, GrantSpec, MariaDbRef, SecretKeySelector, User, UserSpec,
@@ -301,6 +306,62 @@ fn the_cert_manager_crd_declares_every_field_a_certificate_sets() {
                 rotation_policy: Some("Always".into()),
             }),
             is_ca: Some(false),
+        },
+        ..Default::default()
+    });
+}
+
+#[test]
+fn the_gateway_api_crd_declares_every_field_an_http_route_sets_or_reads() {
+    let all = |s: &str| Some(s.to_owned());
+    let parent = ParentReference {
+        group: all("gateway.networking.k8s.io"),
+        kind: all("Gateway"),
+        name: "gw".into(),
+        namespace: all("edge"),
+        section_name: all("https"),
+        port: Some(443),
+    };
+    let status = HttpRouteStatus {
+        parents: vec![RouteParentStatus {
+            parent_ref: parent.clone(),
+            controller_name: "example.com/gateway-controller".into(),
+            conditions: vec![StatusCondition {
+                type_: "Accepted".into(),
+                status: "True".into(),
+                reason: all("Accepted"),
+                message: all("Route is accepted"),
+                last_transition_time: all("2026-01-01T00:00:00Z"),
+                observed_generation: Some(1),
+            }],
+        }],
+    };
+    let schema = schema_of(&KindRef::of::<HttpRoute>());
+    assert_declared(
+        "HTTPRoute.status",
+        &serde_json::to_value(&status).expect("serializes"),
+        &schema["properties"]["status"],
+    );
+    check(&HttpRoute {
+        spec: HttpRouteSpec {
+            parent_refs: vec![parent],
+            hostnames: vec!["identity.example.com".into()],
+            rules: vec![HttpRouteRule {
+                matches: vec![HttpRouteMatch {
+                    path: Some(HttpPathMatch {
+                        type_: all("PathPrefix"),
+                        value: all("/"),
+                    }),
+                }],
+                backend_refs: vec![HttpBackendRef {
+                    group: all(""),
+                    kind: all("Service"),
+                    name: "keystone".into(),
+                    namespace: all("ns"),
+                    port: Some(5000),
+                    weight: Some(1),
+                }],
+            }],
         },
         ..Default::default()
     });

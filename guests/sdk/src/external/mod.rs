@@ -1,18 +1,19 @@
 //! Types for the CRDs of the operators CobaltCore builds on: mariadb-operator
-//! (`k8s.mariadb.com/v1alpha1`), External Secrets (`external-secrets.io/v1` and `v1alpha1`)
-//! and cert-manager (`cert-manager.io/v1`).
+//! (`k8s.mariadb.com/v1alpha1`), External Secrets (`external-secrets.io/v1` and `v1alpha1`),
+//! cert-manager (`cert-manager.io/v1`) and the Gateway API (`gateway.networking.k8s.io/v1`).
 //!
 //! Field names are those of the upstream CRDs. Each type carries the fields the building
 //! blocks set or read; every field is optional and skipped when unset, so a value built in
 //! code serializes into a server-side apply body holding only what the builder set. The
 //! CRD YAML the embedded API server serves for these kinds is in `crds/external/`.
 //!
-//! DECISION: one lenient [`StatusCondition`] for all three operators. Their condition
+//! DECISION: one lenient [`StatusCondition`] for all of them. Their condition
 //! structs differ in which fields are required (ESO has no observedGeneration, mariadb uses
 //! `metav1.Condition`), and the blocks only ever read type, status, reason and message.
 
 pub mod certmanager;
 pub mod eso;
+pub mod gateway;
 pub mod mariadb;
 
 use serde::{Deserialize, Serialize};
@@ -43,7 +44,7 @@ pub struct ConditionsStatus {
     pub conditions: Vec<StatusCondition>,
 }
 
-/// The `Ready` condition type the three operators use.
+/// The `Ready` condition type mariadb-operator, External Secrets and cert-manager use.
 pub const READY: &str = "Ready";
 
 /// Whether `conditions` holds `condition_type` with status `True`.
