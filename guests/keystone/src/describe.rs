@@ -56,8 +56,9 @@ pub fn describe() -> Description {
             KindRef::of::<Secret>(),
             &[Get, List, W, Create, Patch, Delete],
         ),
-        // Immutable config and script ConfigMaps; the policy ConfigMap is read.
-        permission(KindRef::of::<ConfigMap>(), &[Get, List, W, Create]),
+        // Immutable config and script ConfigMaps, superseded ones pruned; the policy
+        // ConfigMap is read.
+        permission(KindRef::of::<ConfigMap>(), &[Get, List, W, Create, Delete]),
         permission(KindRef::of::<Certificate>(), &[Get, List, W, Patch, Delete]),
         permission(KindRef::of::<ExternalSecret>(), &[Get, List, W]),
         // The backups are applied, and deleted (their finalizers stripped when ESO's
@@ -174,7 +175,7 @@ mod tests {
                     "Secret".into(),
                     vec![Get, List, Watch, Create, Patch, Delete]
                 ),
-                ("ConfigMap".into(), vec![Get, List, Watch, Create]),
+                ("ConfigMap".into(), vec![Get, List, Watch, Create, Delete]),
                 ("Certificate".into(), vec![Get, List, Watch, Patch, Delete]),
                 ("ExternalSecret".into(), vec![Get, List, Watch]),
                 ("PushSecret".into(), vec![Get, List, Watch, Patch, Delete]),

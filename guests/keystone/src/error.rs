@@ -54,6 +54,9 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::config::configmap::Error,
     },
+    /// Superseded config ConfigMaps or projection Secrets could not be pruned.
+    #[error(transparent)]
+    Prune(#[from] wasm_operator_sdk::blocks::config::PruneError),
     /// The policy ConfigMap `spec.policyOverrides.configMapRef` names could not be loaded.
     #[error("loading the policy overrides: {source}")]
     Policy {
