@@ -39,6 +39,12 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::secrets::Error,
     },
+    /// The admin password Secret holds an empty `password`.
+    #[error("admin password Secret {secret} has an empty \"password\" value")]
+    EmptyAdminPassword {
+        /// `namespace/name` of the Secret.
+        secret: String,
+    },
     /// A staged key or password rotation could not be committed (boxed: the SDK's error
     /// is several times the size of the others).
     #[error("{what}: {source}")]
