@@ -28,6 +28,10 @@ use crate::types::Keystone;
 /// The plugin's name.
 pub const NAME: &str = "keystone";
 
+/// Where the health check sends its requests: the Keystone Services' API port. The
+/// narrowest pattern the host accepts for a Service of any Keystone's name and namespace.
+const API_EGRESS: &str = "*.svc.cluster.local:5000";
+
 fn permission(kind: KindRef, verbs: &[Verb]) -> Permission {
     Permission {
         kind,
@@ -132,7 +136,7 @@ pub fn describe() -> Description {
             validate_on: vec![Operation::Create, Operation::Update],
             failure_policy: FailurePolicy::Fail,
         }],
-        egress: vec![],
+        egress: vec![API_EGRESS.into()],
         indexes: vec![
             FieldIndex {
                 name: indexes::MARIADB.into(),
@@ -253,6 +257,11 @@ mod tests {
                 .take(16)
                 .all(|w| w.mapping == Mapping::Owner)
         );
+    }
+
+    #[test]
+    fn it_may_reach_only_the_keystone_api_port_of_services() {
+        assert_eq!(describe().egress, ["*.svc.cluster.local:5000"]);
     }
 
     /// The CRDs of the operators Keystone builds on, as the embedded API server installs
