@@ -1,6 +1,7 @@
 //! Shared helpers of the end-to-end tests: a runtime with a private artifact cache, the
 //! built plugin files, the embedded API server as the cluster, and object builders.
 
+pub mod real_keystone;
 pub mod webhooks;
 use std::path::PathBuf;
 use std::sync::Arc;

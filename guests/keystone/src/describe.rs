@@ -33,6 +33,10 @@ pub const NAME: &str = "keystone";
 /// The field of a KeystoneIdentityBackend that names its Keystone.
 const KEYSTONE_REF: &str = "spec.keystoneRef.name";
 
+/// Where the health check sends its requests: the Keystone Services' API port. The
+/// narrowest pattern the host accepts for a Service of any Keystone's name and namespace.
+const API_EGRESS: &str = "*.svc.cluster.local:5000";
+
 fn permission(kind: KindRef, verbs: &[Verb]) -> Permission {
     Permission {
         kind,
@@ -61,8 +65,9 @@ pub fn describe() -> Description {
             KindRef::of::<Secret>(),
             &[Get, List, W, Create, Patch, Delete],
         ),
-        // Immutable config and script ConfigMaps; the policy ConfigMap is read.
-        permission(KindRef::of::<ConfigMap>(), &[Get, List, W, Create]),
+        // Immutable config and script ConfigMaps, superseded ones pruned; the policy
+        // ConfigMap is read.
+        permission(KindRef::of::<ConfigMap>(), &[Get, List, W, Create, Delete]),
         permission(KindRef::of::<Certificate>(), &[Get, List, W, Patch, Delete]),
         permission(KindRef::of::<ExternalSecret>(), &[Get, List, W]),
         // The backups are applied, and deleted (their finalizers stripped when ESO's
@@ -171,7 +176,7 @@ pub fn describe() -> Description {
             validate_on: vec![Operation::Create, Operation::Update],
             failure_policy: FailurePolicy::Fail,
         }],
-        egress: vec![],
+        egress: vec![API_EGRESS.into()],
         indexes: vec![
             FieldIndex {
                 name: indexes::MARIADB.into(),
@@ -218,7 +223,7 @@ mod tests {
                     "Secret".into(),
                     vec![Get, List, Watch, Create, Patch, Delete]
                 ),
-                ("ConfigMap".into(), vec![Get, List, Watch, Create]),
+                ("ConfigMap".into(), vec![Get, List, Watch, Create, Delete]),
                 ("Certificate".into(), vec![Get, List, Watch, Patch, Delete]),
                 ("ExternalSecret".into(), vec![Get, List, Watch]),
                 ("PushSecret".into(), vec![Get, List, Watch, Patch, Delete]),
@@ -334,6 +339,11 @@ mod tests {
                 .take(18)
                 .all(|w| w.mapping == Mapping::Owner)
         );
+    }
+
+    #[test]
+    fn it_may_reach_only_the_keystone_api_port_of_services() {
+        assert_eq!(describe().egress, ["*.svc.cluster.local:5000"]);
     }
 
     /// The CRDs of the operators Keystone builds on, as the embedded API server installs

@@ -39,6 +39,12 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::secrets::Error,
     },
+    /// The admin password Secret holds an empty `password`.
+    #[error("admin password Secret {secret} has an empty \"password\" value")]
+    EmptyAdminPassword {
+        /// `namespace/name` of the Secret.
+        secret: String,
+    },
     /// A staged key or password rotation could not be committed (boxed: the SDK's error
     /// is several times the size of the others).
     #[error("{what}: {source}")]
@@ -54,6 +60,9 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::config::configmap::Error,
     },
+    /// Superseded config ConfigMaps or projection Secrets could not be pruned.
+    #[error(transparent)]
+    Prune(#[from] wasm_operator_sdk::blocks::config::PruneError),
     /// The policy ConfigMap `spec.policyOverrides.configMapRef` names could not be loaded.
     #[error("loading the policy overrides: {source}")]
     Policy {

@@ -4,6 +4,7 @@
 //! that server for kubectl.
 
 mod converge;
+mod health;
 mod deletion;
 mod harness;
 mod policy;

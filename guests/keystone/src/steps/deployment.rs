@@ -339,6 +339,17 @@ fn template_converged(deployment: &Deployment) -> bool {
         && status.updated_replicas.unwrap_or(0) == replicas
 }
 
+/// The API's URL inside the cluster: `http://{name}.{ns}.svc.cluster.local:5000/v3`, the
+/// Service's (what bootstrap registers as the admin and internal endpoints, and what the
+/// health check probes).
+pub(crate) fn internal_url(pass: &Pass<'_>) -> String {
+    format!(
+        "http://{}.{}.svc.cluster.local:{API_PORT}/v3",
+        pass.name(),
+        pass.namespace()
+    )
+}
+
 /// The API's endpoint: the public one through a Gateway, else the Service's.
 pub(crate) fn endpoint(pass: &Pass<'_>) -> String {
     let spec = &pass.keystone.spec;
@@ -347,11 +358,7 @@ pub(crate) fn endpoint(pass: &Pass<'_>) -> String {
             spec.bootstrap.public_endpoint.clone()
         }
         Some(gateway) => format!("https://{}/v3", gateway.hostname),
-        None => format!(
-            "http://{}.{}.svc.cluster.local:{API_PORT}/v3",
-            pass.name(),
-            pass.namespace()
-        ),
+        None => internal_url(pass),
     }
 }
 
