@@ -50,14 +50,16 @@ pub fn describe() -> Description {
     let mut permissions = vec![
         // Its finalizers are patched on, and off again when it is deleted.
         permission(primary.clone(), &[Get, List, W, Patch, UpdateStatus]),
-        // Keys and connection Secrets are created; the staging Secret is applied and,
-        // once committed, deleted.
+        // Keys and connection Secrets are created; the staging Secrets are applied and,
+        // once committed, deleted; the admin password rotation's Secrets are deleted when
+        // it is disabled.
         permission(
             KindRef::of::<Secret>(),
             &[Get, List, W, Create, Patch, Delete],
         ),
-        // Immutable config and script ConfigMaps; the policy ConfigMap is read.
-        permission(KindRef::of::<ConfigMap>(), &[Get, List, W, Create]),
+        // Immutable config and script ConfigMaps; the policy ConfigMap is read; the admin
+        // password rotation's script ConfigMaps are pruned.
+        permission(KindRef::of::<ConfigMap>(), &[Get, List, W, Create, Delete]),
         permission(KindRef::of::<Certificate>(), &[Get, List, W, Patch, Delete]),
         permission(KindRef::of::<ExternalSecret>(), &[Get, List, W]),
         // The backups are applied, and deleted (their finalizers stripped when ESO's
@@ -71,10 +73,15 @@ pub fn describe() -> Description {
             KindRef::of::<NetworkPolicy>(),
             &[Get, List, W, Patch, Delete],
         ),
-        permission(KindRef::of::<ServiceAccount>(), &[Get, List, W, Patch]),
-        permission(KindRef::of::<Role>(), &[Get, List, W, Patch]),
-        permission(KindRef::of::<RoleBinding>(), &[Get, List, W, Patch]),
-        permission(KindRef::of::<CronJob>(), &[Get, List, W, Patch]),
+        // The rotation RBAC and CronJobs; the admin password rotation's are deleted when it
+        // is disabled.
+        permission(
+            KindRef::of::<ServiceAccount>(),
+            &[Get, List, W, Patch, Delete],
+        ),
+        permission(KindRef::of::<Role>(), &[Get, List, W, Patch, Delete]),
+        permission(KindRef::of::<RoleBinding>(), &[Get, List, W, Patch, Delete]),
+        permission(KindRef::of::<CronJob>(), &[Get, List, W, Patch, Delete]),
         // Admission checks that spec.deployment.priorityClassName exists.
         permission(KindRef::of::<PriorityClass>(), &[Get]),
         permission(KindRef::of::<MariaDb>(), &[Get, List, W]),
@@ -174,7 +181,7 @@ mod tests {
                     "Secret".into(),
                     vec![Get, List, Watch, Create, Patch, Delete]
                 ),
-                ("ConfigMap".into(), vec![Get, List, Watch, Create]),
+                ("ConfigMap".into(), vec![Get, List, Watch, Create, Delete]),
                 ("Certificate".into(), vec![Get, List, Watch, Patch, Delete]),
                 ("ExternalSecret".into(), vec![Get, List, Watch]),
                 ("PushSecret".into(), vec![Get, List, Watch, Patch, Delete]),
@@ -186,10 +193,13 @@ mod tests {
                     "NetworkPolicy".into(),
                     vec![Get, List, Watch, Patch, Delete]
                 ),
-                ("ServiceAccount".into(), vec![Get, List, Watch, Patch]),
-                ("Role".into(), vec![Get, List, Watch, Patch]),
-                ("RoleBinding".into(), vec![Get, List, Watch, Patch]),
-                ("CronJob".into(), vec![Get, List, Watch, Patch]),
+                (
+                    "ServiceAccount".into(),
+                    vec![Get, List, Watch, Patch, Delete]
+                ),
+                ("Role".into(), vec![Get, List, Watch, Patch, Delete]),
+                ("RoleBinding".into(), vec![Get, List, Watch, Patch, Delete]),
+                ("CronJob".into(), vec![Get, List, Watch, Patch, Delete]),
                 ("PriorityClass".into(), vec![Get]),
                 ("MariaDB".into(), vec![Get, List, Watch]),
                 ("Database".into(), vec![Get, List, Watch, Patch, Delete]),

@@ -9,5 +9,12 @@ pub(crate) mod deployment;
 pub(crate) mod identity_backends;
 pub(crate) mod keys;
 pub(crate) mod network_policy;
+// Until the lead wires `password_rotation::run` into reconcile.rs; the expectation fails
+// once it is wired, so the attribute is removed with the wiring.
+#[cfg_attr(
+    not(test),
+    expect(dead_code, reason = "step 12 is not in the step table yet")
+)]
+pub(crate) mod password_rotation;
 pub(crate) mod policy_validation;
 pub(crate) mod secrets;
