@@ -59,8 +59,9 @@ pub fn describe() -> Description {
     let mut permissions = vec![
         // Its finalizers are patched on, and off again when it is deleted.
         permission(primary.clone(), &[Get, List, W, Patch, UpdateStatus]),
-        // Keys and connection Secrets are created; the staging Secret is applied and,
-        // once committed, deleted.
+        // Keys and connection Secrets are created; the staging Secrets are applied and,
+        // once committed, deleted; the admin password rotation's Secrets are deleted when
+        // it is disabled.
         permission(
             KindRef::of::<Secret>(),
             &[Get, List, W, Create, Patch, Delete],
@@ -81,10 +82,14 @@ pub fn describe() -> Description {
             KindRef::of::<NetworkPolicy>(),
             &[Get, List, W, Patch, Delete],
         ),
-        permission(KindRef::of::<ServiceAccount>(), &[Get, List, W, Patch]),
-        permission(KindRef::of::<Role>(), &[Get, List, W, Patch]),
-        permission(KindRef::of::<RoleBinding>(), &[Get, List, W, Patch]),
-        // The trust-flush CronJob is deleted when spec.trustFlush is absent.
+        // The rotation RBAC and CronJobs; the admin password rotation's are deleted when it
+        // is disabled, the trust-flush CronJob when spec.trustFlush is absent.
+        permission(
+            KindRef::of::<ServiceAccount>(),
+            &[Get, List, W, Patch, Delete],
+        ),
+        permission(KindRef::of::<Role>(), &[Get, List, W, Patch, Delete]),
+        permission(KindRef::of::<RoleBinding>(), &[Get, List, W, Patch, Delete]),
         permission(KindRef::of::<CronJob>(), &[Get, List, W, Patch, Delete]),
         // Applied while spec.autoscaling / spec.gateway is set, deleted once it is not.
         permission(
@@ -235,9 +240,12 @@ mod tests {
                     "NetworkPolicy".into(),
                     vec![Get, List, Watch, Patch, Delete]
                 ),
-                ("ServiceAccount".into(), vec![Get, List, Watch, Patch]),
-                ("Role".into(), vec![Get, List, Watch, Patch]),
-                ("RoleBinding".into(), vec![Get, List, Watch, Patch]),
+                (
+                    "ServiceAccount".into(),
+                    vec![Get, List, Watch, Patch, Delete]
+                ),
+                ("Role".into(), vec![Get, List, Watch, Patch, Delete]),
+                ("RoleBinding".into(), vec![Get, List, Watch, Patch, Delete]),
                 ("CronJob".into(), vec![Get, List, Watch, Patch, Delete]),
                 (
                     "HorizontalPodAutoscaler".into(),

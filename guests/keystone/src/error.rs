@@ -60,9 +60,14 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::config::configmap::Error,
     },
-    /// Superseded config ConfigMaps or projection Secrets could not be pruned.
-    #[error(transparent)]
-    Prune(#[from] wasm_operator_sdk::blocks::config::PruneError),
+    /// Superseded immutable ConfigMaps or Secrets could not be listed or deleted (boxed:
+    /// the SDK's error is several times the size of the others).
+    #[error("{what}: {source}")]
+    Prune {
+        what: String,
+        #[source]
+        source: Box<wasm_operator_sdk::blocks::config::PruneError>,
+    },
     /// The policy ConfigMap `spec.policyOverrides.configMapRef` names could not be loaded.
     #[error("loading the policy overrides: {source}")]
     Policy {

@@ -19,6 +19,7 @@ mod pass;
 mod pod;
 mod reconcile;
 mod release;
+mod rotation;
 mod steps;
 pub mod types;
 

@@ -13,6 +13,7 @@ pub(crate) mod http_route;
 pub(crate) mod identity_backends;
 pub(crate) mod keys;
 pub(crate) mod network_policy;
+pub(crate) mod password_rotation;
 pub(crate) mod policy_validation;
 pub(crate) mod prune;
 pub(crate) mod secrets;

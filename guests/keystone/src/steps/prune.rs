@@ -85,7 +85,10 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
     match prune(pass, &config_map) {
         Ok(()) => Ok(None),
         Err(source) => {
-            let error = Error::Prune(source);
+            let error = Error::Prune {
+                what: "pruning superseded configuration".into(),
+                source: Box::new(source),
+            };
             pass.condition(SECRETS_READY, false, "ConfigError", &error.to_string());
             Err(error)
         }

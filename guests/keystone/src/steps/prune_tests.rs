@@ -303,11 +303,12 @@ fn a_failed_list_or_delete_is_a_config_error_naming_the_cause() {
     for (case, cluster, message) in cases {
         let mut pass = pass_with_config(&cluster, &keystone_with(json!({})));
         let error = run(&mut pass).expect_err(case);
-        assert!(matches!(error, Error::Prune(_)), "{case}: {error:?}");
+        assert!(matches!(error, Error::Prune { .. }), "{case}: {error:?}");
+        let message = format!("pruning superseded configuration: {message}");
         assert_eq!(error.to_string(), message, "{case}");
         assert_eq!(
             condition(&pass, SECRETS_READY),
-            ("False".into(), "ConfigError".into(), message.into()),
+            ("False".into(), "ConfigError".into(), message.clone()),
             "{case}"
         );
     }

@@ -1,14 +1,12 @@
 //! The objects of one key kind's rotation (facts §2.8–2.12): the staging Secret, the
 //! rotation RBAC, the CronJob and the backup PushSecret.
 
-use std::collections::BTreeMap;
-
 use k8s_openapi::api::batch::v1::{CronJob, CronJobSpec, JobSpec, JobTemplateSpec};
 use k8s_openapi::api::core::v1::{
     ConfigMapVolumeSource, Container, EmptyDirVolumeSource, EnvVar, EnvVarSource,
     ObjectFieldSelector, PodSpec, PodTemplateSpec, Secret, ServiceAccount, Volume,
 };
-use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use wasm_operator_sdk::blocks::secrets::{effective_store_ref, push_secret_store_refs};
 use wasm_operator_sdk::external::eso::{
@@ -20,68 +18,27 @@ use super::KeyKind;
 use crate::labels::{common_labels, component_labels};
 use crate::pass::Pass;
 use crate::pod;
-
-/// The label naming what a staging Secret stages for.
-pub(crate) const ROTATION_TARGET: &str = "cobaltcore.c5c3.io/rotation-target";
-
-fn meta(pass: &Pass<'_>, name: String, labels: BTreeMap<String, String>) -> ObjectMeta {
-    ObjectMeta {
-        name: Some(name),
-        namespace: Some(pass.namespace().to_owned()),
-        labels: Some(labels),
-        ..Default::default()
-    }
-}
+use crate::rotation::{self, meta};
 
 /// The staging Secret: labels only, so an apply never touches the data the CronJob
 /// stages.
 pub(crate) fn staging_secret(pass: &Pass<'_>, kind: &KeyKind) -> Secret {
-    let mut labels = common_labels(pass.name());
-    labels.insert(ROTATION_TARGET.into(), format!("{}-keys", kind.name));
-    Secret {
-        metadata: meta(pass, kind.staging(pass.name()), labels),
-        ..Default::default()
-    }
+    rotation::staging_secret(
+        pass,
+        kind.staging(pass.name()),
+        &format!("{}-keys", kind.name),
+    )
 }
 
 /// The ServiceAccount, Role and RoleBinding the CronJob runs as: get of the keys Secret,
 /// get and patch of the staging Secret, nothing else.
 pub(crate) fn rbac(pass: &Pass<'_>, kind: &KeyKind) -> (ServiceAccount, Role, RoleBinding) {
-    let name = kind.rotate(pass.name());
-    let labels = common_labels(pass.name());
-    let account = ServiceAccount {
-        metadata: meta(pass, name.clone(), labels.clone()),
-        ..Default::default()
-    };
-    let rule = |secret: String, verbs: &[&str]| PolicyRule {
-        api_groups: Some(vec![String::new()]),
-        resources: Some(vec!["secrets".into()]),
-        resource_names: Some(vec![secret]),
-        verbs: verbs.iter().map(|v| (*v).to_owned()).collect(),
-        ..Default::default()
-    };
-    let role = Role {
-        metadata: meta(pass, name.clone(), labels.clone()),
-        rules: Some(vec![
-            rule(kind.secret(pass.name()), &["get"]),
-            rule(kind.staging(pass.name()), &["get", "patch"]),
-        ]),
-    };
-    let binding = RoleBinding {
-        metadata: meta(pass, name.clone(), labels),
-        role_ref: RoleRef {
-            api_group: Some("rbac.authorization.k8s.io".into()),
-            kind: "Role".into(),
-            name: name.clone(),
-        },
-        subjects: Some(vec![Subject {
-            kind: "ServiceAccount".into(),
-            name,
-            namespace: Some(pass.namespace().to_owned()),
-            ..Default::default()
-        }]),
-    };
-    (account, role, binding)
+    rotation::rbac(
+        pass,
+        &kind.rotate(pass.name()),
+        &kind.secret(pass.name()),
+        &kind.staging(pass.name()),
+    )
 }
 
 /// The rotation CronJob (facts §2.10).

@@ -3,6 +3,8 @@
 //! (facts §2.10). It PATCHes with the pod's ServiceAccount token (whose Role allows get and
 //! patch of that one Secret) and uses only the Python standard library.
 
+use crate::rotation::stage_script;
+
 /// The script for keys of `kind` (`fernet` or `credential`): `fernet_rotate`, or
 /// `credential_rotate` then `credential_migrate`, over `/etc/keystone/{kind}-keys`.
 pub(crate) fn rotate_script(kind: &str) -> String {
@@ -14,38 +16,20 @@ pub(crate) fn rotate_script(kind: &str) -> String {
         .iter()
         .map(|c| format!("keystone-manage --config-dir=/etc/keystone/keystone.conf.d/ {c}\n"))
         .collect();
-    format!(
-        r#"#!/bin/sh
-# Rotates the {kind} keys of this pod's working copy and stages them on the Secret
-# $SECRET_NAMESPACE/$SECRET_NAME; the operator validates and commits them.
-set -eu
-{manage}exec python3 - <<'PY'
-import base64, datetime, json, os, ssl, urllib.request
-
-key_dir = "/etc/keystone/{kind}-keys"
+    let comment = format!(
+        "# Rotates the {kind} keys of this pod's working copy and stages them on the Secret\n\
+         # $SECRET_NAMESPACE/$SECRET_NAME; the operator validates and commits them.\n"
+    );
+    let build_data = format!(
+        r#"key_dir = "/etc/keystone/{kind}-keys"
 data = {{}}
 for name in sorted(os.listdir(key_dir)):
     with open(os.path.join(key_dir, name), "rb") as f:
         data[name] = base64.b64encode(f.read()).decode()
-now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-body = json.dumps({{"metadata": {{"annotations": {{
-    "cobaltcore.c5c3.io/rotation-completed-at": now}}}}, "data": data}}).encode()
-sa = "/var/run/secrets/kubernetes.io/serviceaccount"
-with open(sa + "/token") as f:
-    token = f.read().strip()
-host = os.environ.get("KUBERNETES_SERVICE_HOST", "kubernetes.default.svc")
-port = os.environ.get("KUBERNETES_SERVICE_PORT", "443")
-url = "https://%s:%s/api/v1/namespaces/%s/secrets/%s" % (
-    host, port, os.environ["SECRET_NAMESPACE"], os.environ["SECRET_NAME"])
-request = urllib.request.Request(url, data=body, method="PATCH", headers={{
-    "Authorization": "Bearer " + token,
-    "Content-Type": "application/strategic-merge-patch+json"}})
-context = ssl.create_default_context(cafile=sa + "/ca.crt")
-with urllib.request.urlopen(request, context=context) as response:
-    print("staged %d {kind} keys (HTTP %d)" % (len(data), response.status))
-PY
 "#
-    )
+    );
+    let report = format!(r#""staged %d {kind} keys (HTTP %d)" % (len(data), response.status)"#);
+    stage_script(&comment, &manage, &build_data, &report)
 }
 
 #[cfg(test)]

@@ -1,0 +1,116 @@
+//! What the rotation CronJobs of the key steps and of PasswordRotation share (facts
+//! §2.8–2.11, §2.19): the staging Secret a CronJob writes into, the RBAC it runs as, and
+//! the script's part that stages its result on that Secret.
+//!
+//! The operator owns a staging Secret's metadata and the CronJob its data: the Secret is
+//! applied with labels only, so an apply never touches what the CronJob staged. The Role
+//! allows `get` of the Secret the CronJob reads and `get` + `patch` of the staging Secret,
+//! each by name, nothing else.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
+use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
+use crate::labels::common_labels;
+use crate::pass::Pass;
+
+/// The label naming what a staging Secret stages for.
+pub(crate) const ROTATION_TARGET: &str = "cobaltcore.c5c3.io/rotation-target";
+
+/// Metadata of the Keystone's child `name` (in its namespace) with `labels`.
+pub(crate) fn meta(pass: &Pass<'_>, name: String, labels: BTreeMap<String, String>) -> ObjectMeta {
+    ObjectMeta {
+        name: Some(name),
+        namespace: Some(pass.namespace().to_owned()),
+        labels: Some(labels),
+        ..Default::default()
+    }
+}
+
+/// The staging Secret `name` of a rotation of `target` (`fernet-keys`, `admin-password`):
+/// common labels and [`ROTATION_TARGET`], no data.
+pub(crate) fn staging_secret(pass: &Pass<'_>, name: String, target: &str) -> Secret {
+    let mut labels = common_labels(pass.name());
+    labels.insert(ROTATION_TARGET.into(), target.to_owned());
+    Secret {
+        metadata: meta(pass, name, labels),
+        ..Default::default()
+    }
+}
+
+/// The ServiceAccount, Role and RoleBinding `name` a rotation CronJob runs as: `get` of the
+/// Secret `read`, `get` and `patch` of the staging Secret `staging`.
+pub(crate) fn rbac(
+    pass: &Pass<'_>,
+    name: &str,
+    read: &str,
+    staging: &str,
+) -> (ServiceAccount, Role, RoleBinding) {
+    let labels = common_labels(pass.name());
+    let account = ServiceAccount {
+        metadata: meta(pass, name.to_owned(), labels.clone()),
+        ..Default::default()
+    };
+    let rule = |secret: &str, verbs: &[&str]| PolicyRule {
+        api_groups: Some(vec![String::new()]),
+        resources: Some(vec!["secrets".into()]),
+        resource_names: Some(vec![secret.to_owned()]),
+        verbs: verbs.iter().map(|v| (*v).to_owned()).collect(),
+        ..Default::default()
+    };
+    let role = Role {
+        metadata: meta(pass, name.to_owned(), labels.clone()),
+        rules: Some(vec![rule(read, &["get"]), rule(staging, &["get", "patch"])]),
+    };
+    let binding = RoleBinding {
+        metadata: meta(pass, name.to_owned(), labels),
+        role_ref: RoleRef {
+            api_group: Some("rbac.authorization.k8s.io".into()),
+            kind: "Role".into(),
+            name: name.to_owned(),
+        },
+        subjects: Some(vec![Subject {
+            kind: "ServiceAccount".into(),
+            name: name.to_owned(),
+            namespace: Some(pass.namespace().to_owned()),
+            ..Default::default()
+        }]),
+    };
+    (account, role, binding)
+}
+
+/// A rotation script: `#!/bin/sh`, the `comment` lines, `set -eu`, the shell commands
+/// `before`, then a Python program (standard library only) that runs `build_data` (which
+/// sets `data`, a dict of base64 values), strategic-merge-PATCHes `data` and the
+/// completion annotation (UTC RFC 3339 seconds with `Z`) onto the staging Secret
+/// `$SECRET_NAMESPACE/$SECRET_NAME` with the pod's ServiceAccount token, and prints
+/// `report` (a Python expression that may use the `response`).
+pub(crate) fn stage_script(comment: &str, before: &str, build_data: &str, report: &str) -> String {
+    format!(
+        r#"#!/bin/sh
+{comment}set -eu
+{before}exec python3 - <<'PY'
+import base64, datetime, json, os, ssl, urllib.request
+
+{build_data}now = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+body = json.dumps({{"metadata": {{"annotations": {{
+    "cobaltcore.c5c3.io/rotation-completed-at": now}}}}, "data": data}}).encode()
+sa = "/var/run/secrets/kubernetes.io/serviceaccount"
+with open(sa + "/token") as f:
+    token = f.read().strip()
+host = os.environ.get("KUBERNETES_SERVICE_HOST", "kubernetes.default.svc")
+port = os.environ.get("KUBERNETES_SERVICE_PORT", "443")
+url = "https://%s:%s/api/v1/namespaces/%s/secrets/%s" % (
+    host, port, os.environ["SECRET_NAMESPACE"], os.environ["SECRET_NAME"])
+request = urllib.request.Request(url, data=body, method="PATCH", headers={{
+    "Authorization": "Bearer " + token,
+    "Content-Type": "application/strategic-merge-patch+json"}})
+context = ssl.create_default_context(cafile=sa + "/ca.crt")
+with urllib.request.urlopen(request, context=context) as response:
+    print({report})
+PY
+"#
+    )
+}
