@@ -7,6 +7,7 @@ use wasm_operator_sdk::{Cluster, Event, EventType, ObjectRef, Owner, log};
 
 use crate::conditions;
 use crate::error::Error;
+use crate::steps::health_check::{Egress, Probe};
 use crate::types::{Keystone, KeystoneStatus};
 
 /// What a step returns: go on (`None`), end the pass and run again after a while, or fail.
@@ -37,8 +38,10 @@ pub(crate) struct Pass<'c> {
     /// `{name}-domains-{hash}` when LDAP domains are projected, else empty.
     pub(crate) domains_secret_name: String,
     /// The time of the pass, read once when it starts: every bound the pass checks (the
-    /// deletion branch's waits) is computed from it.
+    /// deletion branch's waits, the health check's probe cache) is computed from it.
     pub(crate) now: Time,
+    /// How the health check sends its GET: the plugin's HTTP egress, or a test's answers.
+    pub(crate) probe: &'c dyn Probe,
 }
 
 impl<'c> Pass<'c> {
@@ -52,6 +55,7 @@ impl<'c> Pass<'c> {
             db_connection_hash: None,
             domains_secret_name: String::new(),
             now: wasm_operator_sdk::blocks::conditions::now(),
+            probe: &Egress,
         }
     }
 

@@ -22,6 +22,9 @@
 //! | 7 | `database` ([`steps::database`], upgrades in [`steps::database_upgrade`]) | DatabaseReady |
 //! | 8 | `policy-validation` ([`steps::policy_validation`]) | PolicyValidReady |
 //! | 9 | `deployment` ([`steps::deployment`]) | DeploymentReady |
+//! | 10 | `prune` ([`steps::prune`]) | SecretsReady (on failure) |
+//! | 11 | ‖ `http-route` ([`steps::http_route`]), `health-check` ([`steps::health_check`]), `hpa` ([`steps::hpa`]), `bootstrap` ([`steps::bootstrap`]), `trust-flush` ([`steps::trust_flush`]) | HTTPRouteReady, KeystoneAPIReady, HPAReady, BootstrapReady, TrustFlushReady |
+//! | 12 | `password-rotation` ([`steps::password_rotation`]) | PasswordRotationReady |
 //!
 //! The members of a parallel group (‖) each run on a copy of the pass; only each one's
 //! own condition (and its writes to the Keystone's metadata) is merged back. The group
@@ -39,7 +42,8 @@ use wasm_operator_sdk::{
 };
 
 use crate::conditions::{
-    CREDENTIAL_KEYS_READY, FERNET_KEYS_READY, NETWORK_POLICY_READY, SECRETS_READY, recompute_ready,
+    BOOTSTRAP_READY, CREDENTIAL_KEYS_READY, FERNET_KEYS_READY, HPA_READY, HTTP_ROUTE_READY,
+    KEYSTONE_API_READY, NETWORK_POLICY_READY, SECRETS_READY, TRUST_FLUSH_READY, recompute_ready,
 };
 use crate::error::Error;
 use crate::pass::{Pass, SECRET_POLLING, StepResult};
@@ -74,23 +78,51 @@ fn steps<'a>() -> Vec<Step<'a, Pass<'a>, Error>> {
         Step::new("database", steps::database::run),
         Step::new("policy-validation", steps::policy_validation::run),
         Step::new("deployment", steps::deployment::run),
+        Step::new("prune", steps::prune::run),
+        Step::parallel(
+            "exposure-and-jobs",
+            vec![
+                Step::member("http-route", HTTP_ROUTE_READY, steps::http_route::run),
+                Step::member(
+                    "health-check",
+                    KEYSTONE_API_READY,
+                    steps::health_check::run,
+                ),
+                Step::member("hpa", HPA_READY, steps::hpa::run),
+                Step::member("bootstrap", BOOTSTRAP_READY, steps::bootstrap::run),
+                Step::member("trust-flush", TRUST_FLUSH_READY, steps::trust_flush::run),
+            ],
+        ),
+        Step::new("password-rotation", steps::password_rotation::run),
     ]
 }
 
 /// Runs one pass for the Keystone of `request`.
 pub fn reconcile(cluster: &dyn Cluster, request: &Request) -> Result<Outcome, ReconcileError> {
-    reconcile_at(
+    reconcile_with(
         cluster,
         request,
         wasm_operator_sdk::blocks::conditions::now(),
+        &steps::health_check::Egress,
     )
 }
 
 /// [`reconcile`] at the time `now`: the pass's clock, which every bound is computed from.
+#[cfg(test)]
 pub(crate) fn reconcile_at(
     cluster: &dyn Cluster,
     request: &Request,
     now: Time,
+) -> Result<Outcome, ReconcileError> {
+    reconcile_with(cluster, request, now, &steps::health_check::Egress)
+}
+
+/// [`reconcile`] at the time `now`, the health check probing through `probe`.
+pub(crate) fn reconcile_with(
+    cluster: &dyn Cluster,
+    request: &Request,
+    now: Time,
+    probe: &dyn steps::health_check::Probe,
 ) -> Result<Outcome, ReconcileError> {
     let object = ObjectRef::of::<Keystone>(request.namespace.as_deref(), &request.name);
     let cached = cluster
@@ -105,6 +137,7 @@ pub(crate) fn reconcile_at(
     let before = keystone.status.clone();
     let mut pass = Pass::new(cluster, keystone, owner);
     pass.now = now;
+    pass.probe = probe;
     if pass.keystone.metadata.deletion_timestamp.is_some() {
         log::debug(&format!("{object} is being deleted"));
         let result = deletion::run(&mut pass, &before);

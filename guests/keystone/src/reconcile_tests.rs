@@ -4,7 +4,17 @@ use wasm_operator_sdk::{ObjectRef, Outcome, Request};
 
 use super::*;
 use crate::finalizers::{FINALIZER, OPENBAO_FINALIZER};
-use crate::testing::{keystone_with, secret};
+use crate::testing::{HealthyApi, keystone_with, secret};
+
+/// A pass now, the Keystone API answering the health check.
+fn healthy_pass(cluster: &FakeCluster) -> Result<Outcome, ReconcileError> {
+    reconcile_with(
+        cluster,
+        &request(),
+        wasm_operator_sdk::blocks::conditions::now(),
+        &HealthyApi,
+    )
+}
 
 /// `crate::testing::keystone()` already carrying both finalizers, so a pass goes on to its
 /// steps (the finalizers' own tests start from none).
@@ -200,11 +210,11 @@ fn a_failing_group_member_ends_the_pass_with_its_error_after_its_peers_ran() {
 }
 
 /// Runs passes over `cluster`, doing what mariadb-operator, the job controller and the
-/// deployment controller do between them, until one is done (at most 14); the outcomes.
+/// deployment controller do between them, until one is done (at most 16); the outcomes.
 fn converge(cluster: &FakeCluster) -> Vec<Outcome> {
     let mut outcomes = Vec::new();
-    for _ in 0..14 {
-        let outcome = reconcile(cluster, &request()).expect("runs");
+    for _ in 0..16 {
+        let outcome = healthy_pass(cluster).expect("runs");
         outcomes.push(outcome);
         for kind in ["Database", "User", "Grant"] {
             if cluster.server(kind, "ks").is_some() {
@@ -239,7 +249,7 @@ fn new_keystone() -> FakeCluster {
 }
 
 #[test]
-fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing() {
+fn a_keystone_converges_to_ready_with_all_fifteen_conditions_and_the_next_pass_writes_nothing() {
     let cluster = new_keystone();
     let outcomes = converge(&cluster);
     assert_eq!(outcomes.last(), Some(&Outcome::done()), "{outcomes:?}");
@@ -266,7 +276,14 @@ fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing()
         ("DatabaseReady", "DatabaseSynced"),
         ("PolicyValidReady", "PolicyValidationNotRequired"),
         ("DeploymentReady", "DeploymentReady"),
+        ("HTTPRouteReady", "HTTPRouteNotRequired"),
+        ("KeystoneAPIReady", "APIHealthy"),
+        ("HPAReady", "HPANotRequired"),
+        ("BootstrapReady", "BootstrapComplete"),
+        ("TrustFlushReady", "TrustFlushNotRequired"),
+        ("PasswordRotationReady", "RotationDisabled"),
         ("ExtraConfigHealthy", "NoOwnedKeysOverridden"),
+        ("Ready", "AllReady"),
     ] {
         assert_eq!(
             reasons.get(condition).map(String::as_str),
@@ -278,11 +295,9 @@ fn a_keystone_converges_to_a_ready_deployment_and_the_next_pass_writes_nothing()
         stored_status(&cluster)["endpoint"],
         "http://ks.ns.svc.cluster.local:5000/v3"
     );
+    assert_eq!(reasons.len(), 17, "fifteen, Ready and ExtraConfigHealthy: {reasons:?}");
     cluster.clear_calls();
-    assert_eq!(
-        reconcile(&cluster, &request()).expect("runs"),
-        Outcome::done()
-    );
+    assert_eq!(healthy_pass(&cluster).expect("runs"), Outcome::done());
     assert!(!cluster.calls().is_empty(), "the pass ran");
     assert!(
         cluster.writes().is_empty(),
@@ -355,7 +370,7 @@ fn a_converged_keystone_that_is_deleted_deletes_its_database_and_then_its_backup
 }
 
 #[test]
-fn the_step_table_runs_the_nine_steps_in_the_facts_order() {
+fn the_step_table_runs_the_twelve_steps_in_the_facts_order() {
     let names: Vec<&str> = steps().iter().map(|s| s.name()).collect();
     assert_eq!(
         names,
@@ -369,6 +384,9 @@ fn the_step_table_runs_the_nine_steps_in_the_facts_order() {
             "database",
             "policy-validation",
             "deployment",
+            "prune",
+            "exposure-and-jobs",
+            "password-rotation",
         ]
     );
 }

@@ -144,3 +144,22 @@ pub(crate) fn events(cluster: &FakeCluster) -> Vec<(String, String, String)> {
         .map(|(_, e)| (format!("{:?}", e.event_type), e.reason, e.note))
         .collect()
 }
+
+/// A health-check probe to which the Keystone API always answers 200: what whole-pass
+/// tests use where the wasm host's HTTP egress is not available.
+pub(crate) struct HealthyApi;
+
+impl crate::steps::health_check::Probe for HealthyApi {
+    fn get(
+        &self,
+        url: &str,
+        _timeout: std::time::Duration,
+    ) -> Result<wasm_operator_sdk::http::Response, wasm_operator_sdk::http::HttpError> {
+        Ok(wasm_operator_sdk::http::Response {
+            status: 200,
+            headers: Vec::new(),
+            body: br#"{"version": {"id": "v3.14", "status": "stable"}}"#.to_vec(),
+            url: url.to_owned(),
+        })
+    }
+}

@@ -179,12 +179,13 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     let primary = informers.ensure(&description.primary);
     for watch in &description.watches {
         let kind = &watch.kind;
-        tokio::time::timeout(
-            Duration::from_secs(60),
-            informers.ensure(kind).wait_synced(),
-        )
-        .await
-        .with_context(|| format!("the informer of {} never synced", kind.kind))?;
+        // An optional watch of a kind this cluster does not serve (no
+        // KeystoneIdentityBackend CRD here) never syncs; the pass finds none of it.
+        let bound = Duration::from_secs(if watch.optional { 5 } else { 60 });
+        let synced = tokio::time::timeout(bound, informers.ensure(kind).wait_synced()).await;
+        if synced.is_err() && !watch.optional {
+            anyhow::bail!("the informer of {} never synced", kind.kind);
+        }
     }
     primary.wait_synced().await;
     let indexes = Arc::new(FieldIndexes::default());

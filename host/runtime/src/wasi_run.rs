@@ -5,6 +5,8 @@
 //! runs on the host's own engine and artifact cache, with stdio and environment inherited
 //! and the current directory (the package) preopened as `.`. Imports other than WASI (a
 //! plugin's `cluster`, say) trap when called, except logging: unit tests run without a host.
+//! `wasi:http/outgoing-handler` is linked (a plugin with HTTP egress imports it) and denies
+//! every request, as a unit test natively gets no HTTP either.
 //!
 //! wasm32-wasip2 is `panic=abort`: one failing test would abort the whole binary with no
 //! summary, and `#[should_panic]` tests cannot pass. So a libtest harness is run one test
@@ -21,6 +23,7 @@ use wasmtime::component::{Linker, ResourceTable};
 use wasmtime_wasi::p2::bindings::CommandPre;
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
 use wasmtime_wasi::{FsPerms, I32Exit, WasiCtx, WasiCtxBuilder, WasiCtxView, WasiView};
+use wasmtime_wasi_http::{RequestOptions, WasiBody, WasiHttpCtx, WasiHttpCtxView, WasiHttpHooks, WasiHttpView};
 
 use crate::Runtime;
 
@@ -56,6 +59,8 @@ pub enum WasiRunError {
 struct RunState {
     wasi: WasiCtx,
     table: ResourceTable,
+    http: WasiHttpCtx,
+    deny: DenyEveryRequest,
 }
 
 impl WasiView for RunState {
@@ -64,6 +69,40 @@ impl WasiView for RunState {
             ctx: &mut self.wasi,
             table: &mut self.table,
         }
+    }
+}
+
+impl WasiHttpView for RunState {
+    fn http(&mut self) -> WasiHttpCtxView<'_> {
+        WasiHttpCtxView {
+            ctx: &mut self.http,
+            table: &mut self.table,
+            hooks: &mut self.deny,
+        }
+    }
+}
+
+/// The send hook of a test run: every request is denied before a socket is opened.
+struct DenyEveryRequest;
+
+impl WasiHttpHooks for DenyEveryRequest {
+    fn send_request(
+        &mut self,
+        _request: http::Request<WasiBody>,
+        _options: Option<RequestOptions>,
+        _fut: Box<dyn Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>,
+    ) -> Box<
+        dyn Future<
+                Output = Result<
+                    (
+                        http::Response<WasiBody>,
+                        Box<dyn Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>,
+                    ),
+                    wasmtime_wasi_http::Error,
+                >,
+            > + Send,
+    > {
+        Box::new(async { Err(wasmtime_wasi_http::Error::HttpRequestDenied) })
     }
 }
 
@@ -105,6 +144,8 @@ impl Command<'_> {
             RunState {
                 wasi: builder.build(),
                 table: ResourceTable::new(),
+                http: WasiHttpCtx::new(),
+                deny: DenyEveryRequest,
             },
         );
         store.set_epoch_deadline(self.runtime.ticks(TEST_DEADLINE));
@@ -166,6 +207,7 @@ pub async fn run(runtime: &Runtime, wasm: &Path, args: &[String]) -> Result<i32,
     };
     let mut linker = Linker::<RunState>::new(runtime.engine());
     wasmtime_wasi::p2::add_to_linker_async(&mut linker).map_err(not_a_command)?;
+    wasmtime_wasi_http::p2::add_only_http_to_linker_async(&mut linker).map_err(not_a_command)?;
     stub_plugin_imports(&mut linker, runtime.engine(), &component).map_err(not_a_command)?;
     let pre = CommandPre::new(linker.instantiate_pre(&component).map_err(not_a_command)?)
         .map_err(not_a_command)?;

@@ -1,5 +1,8 @@
-//! Convergence: through the Deployment, then a pass with nothing to write; a changed
+//! Convergence: to Ready with every member of the pipeline, then a pass with nothing to
+//! write, and the optional route and autoscaler gone with their spec blocks; a changed
 //! config rolled; kubectl refused or defaulted by the plugin's admission.
+
+use std::collections::BTreeMap;
 
 use serde_json::{Value, json};
 use wasm_operator_e2e::webhooks::{kubectl, register_webhooks};
@@ -7,24 +10,22 @@ use wasm_operator_e2e::{counter_rises, eventually, passes, setup};
 use wasm_operator_runtime::backend::ClusterBackend as _;
 use wasm_operator_sdk::{ObjectRef, Patch};
 
-use crate::harness::{Harness, WAIT, keystone, keystone_ref};
+use crate::harness::{Harness, READY_ACTORS, WAIT, keystone, keystone_ref};
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_keystone_converges_through_its_deployment_and_a_converged_pass_writes_nothing() {
-    let h = Harness::start().await;
-    h.cluster.create(keystone(json!({}))).await;
-    h.condition("DeploymentReady", "DeploymentReady").await;
-    // The projection check of step 4 sees the rollout done on the pass after.
-    let converged = match tokio::time::timeout(
-        WAIT,
-        h.condition("IdentityBackendsReady", "IdentityBackendsNotRequired"),
-    )
-    .await
-    {
-        Ok(object) => object,
-        Err(_) => panic!("{:#}", h.keystone().await.expect("ks")["status"]),
-    };
-    let reasons: std::collections::BTreeMap<String, String> = converged["status"]["conditions"]
+/// Everything a Keystone can ask for: a route through the Gateway `public`, autoscaling,
+/// the trust flush and the admin password rotation.
+fn exposed_keystone() -> Value {
+    keystone(json!({
+        "gateway": {"parentRef": {"name": "public", "sectionName": "https"},
+                    "hostname": "identity.example.com"},
+        "autoscaling": {"maxReplicas": 5, "targetCPUUtilization": 80},
+        "trustFlush": {"schedule": "0 * * * *"},
+        "passwordRotation": {"enabled": true, "schedule": "0 0 1 * *", "passwordLength": 32},
+    }))
+}
+
+fn reasons_of(object: &Value) -> BTreeMap<String, String> {
+    object["status"]["conditions"]
         .as_array()
         .into_iter()
         .flatten()
@@ -34,8 +35,27 @@ async fn a_keystone_converges_through_its_deployment_and_a_converged_pass_writes
                 c["reason"].as_str().unwrap_or_default().to_owned(),
             )
         })
-        .collect();
-    for (condition, reason) in [
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_keystone_becomes_ready_with_all_fifteen_conditions_and_a_converged_pass_writes_nothing()
+{
+    let h = Harness::start_with(&READY_ACTORS).await;
+    h.seed("ns", &[]).await;
+    h.cluster
+        .create(json!({"apiVersion": "gateway.networking.k8s.io/v1", "kind": "Gateway",
+            "metadata": {"name": "public", "namespace": "ns"},
+            "spec": {"gatewayClassName": "shared", "listeners": [
+                {"name": "https", "port": 443, "protocol": "HTTPS", "hostname": "*.example.com"}]}}))
+        .await;
+    h.cluster.create(exposed_keystone()).await;
+    let converged = match tokio::time::timeout(WAIT, h.condition("Ready", "AllReady")).await {
+        Ok(object) => object,
+        Err(_) => panic!("{:#}", h.keystone().await.expect("ks")["status"]),
+    };
+    let reasons = reasons_of(&converged);
+    let expected = [
         ("SecretsReady", "SecretsAvailable"),
         ("DatabaseTLSReady", "NotRequired"),
         ("IdentityBackendsReady", "IdentityBackendsNotRequired"),
@@ -45,7 +65,14 @@ async fn a_keystone_converges_through_its_deployment_and_a_converged_pass_writes
         ("DatabaseReady", "DatabaseSynced"),
         ("PolicyValidReady", "PolicyValidationNotRequired"),
         ("DeploymentReady", "DeploymentReady"),
-    ] {
+        ("HTTPRouteReady", "HTTPRouteAccepted"),
+        ("KeystoneAPIReady", "APIHealthy"),
+        ("HPAReady", "HPAReady"),
+        ("BootstrapReady", "BootstrapComplete"),
+        ("TrustFlushReady", "TrustFlushReady"),
+        ("PasswordRotationReady", "PasswordRotationConfigured"),
+    ];
+    for (condition, reason) in expected {
         assert_eq!(
             reasons.get(condition).map(String::as_str),
             Some(reason),
@@ -53,8 +80,8 @@ async fn a_keystone_converges_through_its_deployment_and_a_converged_pass_writes
         );
     }
     assert_eq!(
-        converged["status"]["endpoint"],
-        "http://ks.ns.svc.cluster.local:5000/v3"
+        converged["status"]["endpoint"], "https://identity.example.com/v3",
+        "the gateway's host is the endpoint"
     );
     assert_eq!(converged["status"]["installedRelease"], "2025.2");
     // On the way there it passed through each step's waiting reason.
@@ -65,7 +92,7 @@ async fn a_keystone_converges_through_its_deployment_and_a_converged_pass_writes
         ("DatabaseReady", "DBSyncInProgress"),
         ("DatabaseReady", "SchemaCheckInProgress"),
         ("DeploymentReady", "WaitingForDeployment"),
-        ("IdentityBackendsReady", "WaitingForRollout"),
+        ("BootstrapReady", "BootstrapInProgress"),
     ] {
         assert!(
             h.reasons.saw("ns", condition, reason),
@@ -76,10 +103,15 @@ async fn a_keystone_converges_through_its_deployment_and_a_converged_pass_writes
     for (api_version, kind, name) in [
         ("batch/v1", "Job", "ks-db-sync"),
         ("batch/v1", "Job", "ks-schema-check"),
+        ("batch/v1", "Job", "ks-bootstrap"),
         ("batch/v1", "CronJob", "ks-fernet-rotate"),
         ("batch/v1", "CronJob", "ks-credential-rotate"),
+        ("batch/v1", "CronJob", "ks-trust-flush"),
+        ("batch/v1", "CronJob", "ks-admin-password-rotate"),
         ("v1", "Service", "ks"),
         ("policy/v1", "PodDisruptionBudget", "ks"),
+        ("autoscaling/v2", "HorizontalPodAutoscaler", "ks"),
+        ("gateway.networking.k8s.io/v1", "HTTPRoute", "ks"),
         ("k8s.mariadb.com/v1alpha1", "Grant", "ks"),
         (
             "external-secrets.io/v1alpha1",
@@ -121,6 +153,29 @@ async fn a_keystone_converges_through_its_deployment_and_a_converged_pass_writes
         after["metadata"]["resourceVersion"], converged["metadata"]["resourceVersion"],
         "its status was rewritten"
     );
+
+    // Without a gateway and autoscaling the route and the autoscaler go.
+    h.cluster
+        .merge_patch(
+            &keystone_ref("ns"),
+            json!({"spec": {"gateway": null, "autoscaling": null}}),
+        )
+        .await;
+    h.condition("HTTPRouteReady", "HTTPRouteNotRequired").await;
+    let object = h.condition("HPAReady", "HPANotRequired").await;
+    assert_eq!(
+        object["status"]["endpoint"],
+        "http://ks.ns.svc.cluster.local:5000/v3"
+    );
+    for (api_version, kind) in [
+        ("autoscaling/v2", "HorizontalPodAutoscaler"),
+        ("gateway.networking.k8s.io/v1", "HTTPRoute"),
+    ] {
+        assert!(
+            h.cluster.get(api_version, kind, "ns", "ks").await.is_none(),
+            "{kind} deleted"
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

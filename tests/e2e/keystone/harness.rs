@@ -23,6 +23,16 @@ pub(crate) const GROUP_VERSION: &str = "keystone.openstack.c5c3.io/v1alpha1";
 /// The actors a Keystone needs to converge through its Deployment.
 pub(crate) const ACTORS: [Actor; 3] = [Actor::Workloads, Actor::MariaDb, Actor::ExternalSecrets];
 
+/// The actors a Keystone needs to become Ready: also the Keystone API stand-in its health
+/// check reaches, and the Gateway API that accepts its route.
+pub(crate) const READY_ACTORS: [Actor; 5] = [
+    Actor::Workloads,
+    Actor::MariaDb,
+    Actor::ExternalSecrets,
+    Actor::Keystone,
+    Actor::Gateway,
+];
+
 fn keystone_crd() -> Value {
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),

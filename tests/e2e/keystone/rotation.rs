@@ -111,3 +111,109 @@ async fn a_staged_key_rotation_is_committed_by_the_next_pass_and_an_invalid_one_
         1
     );
 }
+
+/// The admin password's remote key in the secret backend (facts §2.12).
+const ADMIN_REMOTE_KEY: &str = "bootstrap/pw/ks/admin";
+
+fn admin_digest_of_bootstrap(job: &Value) -> Option<String> {
+    job.pointer("/spec/template/metadata/annotations/cobaltcore.c5c3.io~1admin-password-hash")
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+}
+
+fn sha256_hex(text: &str) -> String {
+    use sha2::Digest as _;
+    hex::encode(sha2::Sha256::digest(text.as_bytes()))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_rotated_admin_password_travels_through_the_backend_to_the_admin_secret_and_reruns_the_bootstrap()
+ {
+    let h = Harness::start().await;
+    // The admin Secret comes from the backend through an ExternalSecret, as in production.
+    h.seed("pw", &["ks-admin"]).await;
+    let mut entry = wasm_operator_apiserver::BackendEntry::new();
+    entry.insert("password".into(), b"first-admin-password".to_vec());
+    h.cluster
+        .server
+        .secret_backend_put(ADMIN_REMOTE_KEY, entry)
+        .expect("the External Secrets actor runs");
+    h.cluster
+        .create(json!({"apiVersion": "external-secrets.io/v1", "kind": "ExternalSecret",
+            "metadata": {"name": "ks-admin", "namespace": "pw"},
+            "spec": {"refreshInterval": "1s",
+                     "secretStoreRef": {"kind": "ClusterSecretStore", "name": "openbao-cluster-store"},
+                     "target": {"name": "ks-admin"},
+                     "data": [{"secretKey": "password",
+                               "remoteRef": {"key": ADMIN_REMOTE_KEY, "property": "password"}}]}}))
+        .await;
+    h.cluster
+        .create(crate::harness::keystone_in(
+            "pw",
+            json!({"passwordRotation": {"enabled": true, "schedule": "0 0 1 * *",
+                                        "passwordLength": 32}}),
+        ))
+        .await;
+    h.condition_in("pw", "BootstrapReady", "BootstrapComplete")
+        .await;
+    h.condition_in("pw", "PasswordRotationReady", "PasswordRotationConfigured")
+        .await;
+    let first = h
+        .cluster
+        .get("batch/v1", "Job", "pw", "ks-bootstrap")
+        .await
+        .expect("the bootstrap Job");
+    assert_eq!(
+        admin_digest_of_bootstrap(&first),
+        Some(sha256_hex("first-admin-password"))
+    );
+
+    // The rotation CronJob's pod stages a new password, as its script does.
+    let rotated = "rotated-admin-password-0123456789abcdef";
+    let b64 = base64::engine::general_purpose::STANDARD;
+    h.cluster
+        .merge_patch(
+            &ObjectRef {
+                api_version: "v1".into(),
+                kind: "Secret".into(),
+                namespace: Some("pw".into()),
+                name: "ks-admin-password-rotation".into(),
+            },
+            json!({"metadata": {"annotations": {COMPLETED_AT: "2026-12-03T08:00:00Z"}},
+                   "data": {"password": b64.encode(rotated)}}),
+        )
+        .await;
+    // Committed to the push source, pushed to the backend, synced into the admin Secret,
+    // and the bootstrap runs again with it.
+    eventually("AdminPasswordRotated", WAIT, || async {
+        h.reasons
+            .saw("pw", "PasswordRotationReady", "AdminPasswordRotated")
+            .then_some(())
+    })
+    .await;
+    eventually("the backend holds the rotated password", WAIT, || async {
+        let entry = h.cluster.server.secret_backend_get(ADMIN_REMOTE_KEY).ok()??;
+        (entry.get("password").map(Vec::as_slice) == Some(rotated.as_bytes())).then_some(())
+    })
+    .await;
+    eventually("the admin Secret holds the rotated password", WAIT, || async {
+        let secret = h.cluster.get("v1", "Secret", "pw", "ks-admin").await?;
+        (secret["data"]["password"] == b64.encode(rotated)).then_some(())
+    })
+    .await;
+    let rerun = eventually("the bootstrap re-run with the rotated password", WAIT, || async {
+        let job = h.cluster.get("batch/v1", "Job", "pw", "ks-bootstrap").await?;
+        (admin_digest_of_bootstrap(&job) == Some(sha256_hex(rotated))).then_some(job)
+    })
+    .await;
+    assert_ne!(rerun["metadata"]["uid"], first["metadata"]["uid"], "a new Job");
+    h.condition_in("pw", "BootstrapReady", "BootstrapComplete")
+        .await;
+    assert_eq!(
+        h.cluster
+            .events_with_reason("pw", "AdminPasswordRotated")
+            .await
+            .len(),
+        1
+    );
+}

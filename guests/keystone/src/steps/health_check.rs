@@ -58,7 +58,7 @@ pub(crate) trait Probe {
 }
 
 /// [`Probe`] through `wasm_operator_sdk::http` (contract 1.1 egress).
-struct Egress;
+pub(crate) struct Egress;
 
 impl Probe for Egress {
     fn get(&self, url: &str, timeout: Duration) -> Result<Response, HttpError> {
@@ -110,9 +110,10 @@ fn cache_hit(pass: &Pass<'_>, healthy: &str) -> bool {
     })
 }
 
-/// Runs the step through the SDK's HTTP egress.
+/// Runs the step through the pass's probe (the SDK's HTTP egress outside tests).
 pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
-    run_with(pass, &Egress)
+    let probe = pass.probe;
+    run_with(pass, probe)
 }
 
 /// Runs the step, sending the GET through `probe`.

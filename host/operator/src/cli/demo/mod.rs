@@ -1,14 +1,20 @@
 //! `wasm-operator demo`: the project's main job, end to end on the embedded API server.
 //!
-//! 1. Starts the embedded API server and installs the GitLabSecrets CRD.
-//! 2. Runs the operator over the shipped plugins (gitlabsecrets linked to secretgen).
-//! 3. Applies what the GitLab chart renders with its defaults (release `demo`, namespace
+//! 1. Starts the embedded API server with every cluster actor and installs the Keystone
+//!    and GitLabSecrets CRDs.
+//! 2. Runs the operator over the shipped plugins (gitlabsecrets linked to secretgen,
+//!    keystone granted the cluster-scoped store it reads).
+//! 3. Applies a Keystone whose credentials External Secrets syncs from the secret backend,
+//!    prints each of its conditions as it turns True on the way to Ready, then the objects
+//!    it made (Secrets as shapes, never values).
+//! 4. Applies what the GitLab chart renders with its defaults (release `demo`, namespace
 //!    `gitlab`, with the certificate set) and shows progress while it reconciles.
-//! 4. Prints each Secret with its keys and their shapes (never the values), the certificate
+//! 5. Prints each Secret with its keys and their shapes (never the values), the certificate
 //!    chain's subjects and expiry, and the Ready condition.
 //!
 //! With `--keep` the API server stays up and the kubeconfig path is printed for kubectl.
 
+mod keystone;
 mod shape;
 mod summary;
 
@@ -102,6 +108,7 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
         "customresourcedefinitions",
     );
     create(&client, yaml(GITLABSECRETS_CRD)?, &crd).await?;
+    keystone::install_crd(&client).await?;
     let namespace = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gitlab"}});
     create(
         &client,
@@ -110,13 +117,21 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
     )
     .await?;
 
-    let mut config = OperatorConfig::new(&options.plugins);
+    let plugins = plugin_dir(&options.plugins)?;
+    let mut config = OperatorConfig::new(plugins.path());
     config.watch_interval = None;
     let operator = Operator::start(runtime.clone(), client.clone(), config).await?;
     print_plugins(&runtime, &operator, &options.plugins);
-    if operator.controller("gitlabsecrets").is_none() {
-        anyhow::bail!("the gitlabsecrets plugin is not serving: see the refusals above");
+    for plugin in ["keystone", "gitlabsecrets"] {
+        if operator.controller(plugin).is_none() {
+            anyhow::bail!("the {plugin} plugin is not serving: see the refusals above");
+        }
     }
+
+    keystone::apply(&server, &client).await?;
+    let object = keystone::wait_ready(&client, started).await?;
+    keystone::print(&client, &object).await?;
+    println!();
 
     let declared = yaml(CHART_DEFAULTS)?;
     let gitlabsecrets = resource("apps.gitlab.com/v2alpha1", "GitLabSecrets", "gitlabsecrets");
@@ -143,6 +158,10 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
             "  kubectl --kubeconfig {} get gitlabsecrets,secrets -n gitlab",
             kubeconfig.display()
         );
+        println!(
+            "  kubectl --kubeconfig {} get keystones -n openstack",
+            kubeconfig.display()
+        );
         println!("  Ctrl-C stops both");
         tokio::signal::ctrl_c()
             .await
@@ -151,6 +170,32 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
     operator.shutdown().await;
     server.stop();
     Ok(())
+}
+
+/// The demo's plugin directory: the `.wasm` files of `source`, with `source`'s
+/// `plugins.toml` when it has one, else one granting keystone the cluster-scoped
+/// ClusterSecretStore its store gate reads (as `deploy/plugins.toml` does).
+fn plugin_dir(source: &Path) -> anyhow::Result<tempfile::TempDir> {
+    let dir = tempfile::tempdir().context("a temporary plugin directory")?;
+    for file in super::plugin_files(source)
+        .with_context(|| format!("cannot read plugin directory {}", source.display()))?
+    {
+        let Some(name) = file.file_name() else {
+            continue;
+        };
+        std::fs::copy(&file, dir.path().join(name))
+            .with_context(|| format!("cannot copy {}", file.display()))?;
+    }
+    let config = source.join("plugins.toml");
+    let target = dir.path().join("plugins.toml");
+    if config.is_file() {
+        std::fs::copy(&config, &target)
+            .with_context(|| format!("cannot copy {}", config.display()))?;
+    } else {
+        std::fs::write(&target, "[plugins.keystone]\ncluster_scoped = true\n")
+            .with_context(|| format!("cannot write {}", target.display()))?;
+    }
+    Ok(dir)
 }
 
 fn origin(plugin: &wasm_operator_runtime::Plugin) -> &'static str {
