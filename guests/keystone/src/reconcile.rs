@@ -83,11 +83,7 @@ fn steps<'a>() -> Vec<Step<'a, Pass<'a>, Error>> {
             "exposure-and-jobs",
             vec![
                 Step::member("http-route", HTTP_ROUTE_READY, steps::http_route::run),
-                Step::member(
-                    "health-check",
-                    KEYSTONE_API_READY,
-                    steps::health_check::run,
-                ),
+                Step::member("health-check", KEYSTONE_API_READY, steps::health_check::run),
                 Step::member("hpa", HPA_READY, steps::hpa::run),
                 Step::member("bootstrap", BOOTSTRAP_READY, steps::bootstrap::run),
                 Step::member("trust-flush", TRUST_FLUSH_READY, steps::trust_flush::run),

@@ -295,7 +295,11 @@ fn a_keystone_converges_to_ready_with_all_fifteen_conditions_and_the_next_pass_w
         stored_status(&cluster)["endpoint"],
         "http://ks.ns.svc.cluster.local:5000/v3"
     );
-    assert_eq!(reasons.len(), 17, "fifteen, Ready and ExtraConfigHealthy: {reasons:?}");
+    assert_eq!(
+        reasons.len(),
+        17,
+        "fifteen, Ready and ExtraConfigHealthy: {reasons:?}"
+    );
     cluster.clear_calls();
     assert_eq!(healthy_pass(&cluster).expect("runs"), Outcome::done());
     assert!(!cluster.calls().is_empty(), "the pass ran");

@@ -86,10 +86,7 @@ async fn the_health_check_reports_what_answers_at_the_keystone_service_the_real_
     let object = h.condition("KeystoneAPIReady", "APIUnhealthy").await;
     assert_eq!(
         message(&object),
-        format!(
-            "Keystone API returned HTTP 500: {}",
-            &failing_body()[..256]
-        )
+        format!("Keystone API returned HTTP 500: {}", &failing_body()[..256])
     );
 
     // The real Keystone behind the Service.

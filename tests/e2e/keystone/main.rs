@@ -4,9 +4,9 @@
 //! that server for kubectl.
 
 mod converge;
-mod health;
 mod deletion;
 mod harness;
+mod health;
 mod policy;
 mod reasons;
 mod rotation;

@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use wasm_operator_e2e::eventually;
 use wasm_operator_sdk::ObjectRef;
 
-use crate::harness::{Harness, WAIT, keystone};
+use crate::harness::{Harness, READY_ACTORS, WAIT, keystone};
 
 const STAGING: &str = "ks-fernet-keys-rotation";
 const COMPLETED_AT: &str = "cobaltcore.c5c3.io/rotation-completed-at";
@@ -129,7 +129,8 @@ fn sha256_hex(text: &str) -> String {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_rotated_admin_password_travels_through_the_backend_to_the_admin_secret_and_reruns_the_bootstrap()
  {
-    let h = Harness::start().await;
+    // Step 12 runs once the health check passes: the Keystone API stand-in answers it.
+    let h = Harness::start_with(&READY_ACTORS).await;
     // The admin Secret comes from the backend through an ExternalSecret, as in production.
     h.seed("pw", &["ks-admin"]).await;
     let mut entry = wasm_operator_apiserver::BackendEntry::new();
@@ -192,21 +193,39 @@ async fn a_rotated_admin_password_travels_through_the_backend_to_the_admin_secre
     })
     .await;
     eventually("the backend holds the rotated password", WAIT, || async {
-        let entry = h.cluster.server.secret_backend_get(ADMIN_REMOTE_KEY).ok()??;
+        let entry = h
+            .cluster
+            .server
+            .secret_backend_get(ADMIN_REMOTE_KEY)
+            .ok()??;
         (entry.get("password").map(Vec::as_slice) == Some(rotated.as_bytes())).then_some(())
     })
     .await;
-    eventually("the admin Secret holds the rotated password", WAIT, || async {
-        let secret = h.cluster.get("v1", "Secret", "pw", "ks-admin").await?;
-        (secret["data"]["password"] == b64.encode(rotated)).then_some(())
-    })
+    eventually(
+        "the admin Secret holds the rotated password",
+        WAIT,
+        || async {
+            let secret = h.cluster.get("v1", "Secret", "pw", "ks-admin").await?;
+            (secret["data"]["password"] == b64.encode(rotated)).then_some(())
+        },
+    )
     .await;
-    let rerun = eventually("the bootstrap re-run with the rotated password", WAIT, || async {
-        let job = h.cluster.get("batch/v1", "Job", "pw", "ks-bootstrap").await?;
-        (admin_digest_of_bootstrap(&job) == Some(sha256_hex(rotated))).then_some(job)
-    })
+    let rerun = eventually(
+        "the bootstrap re-run with the rotated password",
+        WAIT,
+        || async {
+            let job = h
+                .cluster
+                .get("batch/v1", "Job", "pw", "ks-bootstrap")
+                .await?;
+            (admin_digest_of_bootstrap(&job) == Some(sha256_hex(rotated))).then_some(job)
+        },
+    )
     .await;
-    assert_ne!(rerun["metadata"]["uid"], first["metadata"]["uid"], "a new Job");
+    assert_ne!(
+        rerun["metadata"]["uid"], first["metadata"]["uid"],
+        "a new Job"
+    );
     h.condition_in("pw", "BootstrapReady", "BootstrapComplete")
         .await;
     assert_eq!(

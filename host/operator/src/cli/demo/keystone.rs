@@ -93,11 +93,23 @@ fn prerequisites() -> Vec<(ApiResource, Value)> {
                 "metadata": {"name": "maria", "namespace": NAMESPACE}, "spec": {"replicas": 1}}),
         ),
         (
-            resource("external-secrets.io/v1", "ExternalSecret", "externalsecrets"),
-            external_secret("keystone-db", "openstack/keystone/db", &["username", "password"]),
+            resource(
+                "external-secrets.io/v1",
+                "ExternalSecret",
+                "externalsecrets",
+            ),
+            external_secret(
+                "keystone-db",
+                "openstack/keystone/db",
+                &["username", "password"],
+            ),
         ),
         (
-            resource("external-secrets.io/v1", "ExternalSecret", "externalsecrets"),
+            resource(
+                "external-secrets.io/v1",
+                "ExternalSecret",
+                "externalsecrets",
+            ),
             external_secret(
                 "keystone-admin",
                 "bootstrap/openstack/keystone/admin",
@@ -110,16 +122,16 @@ fn prerequisites() -> Vec<(ApiResource, Value)> {
 /// The demo's Keystone.
 fn keystone() -> Value {
     json!({"apiVersion": "keystone.openstack.c5c3.io/v1alpha1", "kind": "Keystone",
-        "metadata": {"name": NAME, "namespace": NAMESPACE},
-        "spec": {
-            "image": {"repository": "ghcr.io/c5c3/keystone", "tag": "2025.2"},
-            "database": {"clusterRef": {"name": "maria"}, "database": "keystone",
-                         "secretRef": {"name": "keystone-db"}},
-            "cache": {"clusterRef": {"name": "memcached"},
-                      "backend": "dogpile.cache.pymemcache"},
-            "bootstrap": {"adminPasswordSecretRef": {"name": "keystone-admin"}},
-            "trustFlush": {"schedule": "0 * * * *"},
-        }})
+    "metadata": {"name": NAME, "namespace": NAMESPACE},
+    "spec": {
+        "image": {"repository": "ghcr.io/c5c3/keystone", "tag": "2025.2"},
+        "database": {"clusterRef": {"name": "maria"}, "database": "keystone",
+                     "secretRef": {"name": "keystone-db"}},
+        "cache": {"clusterRef": {"name": "memcached"},
+                  "backend": "dogpile.cache.pymemcache"},
+        "bootstrap": {"adminPasswordSecretRef": {"name": "keystone-admin"}},
+        "trustFlush": {"schedule": "0 * * * *"},
+    }})
 }
 
 fn keystones() -> ApiResource {
@@ -192,7 +204,10 @@ pub(crate) async fn wait_ready(client: &kube::Client, started: Instant) -> anyho
         let mut fresh: Vec<&String> = now_true.difference(&shown).collect();
         fresh.sort_by_key(|c| {
             let type_ = c.split('/').next().unwrap_or_default();
-            PIPELINE.iter().position(|p| *p == type_).unwrap_or(PIPELINE.len())
+            PIPELINE
+                .iter()
+                .position(|p| *p == type_)
+                .unwrap_or(PIPELINE.len())
         });
         for condition in fresh {
             let (type_, reason) = condition.split_once('/').unwrap_or((condition, ""));
@@ -256,7 +271,10 @@ fn describe(kind: &str, object: &Value) -> String {
                 .unwrap_or("running");
             done.to_owned()
         }
-        "CronJob" => format!("schedule {}", object["spec"]["schedule"].as_str().unwrap_or("?")),
+        "CronJob" => format!(
+            "schedule {}",
+            object["spec"]["schedule"].as_str().unwrap_or("?")
+        ),
         "ConfigMap" => object["data"]
             .as_object()
             .map(|d| d.keys().map(String::as_str).collect::<Vec<_>>().join(", "))
@@ -288,7 +306,11 @@ pub(crate) async fn print(client: &kube::Client, object: &Value) -> anyhow::Resu
             }
             let name = child.metadata.name.clone().unwrap_or_default();
             let value = serde_json::to_value(&child)?;
-            println!("  {:<20} {name:<36} {}", kind.kind, describe(&kind.kind, &value));
+            println!(
+                "  {:<20} {name:<36} {}",
+                kind.kind,
+                describe(&kind.kind, &value)
+            );
             if kind.kind == "Secret" {
                 for (key, data) in value["data"].as_object().into_iter().flatten() {
                     let bytes = data
@@ -315,7 +337,9 @@ pub(crate) async fn print(client: &kube::Client, object: &Value) -> anyhow::Resu
     println!(
         "Endpoint: {}   Release: {}",
         object["status"]["endpoint"].as_str().unwrap_or_default(),
-        object["status"]["installedRelease"].as_str().unwrap_or_default()
+        object["status"]["installedRelease"]
+            .as_str()
+            .unwrap_or_default()
     );
     Ok(())
 }
