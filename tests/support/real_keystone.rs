@@ -41,7 +41,7 @@ impl RealKeystone {
             .and_then(|l| l.local_addr())
             .expect("a free port")
             .port();
-        let lifeline = Command::new("/bin/sh")
+        let mut lifeline = Command::new("/bin/sh")
             .arg("-c")
             .arg(format!(
                 "while kill -0 {} 2>/dev/null; do sleep 1; done",
@@ -50,44 +50,18 @@ impl RealKeystone {
             .stdin(Stdio::null())
             .spawn()
             .expect("the lifeline starts");
-        let log = std::fs::File::create(dir.join("setup.log")).expect("a log file");
-        let mut setup = Command::new("/bin/sh")
-            .arg(SETUP)
-            .arg(&dir)
-            .arg(port.to_string())
-            .arg(password)
-            .arg(lifeline.id().to_string())
-            .stdin(Stdio::null())
-            .stdout(log.try_clone().expect("the log file"))
-            .stderr(log)
-            .spawn()
-            .expect("the setup script starts");
-        let started = Instant::now();
-        while started.elapsed() < SETUP_BOUND {
-            if let Ok(Some(status)) = setup.try_wait() {
-                let log = std::fs::read_to_string(dir.join("setup.log")).unwrap_or_default();
-                let tail: Vec<&str> = log.lines().rev().take(30).collect();
-                panic!(
-                    "the real Keystone's setup exited with {status}:\n{}",
-                    tail.into_iter().rev().collect::<Vec<_>>().join("\n")
-                );
+        match serve(&dir, port, password, lifeline.id()) {
+            Ok(()) => Self {
+                port,
+                dir,
+                lifeline,
+            },
+            Err(message) => {
+                let _ = lifeline.kill();
+                let _ = lifeline.wait();
+                panic!("{message}");
             }
-            if answers_version(port) {
-                // The script's own exit is reaped by a thread: it lives as long as the
-                // Keystone does.
-                std::thread::spawn(move || setup.wait());
-                return Self {
-                    port,
-                    dir,
-                    lifeline,
-                };
-            }
-            std::thread::sleep(Duration::from_millis(500));
         }
-        panic!(
-            "the real Keystone did not answer GET /v3 within {SETUP_BOUND:?} (log: {})",
-            dir.join("setup.log").display()
-        );
     }
 
     /// The loopback port it serves on.
@@ -117,6 +91,47 @@ impl Drop for RealKeystone {
         let _ = self.lifeline.kill();
         let _ = self.lifeline.wait();
     }
+}
+
+/// Runs the setup script in `dir` for `port` (serving until process `lifeline` exits) and
+/// waits until the Keystone answers; why not otherwise, with the setup log's tail.
+fn serve(dir: &Path, port: u16, password: &str, lifeline: u32) -> Result<(), String> {
+    let log = std::fs::File::create(dir.join("setup.log")).expect("a log file");
+    let mut setup = Command::new("/bin/sh")
+        .arg(SETUP)
+        .arg(dir)
+        .arg(port.to_string())
+        .arg(password)
+        .arg(lifeline.to_string())
+        .stdin(Stdio::null())
+        .stdout(log.try_clone().expect("the log file"))
+        .stderr(log)
+        .spawn()
+        .map_err(|e| format!("the setup script does not start: {e}"))?;
+    let started = Instant::now();
+    while started.elapsed() < SETUP_BOUND {
+        if let Ok(Some(status)) = setup.try_wait() {
+            let log = std::fs::read_to_string(dir.join("setup.log")).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().rev().take(30).collect();
+            let tail: Vec<&str> = tail.into_iter().rev().collect();
+            return Err(format!(
+                "the real Keystone's setup exited with {status}:\n{}",
+                tail.join("\n")
+            ));
+        }
+        if answers_version(port) {
+            // The script lives as long as the Keystone does; a thread reaps it.
+            std::thread::spawn(move || setup.wait());
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let _ = setup.kill();
+    let _ = setup.wait();
+    Err(format!(
+        "the real Keystone did not answer GET /v3 within {SETUP_BOUND:?} (log: {})",
+        dir.join("setup.log").display()
+    ))
 }
 
 /// Whether `127.0.0.1:port` answers `GET /v3` with 200.

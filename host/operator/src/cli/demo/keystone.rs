@@ -262,14 +262,15 @@ fn describe(kind: &str, object: &Value) -> String {
             object["spec"]["replicas"].as_i64().unwrap_or(0)
         ),
         "Job" => {
-            let done = object["status"]["conditions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .find(|c| c["status"] == "True")
-                .and_then(|c| c["type"].as_str())
-                .unwrap_or("running");
-            done.to_owned()
+            let ended = |type_: &str| {
+                object["status"]["conditions"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .any(|c| c["type"] == type_ && c["status"] == "True")
+            };
+            let state = ["Complete", "Failed"].into_iter().find(|t| ended(t));
+            state.unwrap_or("running").to_owned()
         }
         "CronJob" => format!(
             "schedule {}",
