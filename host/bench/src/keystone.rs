@@ -68,8 +68,10 @@ fn objects(namespace: &str) -> Vec<Value> {
     ]
 }
 
-/// Whether a Keystone has come through step 9 and seen its rollout done (the state a
-/// converged pass finds).
+/// Whether a Keystone has come through the pipeline as far as it gets here: its rollout
+/// done, its bootstrap complete, and every member of the second group reported. The
+/// health check cannot pass (no Keystone API answers in this cluster; natively there is
+/// no HTTP), so its member ends every pass there, the same way each time.
 fn converged(object: &Value) -> bool {
     let generation = object.pointer("/metadata/generation");
     let reason = |type_: &str| {
@@ -82,6 +84,10 @@ fn converged(object: &Value) -> bool {
     };
     reason("DeploymentReady").as_deref() == Some("DeploymentReady")
         && reason("IdentityBackendsReady").as_deref() == Some("IdentityBackendsNotRequired")
+        && reason("BootstrapReady").as_deref() == Some("BootstrapComplete")
+        && ["HTTPRouteReady", "KeystoneAPIReady", "HPAReady", "TrustFlushReady"]
+            .iter()
+            .all(|type_| reason(type_).is_some())
 }
 
 /// The passes' requests so far, by `(verb, kind)`, from the `wasm_operator_api_requests_total`
@@ -269,7 +275,14 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
         for build in order {
             let before = requests_of(&metrics);
             let stored = server.counts();
-            let batch = passes.batch(build, &all).await?;
+            // Each build over its own Keystones: their health checks fail differently (the
+            // wasm build's request finds no such host, the native build has no HTTP), so
+            // over the same objects each would rewrite the other's KeystoneAPIReady.
+            let own = match build {
+                Build::Wasm => requests(&wasm_ns, "ks"),
+                Build::Native => requests(&native_ns, "ks"),
+            };
+            let batch = passes.batch(build, &own).await?;
             let mut made = requests_of(&metrics).since(&before);
             // Changes stored meanwhile, by anyone: none when the passes and the actors
             // have nothing to do.
@@ -323,11 +336,12 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     section.note(format!(
         "{count} Keystones per build, each in its own namespace with its MariaDB and \
          credentials; converged through their db-sync and schema-check Jobs and rollouts in \
-         {:.1} s ({rounds} rounds of passes). Then {samples} rounds of converged passes over \
-         all {} (both builds reconcile the same objects). Failed passes: {}. Goal: wasm ÷ \
+         {:.1} s ({rounds} rounds of passes). Then {samples} rounds of converged passes, each \
+         build over its own {count}: no Keystone API answers here, so every pass ends at the \
+         health check of step 11 (the wasm build's request finds no such host, the native \
+         build has no HTTP), the same way each time. Failed passes: {}. Goal: wasm ÷ \
          native ≤ {GOAL}.",
         convergence.as_secs_f64(),
-        all.len(),
         wasm.failed + native.failed,
     ));
     let read: Vec<String> = wasm_counts
