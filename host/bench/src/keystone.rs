@@ -85,9 +85,14 @@ fn converged(object: &Value) -> bool {
     reason("DeploymentReady").as_deref() == Some("DeploymentReady")
         && reason("IdentityBackendsReady").as_deref() == Some("IdentityBackendsNotRequired")
         && reason("BootstrapReady").as_deref() == Some("BootstrapComplete")
-        && ["HTTPRouteReady", "KeystoneAPIReady", "HPAReady", "TrustFlushReady"]
-            .iter()
-            .all(|type_| reason(type_).is_some())
+        && [
+            "HTTPRouteReady",
+            "KeystoneAPIReady",
+            "HPAReady",
+            "TrustFlushReady",
+        ]
+        .iter()
+        .all(|type_| reason(type_).is_some())
 }
 
 /// The passes' requests so far, by `(verb, kind)`, from the `wasm_operator_api_requests_total`

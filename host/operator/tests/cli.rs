@@ -105,10 +105,11 @@ fn plugin_inspect_of_a_bad_file_prints_one_line_and_exits_2() {
 }
 
 #[test]
-fn demo_reconciles_the_chart_defaults_and_prints_shapes_never_values_despite_a_bad_file() {
+fn demo_reconciles_a_keystone_and_the_chart_defaults_and_prints_shapes_never_values_despite_a_bad_file()
+ {
     let cache = tempfile::tempdir().expect("tempdir");
     let dir = tempfile::tempdir().expect("tempdir");
-    for file in ["gitlabsecrets.wasm", "secretgen.wasm"] {
+    for file in ["gitlabsecrets.wasm", "keystone.wasm", "secretgen.wasm"] {
         std::fs::copy(
             wasm_operator::cli::shipped_plugin_dir().join(file),
             dir.path().join(file),
@@ -139,6 +140,16 @@ fn demo_reconciles_the_chart_defaults_and_prints_shapes_never_values_despite_a_b
         "      password                         64 chars, alphanumeric",
         "  2. subject CN=example.com",
         "Ready: True (SecretsReady)",
+        "keystone 0.1.0 (reconciler of keystone.openstack.c5c3.io/v1alpha1/Keystone",
+        "applied     Keystone openstack/keystone",
+        "DatabaseReady          DatabaseSynced",
+        "KeystoneAPIReady       APIHealthy",
+        "BootstrapReady         BootstrapComplete",
+        "Ready                  AllReady",
+        "Secret               keystone-fernet-keys",
+        "Job                  keystone-bootstrap                           Complete",
+        "Ready: True (AllReady): All sub-conditions are ready",
+        "Endpoint: http://keystone.openstack.svc.cluster.local:5000/v3   Release: 2025.2",
     ] {
         assert!(
             stdout.contains(expected),
@@ -149,6 +160,9 @@ fn demo_reconciles_the_chart_defaults_and_prints_shapes_never_values_despite_a_b
         !stdout.contains("-----BEGIN"),
         "no value is printed:\n{stdout}"
     );
+    for password in ["demo-db-password", "demo-admin-password"] {
+        assert!(!stdout.contains(password), "{password} printed:\n{stdout}");
+    }
 }
 
 #[test]

@@ -308,7 +308,7 @@ pub(crate) async fn print(client: &kube::Client, object: &Value) -> anyhow::Resu
             let name = child.metadata.name.clone().unwrap_or_default();
             let value = serde_json::to_value(&child)?;
             println!(
-                "  {:<20} {name:<36} {}",
+                "  {:<20} {name:<44} {}",
                 kind.kind,
                 describe(&kind.kind, &value)
             );
