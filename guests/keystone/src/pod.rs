@@ -169,6 +169,30 @@ pub(crate) fn keystone_volumes(
     (volumes, mounts)
 }
 
+/// The volumes and mounts of a pod that also reads both key repositories (the API
+/// Deployment, the trust-flush CronJob): `config`, `fernet-keys` and `credential-keys`
+/// (the key Secrets, mode 0400, mounted at `/etc/keystone/{fernet,credential}-keys`
+/// followed by `dir_end`), then `db-tls` and `domains` when they apply.
+pub(crate) fn key_volumes(
+    pass: &Pass<'_>,
+    config_map: &str,
+    dir_end: &str,
+) -> (Vec<Volume>, Vec<VolumeMount>) {
+    let name = pass.name();
+    let (config_volume, config_mount) = config(config_map);
+    let mut volumes = vec![config_volume];
+    let mut mounts = vec![config_mount];
+    for keys in ["fernet-keys", "credential-keys"] {
+        volumes.push(secret_volume(keys, &format!("{name}-{keys}"), 0o400));
+        mounts.push(read_only(keys, &format!("/etc/keystone/{keys}{dir_end}")));
+    }
+    for (volume, mount) in db_tls(pass).into_iter().chain(domains(pass)) {
+        volumes.push(volume);
+        mounts.push(mount);
+    }
+    (volumes, mounts)
+}
+
 #[cfg(test)]
 mod tests {
     use serde_json::json;

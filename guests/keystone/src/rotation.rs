@@ -9,7 +9,9 @@
 
 use std::collections::BTreeMap;
 
-use k8s_openapi::api::core::v1::{Secret, ServiceAccount};
+use k8s_openapi::api::core::v1::{
+    EnvVar, EnvVarSource, ObjectFieldSelector, Secret, ServiceAccount,
+};
 use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
@@ -113,4 +115,27 @@ with urllib.request.urlopen(request, context=context) as response:
 PY
 "#
     )
+}
+
+/// The environment every rotation CronJob's container starts with: the staging Secret it
+/// patches (`SECRET_NAME`) and its namespace from the downward API (`SECRET_NAMESPACE`).
+pub(crate) fn staging_env(staging: String) -> Vec<EnvVar> {
+    vec![
+        EnvVar {
+            name: "SECRET_NAME".into(),
+            value: Some(staging),
+            value_from: None,
+        },
+        EnvVar {
+            name: "SECRET_NAMESPACE".into(),
+            value: None,
+            value_from: Some(EnvVarSource {
+                field_ref: Some(ObjectFieldSelector {
+                    field_path: "metadata.namespace".into(),
+                    api_version: None,
+                }),
+                ..Default::default()
+            }),
+        },
+    ]
 }

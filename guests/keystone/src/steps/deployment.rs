@@ -107,21 +107,7 @@ pub(crate) fn deployment(pass: &Pass<'_>, config_map: &str) -> Deployment {
     let spec = &pass.keystone.spec;
     let name = pass.name();
     // config, fernet-keys, credential-keys, then db-tls and domains when they apply.
-    let (config_volume, config_mount) = pod::config(config_map);
-    let mut volumes = vec![
-        config_volume,
-        pod::secret_volume("fernet-keys", &format!("{name}-fernet-keys"), 0o400),
-        pod::secret_volume("credential-keys", &format!("{name}-credential-keys"), 0o400),
-    ];
-    let mut mounts = vec![
-        config_mount,
-        pod::read_only("fernet-keys", "/etc/keystone/fernet-keys/"),
-        pod::read_only("credential-keys", "/etc/keystone/credential-keys/"),
-    ];
-    for (volume, mount) in pod::db_tls(pass).into_iter().chain(pod::domains(pass)) {
-        volumes.push(volume);
-        mounts.push(mount);
-    }
+    let (volumes, mounts) = pod::key_volumes(pass, config_map, "/");
     let annotations = (spec.database.credentials_mode == CREDENTIALS_MODE_DYNAMIC)
         .then(|| pass.db_connection_hash.clone())
         .flatten()

@@ -51,21 +51,7 @@ pub(crate) fn cron_job_name(keystone: &str) -> String {
 pub(crate) fn cron_job(pass: &Pass<'_>, trust_flush: &TrustFlushSpec, config_map: &str) -> CronJob {
     let name = pass.name();
     let spec = &pass.keystone.spec;
-    let (config_volume, config_mount) = pod::config(config_map);
-    let mut volumes = vec![
-        config_volume,
-        pod::secret_volume("fernet-keys", &format!("{name}-fernet-keys"), 0o400),
-        pod::secret_volume("credential-keys", &format!("{name}-credential-keys"), 0o400),
-    ];
-    let mut mounts = vec![
-        config_mount,
-        pod::read_only("fernet-keys", "/etc/keystone/fernet-keys"),
-        pod::read_only("credential-keys", "/etc/keystone/credential-keys"),
-    ];
-    for (volume, mount) in pod::db_tls(pass).into_iter().chain(pod::domains(pass)) {
-        volumes.push(volume);
-        mounts.push(mount);
-    }
+    let (volumes, mounts) = pod::key_volumes(pass, config_map, "");
     let mut command = vec![
         "keystone-manage".to_owned(),
         format!("--config-dir={}", pod::CONFIG_DIR),

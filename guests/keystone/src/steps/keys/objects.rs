@@ -3,8 +3,8 @@
 
 use k8s_openapi::api::batch::v1::{CronJob, CronJobSpec, JobSpec, JobTemplateSpec};
 use k8s_openapi::api::core::v1::{
-    ConfigMapVolumeSource, Container, EmptyDirVolumeSource, EnvVar, EnvVarSource,
-    ObjectFieldSelector, PodSpec, PodTemplateSpec, Secret, ServiceAccount, Volume,
+    ConfigMapVolumeSource, Container, EmptyDirVolumeSource, EnvVar, PodSpec, PodTemplateSpec,
+    Secret, ServiceAccount, Volume,
 };
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -96,30 +96,13 @@ pub(crate) fn cron_job(pass: &Pass<'_>, kind: &KeyKind, config_map: &str, script
         volumes.push(volume);
         mounts.push(mount);
     }
-    let env = vec![
-        EnvVar {
-            name: "SECRET_NAME".into(),
-            value: Some(kind.staging(name)),
-            value_from: None,
-        },
-        EnvVar {
-            name: "SECRET_NAMESPACE".into(),
-            value: None,
-            value_from: Some(EnvVarSource {
-                field_ref: Some(ObjectFieldSelector {
-                    field_path: "metadata.namespace".into(),
-                    api_version: None,
-                }),
-                ..Default::default()
-            }),
-        },
-        EnvVar {
-            name: kind.max_active_keys_env.into(),
-            value: Some(rotation.active_keys().to_string()),
-            value_from: None,
-        },
-        pod::db_connection_env(name),
-    ];
+    let mut env = crate::rotation::staging_env(kind.staging(name));
+    env.push(EnvVar {
+        name: kind.max_active_keys_env.into(),
+        value: Some(rotation.active_keys().to_string()),
+        value_from: None,
+    });
+    env.push(pod::db_connection_env(name));
     let rotate = Container {
         name: format!("{}-rotate", kind.name),
         image: Some(spec.image.reference()),

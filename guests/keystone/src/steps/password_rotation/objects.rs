@@ -3,8 +3,8 @@
 
 use k8s_openapi::api::batch::v1::{CronJob, CronJobSpec, JobSpec, JobTemplateSpec};
 use k8s_openapi::api::core::v1::{
-    ConfigMapVolumeSource, Container, EnvVar, EnvVarSource, ObjectFieldSelector, PodSpec,
-    PodTemplateSpec, Secret, ServiceAccount, Volume,
+    ConfigMapVolumeSource, Container, EnvVar, PodSpec, PodTemplateSpec, Secret, ServiceAccount,
+    Volume,
 };
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
@@ -67,29 +67,12 @@ pub(crate) fn cron_job(
     } else {
         spec.schedule.clone()
     };
-    let env = vec![
-        EnvVar {
-            name: "SECRET_NAME".into(),
-            value: Some(staging_name(name)),
-            value_from: None,
-        },
-        EnvVar {
-            name: "SECRET_NAMESPACE".into(),
-            value: None,
-            value_from: Some(EnvVarSource {
-                field_ref: Some(ObjectFieldSelector {
-                    field_path: "metadata.namespace".into(),
-                    api_version: None,
-                }),
-                ..Default::default()
-            }),
-        },
-        EnvVar {
-            name: "PASSWORD_LENGTH".into(),
-            value: Some(length.to_string()),
-            value_from: None,
-        },
-    ];
+    let mut env = crate::rotation::staging_env(staging_name(name));
+    env.push(EnvVar {
+        name: "PASSWORD_LENGTH".into(),
+        value: Some(length.to_string()),
+        value_from: None,
+    });
     let container = Container {
         name: "admin-password-rotate".into(),
         image: Some(keystone.image.reference()),
