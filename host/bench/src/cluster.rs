@@ -85,7 +85,7 @@ pub fn gitlabsecrets_kind() -> KindRef {
 }
 
 /// The resource of the kinds the benchmarks create.
-fn resource_of(object: &Value) -> anyhow::Result<ApiResource> {
+pub(crate) fn resource_of(object: &Value) -> anyhow::Result<ApiResource> {
     let api_version = object["apiVersion"].as_str().unwrap_or_default();
     let kind = object["kind"].as_str().unwrap_or_default();
     let (plural, namespaced) = match kind {

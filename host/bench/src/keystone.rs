@@ -28,7 +28,7 @@ use super::passes::{Batch, Build, CONCURRENCY, Passes, compare_rates, compare_ti
 use super::report::{Cell, Section};
 
 /// The CRD the shipped reconciler serves.
-const KEYSTONE_CRD: &str = include_str!("../../../crds/keystone.openstack.c5c3.io_keystones.yaml");
+pub(crate) const KEYSTONE_CRD: &str = include_str!("../../../crds/keystone.openstack.c5c3.io_keystones.yaml");
 
 /// The goal for a converged pass: wasm ÷ native.
 const GOAL: f64 = 1.3;
@@ -40,8 +40,19 @@ fn setup() -> Caller {
     }
 }
 
+/// The Keystones' API resource.
+pub(crate) fn keystone_resource() -> kube::api::ApiResource {
+    kube::api::ApiResource {
+        group: "keystone.openstack.c5c3.io".into(),
+        version: "v1alpha1".into(),
+        api_version: "keystone.openstack.c5c3.io/v1alpha1".into(),
+        kind: "Keystone".into(),
+        plural: "keystones".into(),
+    }
+}
+
 /// What one Keystone `ks` of `namespace` needs, then the Keystone.
-fn objects(namespace: &str) -> Vec<Value> {
+pub(crate) fn keystone_objects(namespace: &str) -> Vec<Value> {
     let secret = |name: &str, data: Value| {
         json!({"apiVersion": "v1", "kind": "Secret",
             "metadata": {"name": name, "namespace": namespace}, "stringData": data})
@@ -219,7 +230,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     let native_ns = namespace_names("ks-native", count);
     let all_ns: Vec<String> = wasm_ns.iter().chain(&native_ns).cloned().collect();
     for namespace in &all_ns {
-        for object in objects(namespace) {
+        for object in keystone_objects(namespace) {
             backend.create(&setup(), object).await?;
         }
     }

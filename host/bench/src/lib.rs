@@ -20,6 +20,8 @@
 //! 6. [`secretgen`]: the chart-default plan and each key type, native vs in-guest.
 //! 7. [`keystone`]: the Keystone reconciler as `.wasm` and natively over converged
 //!    Keystones: pass latency, and the writes and server reads of a converged pass.
+//! 8. [`keystone_scale`]: N Keystones converging from empty to Ready in an operator
+//!    process: time to Ready, peak RSS, requests and passes.
 //!
 //! Absolute times drift on shared machines; the report gives ratios where two runs are
 //! compared in one process.
@@ -28,6 +30,7 @@ mod api;
 mod boundary;
 pub mod cluster;
 mod keystone;
+mod keystone_scale;
 mod memory;
 mod passes;
 mod plugin_ops;
@@ -63,11 +66,13 @@ pub enum Scenario {
     Secretgen,
     /// 7. Keystone as wasm vs native, converged.
     Keystone,
+    /// 8. N Keystones from empty.
+    KeystoneScale,
 }
 
 impl Scenario {
     /// Every scenario, in report order.
-    pub const ALL: [Scenario; 7] = [
+    pub const ALL: [Scenario; 8] = [
         Self::WasmNative,
         Self::Boundary,
         Self::Api,
@@ -75,6 +80,7 @@ impl Scenario {
         Self::PluginOps,
         Self::Secretgen,
         Self::Keystone,
+        Self::KeystoneScale,
     ];
 }
 
@@ -91,6 +97,8 @@ pub struct BenchOptions {
     pub scale: Vec<usize>,
     /// The GitLabSecrets counts of the scale scenario with them (the chart's defaults).
     pub scale_full: Vec<usize>,
+    /// The Keystone counts of the Keystone scale scenario.
+    pub keystone_scale: Vec<usize>,
     /// The shipped plugins (gitlabsecrets, secretgen, keystone).
     pub plugins: PathBuf,
     /// The test-only plugins (the fixture).
@@ -108,6 +116,7 @@ impl BenchOptions {
             quick: false,
             scale: vec![100, 1000],
             scale_full: vec![100],
+            keystone_scale: vec![5, 20],
             plugins: wasm_operator::cli::shipped_plugin_dir(),
             test_plugins: wasm_operator::cli::test_plugin_dir(),
             exe,
@@ -186,6 +195,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Report> {
             Scenario::PluginOps => vec![plugin_ops::run(options).await?],
             Scenario::Secretgen => vec![secretgen::run(options).await?],
             Scenario::Keystone => vec![keystone::run(options).await?],
+            Scenario::KeystoneScale => vec![keystone_scale::run(options).await?],
         };
         for mut section in sections {
             section.note(format!(

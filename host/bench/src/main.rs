@@ -31,6 +31,9 @@ struct BenchArgs {
     /// GitLabSecrets counts of the scale scenario with them (the chart's defaults).
     #[arg(long, value_delimiter = ',', default_value = "100")]
     scale_full: Vec<usize>,
+    /// Keystone counts of the Keystone scale scenario.
+    #[arg(long, value_delimiter = ',', default_value = "5,20")]
+    keystone_scale: Vec<usize>,
     /// The `wasm-operator` binary the process scenarios start (default: the one beside
     /// this binary).
     #[arg(long)]
@@ -78,6 +81,7 @@ async fn bench(args: BenchArgs) -> anyhow::Result<()> {
     }
     options.scale = args.scale;
     options.scale_full = args.scale_full;
+    options.keystone_scale = args.keystone_scale;
     let report = run(&options).await?;
     println!(
         "wrote {0}/report.md and {0}/report.json ({1} scenarios)",

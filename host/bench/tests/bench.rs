@@ -88,7 +88,8 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
             "scale",
             "plugin-ops",
             "secretgen",
-            "keystone"
+            "keystone",
+            "keystone-scale"
         ]
     );
     for title in [
@@ -97,6 +98,7 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
         "Scale",
         "secretgen",
         "Keystone reconciler",
+        "Keystone scale",
     ] {
         assert!(markdown.contains(title), "{title} missing from\n{markdown}");
     }
@@ -154,4 +156,13 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
             rss[i]
         );
     }
+    // The Keystone scale run reached Ready: every Keystone took its passes (the finalizers
+    // alone are two each).
+    let keystone_scale = section(&report, "keystone-scale");
+    let passes = keystone_scale["rows"]
+        .as_array()
+        .and_then(|rows| rows.iter().find(|r| r[0] == "passes to converge"))
+        .and_then(|row| row[1][0]["value"].as_f64())
+        .unwrap_or_else(|| panic!("no passes in {keystone_scale}"));
+    assert!(passes >= 2.0 * 2.0, "{passes} passes for N=2");
 }
