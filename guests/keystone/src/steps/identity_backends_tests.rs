@@ -134,7 +134,7 @@ fn a_ready_ldap_backend_is_projected_into_a_labelled_hashed_secret_then_reported
     let cluster = cluster_with(vec![with(ldap("corp-ldap", "corp"), tls)]);
     let first = run_over(&cluster, &keystone());
     let name = first.domains_secret_name.clone();
-    assert_eq!(domains_secrets(&cluster), [name.clone()]);
+    assert_eq!(domains_secrets(&cluster), std::slice::from_ref(&name));
     let stored = cluster.server("Secret", &name).expect("stored");
     assert_eq!(stored["immutable"], true);
     assert_eq!(
@@ -306,7 +306,7 @@ fn a_pending_backend_leaves_its_siblings_projected() {
     );
     assert_eq!(
         domains_secrets(&cluster),
-        [pass.domains_secret_name.clone()]
+        std::slice::from_ref(&pass.domains_secret_name)
     );
     let data = cluster.secret_data(&pass.domains_secret_name);
     assert_eq!(data.keys().collect::<Vec<_>>(), ["keystone.corp.conf"]);
