@@ -25,7 +25,7 @@
 //! The step never requeues and never fails for a waiting state (the Deployment, the
 //! backends and their Secrets re-enqueue the Keystone); only reads and the Secret's create
 //! fail it. A wait for the rollout is judged on the server's copy of the Deployment, not
-//! the cache's. A `IdentityBackendSkipped` event is recorded only when the condition's
+//! the cache's. An `IdentityBackendSkipped` event is recorded only when the condition's
 //! message changes, so a converged pass records none; a domains Secret already in the
 //! cache is not created again, so a converged pass writes nothing.
 //!

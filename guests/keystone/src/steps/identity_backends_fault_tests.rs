@@ -172,3 +172,21 @@ fn injected_lines_and_oversized_renders_skip_the_backend_with_a_warning() {
         assert!(domains_secrets(&cluster).is_empty(), "{case}");
     }
 }
+
+#[test]
+fn a_backend_whose_spec_cannot_be_decoded_is_skipped_with_a_warning() {
+    let bad = with(
+        ldap("a", "corp"),
+        json!({"spec": {"ldap": {"pool": {"size": "ten"}}}}),
+    );
+    let cluster = cluster_with(vec![bad, ldap("b", "sales")]);
+    let pass = run_over(&cluster, &keystone());
+    let message = condition(&pass, IDENTITY_BACKENDS_READY).2;
+    assert!(
+        message.starts_with("Waiting for identity backends: a (spec cannot be read: "),
+        "{message}"
+    );
+    assert_eq!(cluster.event_reasons(), ["IdentityBackendSkipped"]);
+    let data = cluster.secret_data(&pass.domains_secret_name);
+    assert_eq!(data.keys().collect::<Vec<_>>(), ["keystone.sales.conf"]);
+}
