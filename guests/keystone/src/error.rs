@@ -60,6 +60,13 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::config::configmap::Error,
     },
+    /// An immutable, content-hashed Secret (the domains projection) could not be created.
+    #[error("{what}: {source}")]
+    ImmutableSecret {
+        what: String,
+        #[source]
+        source: wasm_operator_sdk::blocks::config::secret::Error,
+    },
     /// Superseded immutable ConfigMaps or Secrets could not be listed or deleted (boxed:
     /// the SDK's error is several times the size of the others).
     #[error("{what}: {source}")]

@@ -13,6 +13,7 @@ mod deletion;
 pub mod describe;
 mod error;
 mod finalizers;
+mod identity_backend;
 mod indexes;
 mod labels;
 mod pass;

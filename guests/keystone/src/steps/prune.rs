@@ -39,7 +39,7 @@ fn config_base(keystone: &str) -> String {
 }
 
 /// `{name}-domains`, the base of the projected LDAP domains Secrets.
-fn domains_base(keystone: &str) -> String {
+pub(crate) fn domains_base(keystone: &str) -> String {
     format!("{keystone}-domains")
 }
 
