@@ -28,7 +28,8 @@ use super::passes::{Batch, Build, CONCURRENCY, Passes, compare_rates, compare_ti
 use super::report::{Cell, Section};
 
 /// The CRD the shipped reconciler serves.
-pub(crate) const KEYSTONE_CRD: &str = include_str!("../../../crds/keystone.openstack.c5c3.io_keystones.yaml");
+pub(crate) const KEYSTONE_CRD: &str =
+    include_str!("../../../crds/keystone.openstack.c5c3.io_keystones.yaml");
 
 /// The goal for a converged pass: wasm ÷ native.
 const GOAL: f64 = 1.3;

@@ -7,6 +7,7 @@ mod converge;
 mod deletion;
 mod harness;
 mod health;
+mod identity;
 mod policy;
 mod reasons;
 mod rotation;
