@@ -812,11 +812,15 @@ async fn a_hot_swap_changes_what_kubectl_apply_accepts_without_a_restart() {
     let aside = h.plugins.path().join(".gatekeeper.wasm.tmp");
     std::fs::write(&aside, gatekeeper("gatekeeper-next.wasm")).expect("written aside");
     std::fs::rename(&aside, h.plugins.path().join("gatekeeper.wasm")).expect("swapped");
+    // A new Gadget each try: one that 0.1.0 still admitted would be "unchanged" for kubectl
+    // afterwards, and never reach the webhook again.
+    let tries = std::sync::atomic::AtomicUsize::new(0);
     let stderr = eventually("0.2.0 refuses 7", WAIT, || async {
+        let n = tries.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let (ok, _, stderr) = kubectl(
             &h.cluster,
             &["apply", "-f", "-"],
-            &gadget_yaml("seven-again", "  size: 7"),
+            &gadget_yaml(&format!("seven-again-{n}"), "  size: 7"),
         )
         .await;
         (!ok).then_some(stderr)

@@ -28,6 +28,7 @@ use wasmtime_wasi_http::{
 };
 
 use crate::Runtime;
+use crate::capabilities::http::{IoFuture, SendFuture};
 
 /// How long one run (one test, or a listing) may take before it is interrupted.
 const TEST_DEADLINE: std::time::Duration = std::time::Duration::from_secs(600);
@@ -92,18 +93,8 @@ impl WasiHttpHooks for DenyEveryRequest {
         &mut self,
         _request: http::Request<WasiBody>,
         _options: Option<RequestOptions>,
-        _fut: Box<dyn Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>,
-    ) -> Box<
-        dyn Future<
-                Output = Result<
-                    (
-                        http::Response<WasiBody>,
-                        Box<dyn Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>,
-                    ),
-                    wasmtime_wasi_http::Error,
-                >,
-            > + Send,
-    > {
+        _fut: IoFuture,
+    ) -> SendFuture {
         Box::new(async { Err(wasmtime_wasi_http::Error::HttpRequestDenied) })
     }
 }

@@ -204,15 +204,19 @@ impl Harness {
         self.object(r).await.unwrap_or_else(|| panic!("{r} exists"))
     }
 
-    /// Replaces the status of `r` with `status`, as its own controller would.
+    /// Replaces the status of `r` with `status`, as its own controller would: read, write
+    /// under the resourceVersion read, and read again when a writer came in between.
     pub async fn set_status(&self, r: &ObjectRef, status: Value) {
-        let mut object = self.must(r).await;
-        object["status"] = status;
-        self.cluster
-            .backend
-            .update_status(&setup(), object)
-            .await
-            .expect("the status is written");
+        for _ in 0..20 {
+            let mut object = self.must(r).await;
+            object["status"] = status.clone();
+            match self.cluster.backend.update_status(&setup(), object).await {
+                Ok(_) => return,
+                Err(wasm_operator_sdk::ApiError::Conflict(_)) => continue,
+                Err(other) => panic!("the status of {r} is not written: {other}"),
+            }
+        }
+        panic!("the status of {r} conflicted 20 times in a row");
     }
 
     /// Waits until no request reaches the server for 400 ms (trailing passes done).

@@ -65,7 +65,9 @@ pub fn is_deployment_ready(deployment: &Deployment) -> bool {
 /// the change is confirmed on the server first and the delete carries the uid and
 /// resourceVersion read there as preconditions, so a lagging cache never deletes the
 /// Deployment just re-created (a Deployment changed in between is a conflict, an error);
-/// replicas left unset by the builder keep the existing count.
+/// replicas left unset by the builder keep the count the server holds (read there, so a
+/// lagging cache never scales back what an HPA set; a Deployment whose builder leaves
+/// replicas unset costs one server read per pass).
 pub fn ensure_deployment<C: Cluster + ?Sized>(
     cluster: &C,
     owner: &Owner,
@@ -86,9 +88,10 @@ pub fn ensure_deployment<C: Cluster + ?Sized>(
     };
     let mut existing = get(ReadFrom::Cache)?;
     let mut plan = plan_deployment(existing.as_ref(), deployment);
-    if plan.recreate {
-        // The cache may not show yet the Deployment an earlier pass re-created: confirm on
-        // the server before deleting anything.
+    if plan.recreate || plan.keep_replicas.is_some() {
+        // The cache may not show yet the Deployment an earlier pass re-created, nor the
+        // replicas an HPA set since: confirm on the server before deleting anything or
+        // applying a replica count.
         existing = get(ReadFrom::Server)?;
         plan = plan_deployment(existing.as_ref(), deployment);
     }

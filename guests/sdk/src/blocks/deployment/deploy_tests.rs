@@ -243,6 +243,16 @@ fn unset_replicas_apply_the_count_the_hpa_set() {
 }
 
 #[test]
+fn unset_replicas_apply_the_count_the_server_holds_when_the_cache_lags_behind_the_hpa() {
+    let cluster = FakeCluster::new().with(stored(&deployment("a", Some(1))));
+    cluster.freeze_cache();
+    // The HPA scales to 5; the cache still shows 1.
+    cluster.change("Deployment", "api", |d| d["spec"]["replicas"] = json!(5));
+    ensure_deployment(&cluster, &owner(), &deployment("a", None)).expect("ok");
+    assert_eq!(cluster.applied()[0]["spec"]["replicas"], 5);
+}
+
+#[test]
 fn a_lagging_cache_never_deletes_the_deployment_just_recreated() {
     let cluster = FakeCluster::new().with(stored(&deployment("a", Some(1))));
     cluster.freeze_cache();

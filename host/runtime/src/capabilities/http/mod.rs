@@ -134,23 +134,22 @@ impl EgressHooks {
     }
 }
 
+/// The connection's I/O, driven to completion beside the response (wasi-http's shape).
+pub(crate) type IoFuture = Box<dyn Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>;
+
+/// What a send hook returns: the response head and body, and the connection's I/O.
+pub(crate) type SendFuture = Box<
+    dyn Future<Output = Result<(http::Response<WasiBody>, IoFuture), wasmtime_wasi_http::Error>>
+        + Send,
+>;
+
 impl WasiHttpHooks for EgressHooks {
     fn send_request(
         &mut self,
         request: http::Request<WasiBody>,
         options: Option<RequestOptions>,
-        _fut: Box<dyn Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>,
-    ) -> Box<
-        dyn Future<
-                Output = Result<
-                    (
-                        http::Response<WasiBody>,
-                        Box<dyn Future<Output = Result<(), wasmtime_wasi_http::Error>> + Send>,
-                    ),
-                    wasmtime_wasi_http::Error,
-                >,
-            > + Send,
-    > {
+        _fut: IoFuture,
+    ) -> SendFuture {
         let policy = self.inner.clone();
         let trusted = self
             .trusted

@@ -16,7 +16,7 @@ use tokio::net::TcpStream;
 use wasmtime_wasi_http::io::TokioIo;
 use wasmtime_wasi_http::{Error, RequestOptions, WasiBody};
 
-use super::{AllowList, EgressEnv, ResolveError, capped, tls};
+use super::{AllowList, EgressEnv, IoFuture, ResolveError, capped, tls};
 
 /// The suffix of the Service names the resolver answers.
 const SERVICE_SUFFIX: &str = ".svc.cluster.local";
@@ -33,8 +33,6 @@ pub(super) struct Policy {
     pub(super) max_body: usize,
     pub(super) env: EgressEnv,
 }
-
-type IoFuture = Box<dyn Future<Output = Result<(), Error>> + Send>;
 
 trait Stream: AsyncRead + AsyncWrite + Send + Unpin + 'static {}
 impl<T: AsyncRead + AsyncWrite + Send + Unpin + 'static> Stream for T {}
