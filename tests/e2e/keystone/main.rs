@@ -1,7 +1,8 @@
-//! The Keystone reconciler end to end (issue 19): the shipped keystone.wasm, run by the
-//! operator against the embedded API server with the workload, mariadb-operator and
-//! External Secrets actors (cert-manager where a test asks), and its admission called by
-//! that server for kubectl.
+//! The Keystone reconciler end to end (issues 19 and 20): the shipped keystone.wasm, run
+//! by the operator against the embedded API server with the workload, mariadb-operator and
+//! External Secrets actors (cert-manager, the Gateway API and the Keystone API stand-in
+//! where a test asks; Debian's real Keystone for the health check), and its admission
+//! called by that server for kubectl.
 
 mod converge;
 mod deletion;
