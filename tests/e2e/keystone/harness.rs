@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use futures::StreamExt as _;
 use kube::api::{Api, ApiResource, DynamicObject};
-use kube::runtime::{WatchStreamExt as _, watcher};
+use kube::runtime::watcher;
 use serde_json::{Value, json};
 use wasm_operator::operator::{OperatorConfig, RunningOperator};
 use wasm_operator_apiserver::Actor;
@@ -169,16 +169,29 @@ impl Harness {
         };
         let api: Api<DynamicObject> = Api::all_with(client, &resource);
         let log = reasons.clone();
+        let (listed, watching) = tokio::sync::oneshot::channel();
         tokio::spawn(async move {
-            let mut events = watcher(api, watcher::Config::default())
-                .applied_objects()
-                .boxed();
+            let mut events = watcher(api, watcher::Config::default()).boxed();
+            let mut listed = Some(listed);
             while let Some(event) = events.next().await {
-                if let Ok(object) = event {
-                    log.record(&object);
+                match event {
+                    Ok(watcher::Event::Apply(object) | watcher::Event::InitApply(object)) => {
+                        log.record(&object);
+                    }
+                    Ok(watcher::Event::InitDone) => {
+                        if let Some(listed) = listed.take() {
+                            let _ = listed.send(());
+                        }
+                    }
+                    _ => {}
                 }
             }
         });
+        // Every status write after this point is seen: the watch is established.
+        tokio::time::timeout(WAIT, watching)
+            .await
+            .expect("the reason log's watch starts")
+            .expect("the reason log's watch runs");
         let plugins = tempfile::tempdir().expect("plugins");
         std::fs::copy(
             wasm_operator::cli::shipped_plugin_dir().join("keystone.wasm"),
