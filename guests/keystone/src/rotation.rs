@@ -15,6 +15,12 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::api::rbac::v1::{PolicyRule, Role, RoleBinding, RoleRef, Subject};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 
+use wasm_operator_sdk::blocks::secrets::{effective_store_ref, push_secret_store_refs};
+use wasm_operator_sdk::external::eso::{
+    PushSecret, PushSecretData, PushSecretMatch, PushSecretRemoteRef, PushSecretSecret,
+    PushSecretSelector, PushSecretSpec,
+};
+
 use crate::labels::common_labels;
 use crate::pass::Pass;
 
@@ -138,4 +144,44 @@ pub(crate) fn staging_env(staging: String) -> Vec<EnvVar> {
             }),
         },
     ]
+}
+
+/// The backup PushSecret `name` (facts §2.12): pushes Secret `source` to the Keystone's
+/// effective store under `remote_key`, the whole Secret, or only `key` (as the property of
+/// the same name) when one is given; `deletion_policy` says whether deleting it deletes
+/// what it pushed.
+pub(crate) fn backup_push_secret(
+    pass: &Pass<'_>,
+    name: String,
+    deletion_policy: &str,
+    source: String,
+    remote_key: String,
+    key: Option<&str>,
+) -> PushSecret {
+    let store = effective_store_ref(pass.keystone.spec.secret_store_ref.as_ref());
+    PushSecret {
+        metadata: ObjectMeta {
+            name: Some(name),
+            namespace: Some(pass.namespace().to_owned()),
+            ..Default::default()
+        },
+        spec: PushSecretSpec {
+            deletion_policy: Some(deletion_policy.into()),
+            secret_store_refs: push_secret_store_refs(&store),
+            selector: PushSecretSelector {
+                secret: Some(PushSecretSecret { name: source }),
+            },
+            data: vec![PushSecretData {
+                match_: PushSecretMatch {
+                    secret_key: key.map(str::to_owned),
+                    remote_ref: PushSecretRemoteRef {
+                        remote_key,
+                        property: key.map(str::to_owned),
+                    },
+                },
+            }],
+            ..Default::default()
+        },
+        status: None,
+    }
 }

@@ -103,7 +103,7 @@ pub(crate) fn resource_of(object: &Value) -> anyhow::Result<ApiResource> {
     }))
 }
 
-/// Whether a GitLabSecrets reports Ready for its current generation.
+/// Whether an object (a GitLabSecrets, a Keystone) reports Ready for its current generation.
 pub fn is_ready(object: &Value) -> bool {
     let generation = object.pointer("/metadata/generation");
     object

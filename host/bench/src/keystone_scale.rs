@@ -15,7 +15,7 @@ use super::BenchOptions;
 use wasm_operator::cluster::kube::KubeCluster;
 use wasm_operator_runtime::backend::{Caller, ClusterBackend as _};
 
-use super::cluster::namespace_names;
+use super::cluster::{is_ready, namespace_names};
 use super::keystone::{KEYSTONE_CRD, keystone_objects, keystone_resource};
 use super::process::{OperatorProcess, mib};
 use super::report::{Cell, Section};
@@ -61,22 +61,7 @@ async fn ready_count(api: &Api<DynamicObject>) -> anyhow::Result<usize> {
     Ok(list
         .items
         .iter()
-        .filter(|k| {
-            let Ok(object) = serde_json::to_value(k) else {
-                return false;
-            };
-            let generation = object.pointer("/metadata/generation").cloned();
-            object
-                .pointer("/status/conditions")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-                .any(|c| {
-                    c["type"] == "Ready"
-                        && c["status"] == "True"
-                        && c.get("observedGeneration").cloned() == generation
-                })
-        })
+        .filter(|k| serde_json::to_value(k).is_ok_and(|object| is_ready(&object)))
         .count())
 }
 

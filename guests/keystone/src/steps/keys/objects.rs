@@ -8,11 +8,7 @@ use k8s_openapi::api::core::v1::{
 };
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use wasm_operator_sdk::blocks::secrets::{effective_store_ref, push_secret_store_refs};
-use wasm_operator_sdk::external::eso::{
-    PushSecret, PushSecretData, PushSecretMatch, PushSecretRemoteRef, PushSecretSecret,
-    PushSecretSelector, PushSecretSpec,
-};
+use wasm_operator_sdk::external::eso::PushSecret;
 
 use super::KeyKind;
 use crate::labels::{common_labels, component_labels};
@@ -159,36 +155,16 @@ fn writable(volume: &str, path: &str) -> k8s_openapi::api::core::v1::VolumeMount
 /// The PushSecret backing the keys Secret up to the store (facts §2.12).
 pub(crate) fn backup(pass: &Pass<'_>, kind: &KeyKind) -> PushSecret {
     let name = pass.name();
-    let store = effective_store_ref(pass.keystone.spec.secret_store_ref.as_ref());
-    PushSecret {
-        metadata: ObjectMeta {
-            name: Some(format!("{name}-{}-keys-backup", kind.name)),
-            namespace: Some(pass.namespace().to_owned()),
-            ..Default::default()
-        },
-        spec: PushSecretSpec {
-            deletion_policy: Some("Delete".into()),
-            secret_store_refs: push_secret_store_refs(&store),
-            selector: PushSecretSelector {
-                secret: Some(PushSecretSecret {
-                    name: kind.secret(name),
-                }),
-            },
-            data: vec![PushSecretData {
-                match_: PushSecretMatch {
-                    secret_key: None,
-                    remote_ref: PushSecretRemoteRef {
-                        remote_key: format!(
-                            "openstack/keystone/{}/{name}/{}-keys",
-                            pass.namespace(),
-                            kind.name
-                        ),
-                        property: None,
-                    },
-                },
-            }],
-            ..Default::default()
-        },
-        status: None,
-    }
+    rotation::backup_push_secret(
+        pass,
+        format!("{name}-{}-keys-backup", kind.name),
+        "Delete",
+        kind.secret(name),
+        format!(
+            "openstack/keystone/{}/{name}/{}-keys",
+            pass.namespace(),
+            kind.name
+        ),
+        None,
+    )
 }

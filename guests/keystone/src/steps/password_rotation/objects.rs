@@ -9,11 +9,7 @@ use k8s_openapi::api::core::v1::{
 use k8s_openapi::api::rbac::v1::{Role, RoleBinding};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use wasm_operator_sdk::blocks::secrets::rotation::validate::PASSWORD_KEY;
-use wasm_operator_sdk::blocks::secrets::{effective_store_ref, push_secret_store_refs};
-use wasm_operator_sdk::external::eso::{
-    PushSecret, PushSecretData, PushSecretMatch, PushSecretRemoteRef, PushSecretSecret,
-    PushSecretSelector, PushSecretSpec,
-};
+use wasm_operator_sdk::external::eso::PushSecret;
 
 use super::{DEFAULT_SCHEDULE, backup_name, next_name, rotate_name, script, staging_name};
 use crate::labels::{common_labels, component_labels};
@@ -128,32 +124,12 @@ pub(crate) fn cron_job(
 /// deletes the PushSecret and leaves the last pushed password in the store.
 pub(crate) fn backup(pass: &Pass<'_>) -> PushSecret {
     let name = pass.name();
-    let store = effective_store_ref(pass.keystone.spec.secret_store_ref.as_ref());
-    PushSecret {
-        metadata: ObjectMeta {
-            name: Some(backup_name(name)),
-            namespace: Some(pass.namespace().to_owned()),
-            ..Default::default()
-        },
-        spec: PushSecretSpec {
-            deletion_policy: Some("None".into()),
-            secret_store_refs: push_secret_store_refs(&store),
-            selector: PushSecretSelector {
-                secret: Some(PushSecretSecret {
-                    name: next_name(name),
-                }),
-            },
-            data: vec![PushSecretData {
-                match_: PushSecretMatch {
-                    secret_key: Some(PASSWORD_KEY.into()),
-                    remote_ref: PushSecretRemoteRef {
-                        remote_key: format!("bootstrap/{}/{name}/admin", pass.namespace()),
-                        property: Some(PASSWORD_KEY.into()),
-                    },
-                },
-            }],
-            ..Default::default()
-        },
-        status: None,
-    }
+    rotation::backup_push_secret(
+        pass,
+        backup_name(name),
+        "None",
+        next_name(name),
+        format!("bootstrap/{}/{name}/admin", pass.namespace()),
+        Some(PASSWORD_KEY),
+    )
 }
