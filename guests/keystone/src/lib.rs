@@ -12,6 +12,7 @@ mod db_jobs;
 mod deletion;
 pub mod describe;
 mod error;
+mod federation;
 mod finalizers;
 mod identity_backend;
 mod indexes;

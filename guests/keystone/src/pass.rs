@@ -7,6 +7,7 @@ use wasm_operator_sdk::{Cluster, Event, EventType, ObjectRef, Owner, log};
 
 use crate::conditions;
 use crate::error::Error;
+use crate::federation::Federation;
 use crate::steps::health_check::{Egress, Probe};
 use crate::types::{Keystone, KeystoneStatus};
 
@@ -37,6 +38,8 @@ pub(crate) struct Pass<'c> {
     pub(crate) db_connection_hash: Option<String>,
     /// `{name}-domains-{hash}` when LDAP domains are projected, else empty.
     pub(crate) domains_secret_name: String,
+    /// The federation projection, once IdentityBackends projected an OIDC or SAML backend.
+    pub(crate) federation: Option<Federation>,
     /// The time of the pass, read once when it starts: every bound the pass checks (the
     /// deletion branch's waits, the health check's probe cache) is computed from it.
     pub(crate) now: Time,
@@ -54,6 +57,7 @@ impl<'c> Pass<'c> {
             config_map_name: None,
             db_connection_hash: None,
             domains_secret_name: String::new(),
+            federation: None,
             now: wasm_operator_sdk::blocks::conditions::now(),
             probe: &Egress,
         }

@@ -17,6 +17,7 @@ use crate::admission::owned_keys_overridden;
 use crate::conditions::{EXTRA_CONFIG_HEALTHY, SECRETS_READY};
 use crate::config::{ConfigInputs, render};
 use crate::error::Error;
+use crate::federation::Federation;
 use crate::pass::{Pass, StepResult};
 
 /// Runs the step.
@@ -74,7 +75,7 @@ fn config_map(pass: &Pass<'_>) -> Result<String, Error> {
     let inputs = ConfigInputs {
         config_map_policy,
         domains_projected: !pass.domains_secret_name.is_empty(),
-        federation: None,
+        federation: pass.federation.as_ref().map(Federation::config_projection),
     };
     let rendered = render(&pass.keystone, &inputs).map_err(|source| Error::Render { source })?;
     let name = create_immutable_config_map(
