@@ -11,6 +11,14 @@
 //! The Service selects name and instance until the pod template has converged (or the
 //! live Service already selects the `api` component), then also `component=api`: once
 //! narrowed it stays narrowed, read past the cache.
+//!
+//! | `pass.federation` | uWSGI | Service targetPort | pod |
+//! |---|---|---|---|
+//! | none | `--http :5000` | 5000 | `keystone` only |
+//! | projected | `--http 127.0.0.1:5000 --buffer-size 65535` | 5050 | `keystone` with exec probes, and the `federation-proxy` sidecar ([`proxy`]) |
+//!
+//! The Service's port stays 5000 either way: the endpoint, the HTTPRoute and the health
+//! check keep it, and with federation every request passes the proxy.
 
 use std::collections::BTreeMap;
 
@@ -18,9 +26,8 @@ use k8s_openapi::api::apps::v1::{
     Deployment, DeploymentSpec, DeploymentStrategy, RollingUpdateDeployment,
 };
 use k8s_openapi::api::core::v1::{
-    Container, ContainerPort, ExecAction, HTTPGetAction, Lifecycle, LifecycleHandler, PodSpec,
-    PodTemplateSpec, Probe, Service, ServicePort, ServiceSpec, TCPSocketAction,
-    TopologySpreadConstraint,
+    Container, ContainerPort, ExecAction, Lifecycle, LifecycleHandler, PodSpec, PodTemplateSpec,
+    Probe, Service, ServicePort, ServiceSpec, TopologySpreadConstraint,
 };
 use k8s_openapi::api::policy::v1::{PodDisruptionBudget, PodDisruptionBudgetSpec};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
@@ -36,9 +43,13 @@ use wasm_operator_sdk::{ClusterExt, ReadFrom};
 
 use crate::conditions::DEPLOYMENT_READY;
 use crate::error::Error;
+use crate::federation::PROXY_PORT;
 use crate::labels::{common_labels, component_labels, selector_labels};
 use crate::pass::{DEPLOYMENT_POLLING, NEXT_PASS, Pass, StepResult};
 use crate::pod::{self, CONFIG_DIR};
+
+#[path = "deployment_proxy.rs"]
+mod proxy;
 
 /// The API port.
 pub(crate) const API_PORT: i32 = 5000;
@@ -52,10 +63,24 @@ const LOG_FORMAT: &str =
 /// The readiness probe: a TCP connect to the database named in the connection string.
 const DB_READINESS_SCRIPT: &str = "python3 -c \"import os,socket; from urllib.parse import urlparse; raw=os.environ.get('OS_DATABASE__CONNECTION',''); u=urlparse('//'+raw.split('://',1)[-1]); socket.create_connection((u.hostname, u.port or 3306), 20).close()\"";
 
-/// The uWSGI command line of the API container.
-pub(crate) fn uwsgi_command(spec: Option<&UwsgiSpec>) -> Vec<String> {
+/// uWSGI's request buffer behind the proxy: the IdP's claim headers and the session
+/// cookie outgrow the 4096-byte default.
+const PROXIED_BUFFER_SIZE: &str = "65535";
+
+/// The uWSGI command line of the API container; `behind_proxy` (federation) binds it to
+/// 127.0.0.1, where only the sidecar reaches it, with a larger request buffer.
+pub(crate) fn uwsgi_command(spec: Option<&UwsgiSpec>, behind_proxy: bool) -> Vec<String> {
     let uwsgi = UwsgiSpec::effective(spec);
-    let mut command: Vec<String> = ["uwsgi", "--http", ":5000"].map(String::from).to_vec();
+    let mut command: Vec<String> = vec!["uwsgi".into(), "--http".into()];
+    if behind_proxy {
+        command.extend([
+            format!("127.0.0.1:{API_PORT}"),
+            "--buffer-size".into(),
+            PROXIED_BUFFER_SIZE.into(),
+        ]);
+    } else {
+        command.push(format!(":{API_PORT}"));
+    }
     if uwsgi.http_keep_alive == Some(true) {
         command.push("--http-keepalive".into());
         if let Some(timeout) = uwsgi.http_keep_alive_timeout {
@@ -115,7 +140,10 @@ pub(crate) fn deployment(pass: &Pass<'_>, config_map: &str) -> Deployment {
     let container = Container {
         name: "keystone".into(),
         image: Some(spec.image.reference()),
-        command: Some(uwsgi_command(spec.uwsgi.as_ref())),
+        command: Some(uwsgi_command(
+            spec.uwsgi.as_ref(),
+            pass.federation.is_some(),
+        )),
         env: Some(vec![pod::db_connection_env(name)]),
         ports: Some(vec![ContainerPort {
             name: Some("keystone".into()),
@@ -137,15 +165,7 @@ pub(crate) fn deployment(pass: &Pass<'_>, config_map: &str) -> Deployment {
             }),
             ..Default::default()
         }),
-        liveness_probe: Some(Probe {
-            tcp_socket: Some(TCPSocketAction {
-                port: IntOrString::Int(API_PORT),
-                ..Default::default()
-            }),
-            initial_delay_seconds: Some(15),
-            period_seconds: Some(20),
-            ..Default::default()
-        }),
+        liveness_probe: Some(proxy::liveness(pass.federation.is_some())),
         readiness_probe: Some(Probe {
             exec: Some(ExecAction {
                 command: Some(vec![
@@ -160,17 +180,7 @@ pub(crate) fn deployment(pass: &Pass<'_>, config_map: &str) -> Deployment {
             failure_threshold: Some(3),
             ..Default::default()
         }),
-        startup_probe: Some(Probe {
-            http_get: Some(HTTPGetAction {
-                path: Some("/v3".into()),
-                port: IntOrString::Int(API_PORT),
-                ..Default::default()
-            }),
-            failure_threshold: Some(30),
-            period_seconds: Some(10),
-            timeout_seconds: Some(8),
-            ..Default::default()
-        }),
+        startup_probe: Some(proxy::startup(pass.federation.is_some())),
         volume_mounts: Some(mounts),
         ..Default::default()
     };
@@ -185,6 +195,22 @@ pub(crate) fn deployment(pass: &Pass<'_>, config_map: &str) -> Deployment {
                 max_surge: Some(IntOrString::Int(1)),
             }),
         });
+    let mut pod = PodSpec {
+        containers: vec![container],
+        volumes: Some(volumes),
+        termination_grace_period_seconds: Some(spec.deployment.effective_grace_seconds()),
+        topology_spread_constraints: match &spec.deployment.topology_spread_constraints {
+            None => Some(default_spread(name)),
+            Some(c) if c.is_empty() => None,
+            Some(c) => Some(c.clone()),
+        },
+        priority_class_name: spec.deployment.priority_class_name.clone(),
+        security_context: Some(pod::pod_security()),
+        ..Default::default()
+    };
+    if let Some(federation) = &pass.federation {
+        proxy::attach(&mut pod, federation);
+    }
     Deployment {
         metadata: ObjectMeta {
             name: Some(name.to_owned()),
@@ -208,22 +234,7 @@ pub(crate) fn deployment(pass: &Pass<'_>, config_map: &str) -> Deployment {
                     annotations,
                     ..Default::default()
                 }),
-                spec: Some(PodSpec {
-                    containers: vec![container],
-                    volumes: Some(volumes),
-                    termination_grace_period_seconds: Some(
-                        spec.deployment.effective_grace_seconds(),
-                    ),
-                    topology_spread_constraints: match &spec.deployment.topology_spread_constraints
-                    {
-                        None => Some(default_spread(name)),
-                        Some(c) if c.is_empty() => None,
-                        Some(c) => Some(c.clone()),
-                    },
-                    priority_class_name: spec.deployment.priority_class_name.clone(),
-                    security_context: Some(pod::pod_security()),
-                    ..Default::default()
-                }),
+                spec: Some(pod),
             },
             ..Default::default()
         },
@@ -231,9 +242,15 @@ pub(crate) fn deployment(pass: &Pass<'_>, config_map: &str) -> Deployment {
     }
 }
 
-/// The Service in front of the API; `narrow` adds `component=api` to its selector.
+/// The Service in front of the API, on port 5000 to the API's port, or to the proxy's
+/// when federation is projected; `narrow` adds `component=api` to its selector.
 pub(crate) fn service(pass: &Pass<'_>, narrow: bool) -> Service {
     let name = pass.name();
+    let target_port = if pass.federation.is_some() {
+        PROXY_PORT
+    } else {
+        API_PORT
+    };
     let selector = if narrow {
         let mut labels = selector_labels(name);
         labels.insert("app.kubernetes.io/component".into(), COMPONENT_API.into());
@@ -254,7 +271,7 @@ pub(crate) fn service(pass: &Pass<'_>, narrow: bool) -> Service {
                 name: Some("keystone".into()),
                 port: API_PORT,
                 protocol: Some("TCP".into()),
-                target_port: Some(IntOrString::Int(API_PORT)),
+                target_port: Some(IntOrString::Int(target_port)),
                 ..Default::default()
             }]),
             ..Default::default()
@@ -430,3 +447,7 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
 #[cfg(test)]
 #[path = "deployment_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "deployment_proxy_tests.rs"]
+mod proxy_tests;

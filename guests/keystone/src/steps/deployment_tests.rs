@@ -72,7 +72,7 @@ fn the_uwsgi_command_follows_the_uwsgi_block() {
         ),
     ];
     for (spec, expected) in table {
-        assert_eq!(uwsgi_command(spec.as_ref()), expected, "{spec:?}");
+        assert_eq!(uwsgi_command(spec.as_ref(), false), expected, "{spec:?}");
     }
 }
 
