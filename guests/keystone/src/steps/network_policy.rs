@@ -6,10 +6,17 @@
 //! | no ingress source | — | error |
 //! | set | applied | True `NetworkPolicyReady` |
 //!
-//! Ingress: one rule on the API port from every source, the Gateway's namespace when a
-//! gateway is set. Egress, ports only: DNS (UDP and TCP 53), the API server (TCP 443 and
-//! 6443, for the rotation Jobs that share the pod selector), the database port, the cache
-//! ports, then `additionalEgress` as written.
+//! Ingress: one rule from every source, the Gateway's namespace when a gateway is set,
+//! on the port the Service targets: the API's 5000, or the federation proxy's 5050 when
+//! federation is projected. Egress, ports only: DNS (UDP and TCP 53), the API server (TCP
+//! 443 and 6443, for the rotation Jobs that share the pod selector), the database port,
+//! the cache ports, the identity providers' ports when federation is projected (one rule,
+//! one TCP port each, as [`egress_ports`](crate::federation::Federation::egress_ports)
+//! lists them), then `additionalEgress` as written.
+//!
+//! DECISION: an identity provider's port already allowed by an earlier rule (443, most
+//! often) is listed again in the federation rule, as CobaltCore does: each rule stands
+//! for one kind of peer, and a reader of the policy sees the federation's needs whole.
 //!
 //! DECISION: CobaltCore also admits the operator's own namespace, which a plugin is not
 //! told; the host reaches the API through the Service from outside the pod network in
@@ -32,6 +39,7 @@ use wasm_operator_sdk::blocks::optional::{WhenAbsent, ensure_or_delete};
 
 use crate::conditions::NETWORK_POLICY_READY;
 use crate::error::Error;
+use crate::federation::PROXY_PORT;
 use crate::labels::{common_labels, selector_labels};
 use crate::pass::{Pass, StepResult};
 use crate::steps::deployment::API_PORT;
@@ -96,11 +104,25 @@ pub(crate) fn network_policy(pass: &Pass<'_>) -> NetworkPolicy {
     if !cache_ports.is_empty() {
         egress.push(ports_rule(cache_ports));
     }
+    let idp_ports: Vec<NetworkPolicyPort> = pass
+        .federation
+        .iter()
+        .flat_map(|f| &f.egress_ports)
+        .map(|p| port("TCP", *p))
+        .collect();
+    if !idp_ports.is_empty() {
+        egress.push(ports_rule(idp_ports));
+    }
     egress.extend(
         spec.network_policy
             .iter()
             .flat_map(|np| np.additional_egress.iter().cloned()),
     );
+    let ingress_port = if pass.federation.is_some() {
+        PROXY_PORT
+    } else {
+        API_PORT
+    };
     NetworkPolicy {
         metadata: ObjectMeta {
             name: Some(name.to_owned()),
@@ -115,7 +137,7 @@ pub(crate) fn network_policy(pass: &Pass<'_>) -> NetworkPolicy {
             }),
             policy_types: Some(vec!["Ingress".into(), "Egress".into()]),
             ingress: Some(vec![NetworkPolicyIngressRule {
-                ports: Some(vec![port("TCP", API_PORT)]),
+                ports: Some(vec![port("TCP", ingress_port)]),
                 from: Some(peers),
             }]),
             egress: Some(egress),

@@ -2,6 +2,7 @@ use serde_json::{Value, json};
 use wasm_operator_sdk::testing::FakeCluster;
 
 use super::*;
+use crate::federation::Federation;
 use crate::testing::{condition, keystone_with, owned, pass};
 
 fn stale_policy() -> Value {
@@ -105,5 +106,81 @@ fn the_policy_admits_its_sources_and_the_gateway_and_derives_its_egress() {
             "NetworkPolicyReady".into(),
             "NetworkPolicy is configured".into()
         )
+    );
+}
+
+/// A policy with one source and one extra egress rule, over the managed database (3306)
+/// and cache (11211) of the fixture.
+fn isolated() -> Value {
+    json!({"networkPolicy": {
+        "ingress": [{"namespaceSelector": {"matchLabels": {"team": "a"}}}],
+        "additionalEgress": [{"ports": [{"protocol": "TCP", "port": 636}]}]}})
+}
+
+fn applied_policy(federation: Option<Federation>) -> Value {
+    let cluster = FakeCluster::new();
+    let mut pass = pass(&cluster, &keystone_with(isolated()));
+    pass.federation = federation;
+    assert_eq!(run(&mut pass).expect("runs"), None);
+    assert_eq!(
+        condition(&pass, NETWORK_POLICY_READY).1,
+        "NetworkPolicyReady"
+    );
+    cluster.server("NetworkPolicy", "ks").expect("applied")["spec"].clone()
+}
+
+#[test]
+fn network_policy_admits_the_proxy_port_and_idp_egress_with_federation() {
+    let spec = applied_policy(Some(Federation {
+        egress_ports: vec![443, 8443],
+        ..Default::default()
+    }));
+    assert_eq!(
+        spec["ingress"][0]["ports"],
+        json!([{"protocol": "TCP", "port": 5050}])
+    );
+    assert_eq!(
+        spec["egress"],
+        json!([
+            {"ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]},
+            {"ports": [{"protocol": "TCP", "port": 443}, {"protocol": "TCP", "port": 6443}]},
+            {"ports": [{"protocol": "TCP", "port": 3306}]},
+            {"ports": [{"protocol": "TCP", "port": 11211}]},
+            {"ports": [{"protocol": "TCP", "port": 443}, {"protocol": "TCP", "port": 8443}]},
+            {"ports": [{"protocol": "TCP", "port": 636}]},
+        ])
+    );
+}
+
+#[test]
+fn network_policy_without_idp_ports_adds_no_egress_rule_but_still_admits_the_proxy_port() {
+    let spec = applied_policy(Some(Federation::default()));
+    assert_eq!(
+        spec["ingress"][0]["ports"],
+        json!([{"protocol": "TCP", "port": 5050}])
+    );
+    assert_eq!(spec["egress"].as_array().map(Vec::len), Some(5));
+    assert_eq!(
+        spec["egress"][4],
+        json!({"ports": [{"protocol": "TCP", "port": 636}]})
+    );
+}
+
+#[test]
+fn network_policy_without_federation_admits_the_api_port_and_no_idp_egress() {
+    let spec = applied_policy(None);
+    assert_eq!(
+        spec["ingress"][0]["ports"],
+        json!([{"protocol": "TCP", "port": 5000}])
+    );
+    assert_eq!(
+        spec["egress"],
+        json!([
+            {"ports": [{"protocol": "UDP", "port": 53}, {"protocol": "TCP", "port": 53}]},
+            {"ports": [{"protocol": "TCP", "port": 443}, {"protocol": "TCP", "port": 6443}]},
+            {"ports": [{"protocol": "TCP", "port": 3306}]},
+            {"ports": [{"protocol": "TCP", "port": 11211}]},
+            {"ports": [{"protocol": "TCP", "port": 636}]},
+        ])
     );
 }
