@@ -57,21 +57,12 @@ pub fn generate(algorithm: KeyAlgorithm) -> Result<Vec<u8>, KeyError> {
 
 #[cfg(target_arch = "wasm32")]
 mod imp {
-    use super::{Curve, KeyAlgorithm, KeyError};
+    use super::{KeyAlgorithm, KeyError};
     use crate::wit::bindings::wasm_operator::plugin::crypto as wit;
 
+    /// The host's `crypto.generate`; the records convert in `crate::wit`.
     pub(super) fn generate(algorithm: KeyAlgorithm) -> Result<Vec<u8>, KeyError> {
-        let algorithm = match algorithm {
-            KeyAlgorithm::Rsa(bits) => wit::KeyAlgorithm::Rsa(bits),
-            KeyAlgorithm::Ecdsa(Curve::P256) => wit::KeyAlgorithm::Ecdsa(wit::Curve::P256),
-            KeyAlgorithm::Ecdsa(Curve::P384) => wit::KeyAlgorithm::Ecdsa(wit::Curve::P384),
-            KeyAlgorithm::Ecdsa(Curve::P521) => wit::KeyAlgorithm::Ecdsa(wit::Curve::P521),
-            KeyAlgorithm::Ed25519 => wit::KeyAlgorithm::Ed25519,
-        };
-        wit::generate(algorithm).map_err(|e| match e {
-            wit::KeyError::Unsupported(m) => KeyError::Unsupported(m),
-            wit::KeyError::Failed(m) => KeyError::Failed(m),
-        })
+        wit::generate(algorithm.into()).map_err(Into::into)
     }
 }
 

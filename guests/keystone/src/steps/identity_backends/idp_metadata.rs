@@ -20,7 +20,7 @@
 //! around the root). A `<!DOCTYPE` is refused: SAML metadata carries none, and it is how
 //! entity-expansion attacks reach the sidecar's XML parser.
 
-use super::metadata::{self, Fetch};
+use super::metadata::{self, Fetch, Obtained};
 use super::saml::{Fault, idp_metadata_key, read_secret};
 use crate::error::Error;
 use crate::identity_backend::{IdentityBackend, SamlBackend};
@@ -34,13 +34,13 @@ pub(crate) fn resolve(
     pass: &Pass<'_>,
     backend: &IdentityBackend,
     s: &SamlBackend,
-) -> Result<Result<(Vec<u8>, Option<String>), Fault>, Error> {
+) -> Result<Result<Obtained, Fault>, Error> {
     let m = &s.idp_metadata;
-    let (document, stale) = if !m.inline.is_empty() {
-        (m.inline.clone().into_bytes(), None)
+    let obtained = if !m.inline.is_empty() {
+        Obtained::fresh(m.inline.clone().into_bytes())
     } else if let Some(reference) = &m.secret_ref {
         match read_secret(pass, backend, &reference.name, SECRET_KEY)? {
-            Ok(value) => (value.into_bytes(), None),
+            Ok(value) => Obtained::fresh(value.into_bytes()),
             Err(fault) => return Ok(Err(fault)),
         }
     } else if !m.url.is_empty() {
@@ -51,7 +51,7 @@ pub(crate) fn resolve(
     } else {
         return Ok(Err(Fault::NoMetadataSource));
     };
-    Ok(match entity_id(&document) {
+    Ok(match entity_id(&obtained.document) {
         Err(why) => Err(Fault::UnparsableMetadata {
             backend: backend.name().to_owned(),
             why,
@@ -59,7 +59,7 @@ pub(crate) fn resolve(
         Ok(id) if id != s.idp_entity_id => Err(Fault::EntityIdMismatch {
             entity_id: s.idp_entity_id.clone(),
         }),
-        Ok(_) => Ok((document, stale)),
+        Ok(_) => Ok(obtained),
     })
 }
 
@@ -68,11 +68,11 @@ fn fetched(
     pass: &Pass<'_>,
     backend: &IdentityBackend,
     s: &SamlBackend,
-) -> Result<Result<(Vec<u8>, Option<String>), Fault>, Error> {
+) -> Result<Result<Obtained, Fault>, Error> {
     let url = s.idp_metadata.url.clone();
     let fault = match metadata::fetch(pass.probe, &url) {
         Ok(body) => match entity_id(&body) {
-            Ok(id) if id == s.idp_entity_id => return Ok(Ok((body, None))),
+            Ok(id) if id == s.idp_entity_id => return Ok(Ok(Obtained::fresh(body))),
             Ok(_) => Fault::DocumentEntityIdMismatch {
                 entity_id: s.idp_entity_id.clone(),
             },
@@ -94,7 +94,10 @@ fn fetched(
                  last-known-good document so federation stays up",
                 backend.name()
             );
-            Ok((doc, Some(note)))
+            Ok(Obtained {
+                document: doc,
+                stale: Some(note),
+            })
         }
         None => Err(fault),
     })
@@ -110,14 +113,14 @@ pub(crate) fn entity_id(document: &[u8]) -> Result<String, String> {
     let mut root: Option<(&str, Option<String>)> = None;
     loop {
         let Some(at) = rest.find('<') else {
-            let tail = rest;
-            if !open.is_empty() || root.is_none() {
-                return Err(why("unexpected end of the document"));
+            let text = !rest.trim().is_empty();
+            match (root.is_some(), open.is_empty()) {
+                (true, true) if text => return Err(why("content after the root element")),
+                (true, true) => break,
+                (false, _) if text => return Err(why("text outside the root element")),
+                (false, _) => return Err(why("no root element")),
+                (true, false) => return Err(why("unexpected end of the document")),
             }
-            if !tail.trim().is_empty() {
-                return Err(why("content after the root element"));
-            }
-            break;
         };
         if (root.is_none() || open.is_empty()) && !rest[..at].trim().is_empty() {
             return Err(why("text outside the root element"));
@@ -159,9 +162,7 @@ pub(crate) fn entity_id(document: &[u8]) -> Result<String, String> {
             rest = after;
         }
     }
-    let Some((name, entity)) = root else {
-        return Err(why("no root element"));
-    };
+    let (name, entity) = root.ok_or_else(|| why("no root element"))?;
     let local = name.rsplit_once(':').map_or(name, |(_, l)| l);
     if local != "EntityDescriptor" {
         return Err(format!("expected a single EntityDescriptor, got {local:?}"));

@@ -14,6 +14,9 @@
 //! of the body would make the fetch an SSRF probe oracle (CobaltCore's rule). The detail
 //! goes to the plugin's log.
 //!
+//! Also the URL helpers of the OIDC render: [`egress_port`], [`metadata_basename`],
+//! [`query_escape`].
+//!
 //! DECISION: the SDK follows redirects to declared destinations (a redirect elsewhere is
 //! [`HttpError::Refused`]); CobaltCore refuses every redirect. Here the host's egress
 //! check, not a dial guard, is the SSRF boundary, and it checks every hop.
@@ -35,6 +38,25 @@ use crate::steps::health_check::Probe;
 pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest document taken.
 pub(crate) const MAX_DOCUMENT_BYTES: usize = 256 * 1024;
+
+/// A usable metadata document.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Obtained {
+    pub(crate) document: Vec<u8>,
+    /// The note of a `FederationMetadataStale` Warning, when the document is a
+    /// last-known-good copy.
+    pub(crate) stale: Option<String>,
+}
+
+impl Obtained {
+    /// A document just obtained from its source.
+    pub(crate) fn fresh(document: Vec<u8>) -> Self {
+        Self {
+            document,
+            stale: None,
+        }
+    }
+}
 
 /// Why no document was fetched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -111,6 +133,48 @@ pub(crate) fn last_known_good(pass: &Pass<'_>, key: &str) -> Result<Option<Vec<u
         .and_then(|s| s.data.as_ref()?.get(key))
         .map(|v| v.0.clone())
         .filter(|v| !v.is_empty()))
+}
+
+/// The TCP port of `url`: its explicit one (1-65535), else 80 for `http`, else 443.
+pub(crate) fn egress_port(url: &str) -> i32 {
+    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
+    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
+    let explicit = match host_port.rsplit_once(':') {
+        Some((_, port)) if !port.contains(']') => port.parse::<i32>().ok(),
+        _ => None,
+    };
+    match explicit.filter(|p| (1..=65535).contains(p)) {
+        Some(port) => port,
+        None if scheme.eq_ignore_ascii_case("http") => 80,
+        None => 443,
+    }
+}
+
+/// mod_auth_openidc's `OIDCMetadataDir` file basename of `issuer`: the scheme and
+/// trailing slashes dropped, every byte but `A-Za-z0-9-._~` as `%XX` (upper-case hex).
+pub(crate) fn metadata_basename(issuer: &str) -> String {
+    let rest = issuer.split_once("://").map_or(issuer, |(_, r)| r);
+    percent_escape(rest.trim_end_matches('/'), false)
+}
+
+/// `s` escaped for a query component as Go's `url.QueryEscape` does (space as `+`).
+pub(crate) fn query_escape(s: &str) -> String {
+    percent_escape(s, true)
+}
+
+fn percent_escape(s: &str, space_as_plus: bool) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                out.push(char::from(b));
+            }
+            b' ' if space_as_plus => out.push('+'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
 
 /// What the federation renderers' tests share: an identity provider with canned answers.

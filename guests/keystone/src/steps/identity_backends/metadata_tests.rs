@@ -13,7 +13,7 @@ const URL: &str = "https://idp.example.com/.well-known/openid-configuration";
 fn fetch_takes_a_2xx_body_within_the_budget_and_nothing_else() {
     let big = vec![b'x'; MAX_DOCUMENT_BYTES + 1];
     let exact = vec![b'x'; MAX_DOCUMENT_BYTES];
-    let cases: [(&str, Idp, Result<Vec<u8>, Fetch>); 6] = [
+    let cases = [
         (
             "a 200 with a document",
             Idp::default().answering(URL, 200, b"{}"),

@@ -33,7 +33,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 use wasm_operator_sdk::blocks::secrets::{self, get_secret_value};
 
-use super::metadata::{self, Fetch};
+use super::metadata::{self, Fetch, Obtained, egress_port, metadata_basename, query_escape};
 use super::proxy_conf::{REDIRECT_URI_PATH, strip_headers};
 use crate::error::Error;
 use crate::identity_backend::{IdentityBackend, OidcBackend};
@@ -167,8 +167,11 @@ pub(crate) fn render(
             }
             Err(e) => return Ok(Err(Fault::Secret(e))),
         };
-    let (provider, stale) = match &o.endpoints {
-        Some(_) => (explicit_document(o), None),
+    let Obtained {
+        document: provider,
+        stale,
+    } = match &o.endpoints {
+        Some(_) => Obtained::fresh(explicit_document(o)),
         None => match discovered(pass, backend, o)? {
             Ok(found) => found,
             Err(fault) => return Ok(Err(fault)),
@@ -295,11 +298,11 @@ fn discovered(
     pass: &Pass<'_>,
     backend: &IdentityBackend,
     o: &OidcBackend,
-) -> Result<Result<(Vec<u8>, Option<String>), Fault>, Error> {
+) -> Result<Result<Obtained, Fault>, Error> {
     let url = o.metadata_url();
     let fault = match metadata::fetch(pass.probe, &url) {
         Ok(body) => match serde_json::from_slice::<Document>(&body) {
-            Ok(doc) if doc.issuer == o.issuer => return Ok(Ok((body, None))),
+            Ok(doc) if doc.issuer == o.issuer => return Ok(Ok(Obtained::fresh(body))),
             Ok(_) => Fault::IssuerMismatch {
                 issuer: o.issuer.clone(),
             },
@@ -321,7 +324,10 @@ fn discovered(
                  last-known-good discovery document so federation stays up",
                 backend.name()
             );
-            Ok((doc, Some(note)))
+            Ok(Obtained {
+                document: doc,
+                stale: Some(note),
+            })
         }
         None => Err(fault),
     })
@@ -405,48 +411,6 @@ fn egress_ports(o: &OidcBackend, document: &Document) -> Vec<i32> {
         }
     }
     ports
-}
-
-/// The TCP port of `url`: its explicit one (1-65535), else 80 for `http`, else 443.
-pub(crate) fn egress_port(url: &str) -> i32 {
-    let (scheme, rest) = url.split_once("://").unwrap_or(("", url));
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let host_port = authority.rsplit_once('@').map_or(authority, |(_, h)| h);
-    let explicit = match host_port.rsplit_once(':') {
-        Some((_, port)) if !port.contains(']') => port.parse::<i32>().ok(),
-        _ => None,
-    };
-    match explicit.filter(|p| (1..=65535).contains(p)) {
-        Some(port) => port,
-        None if scheme.eq_ignore_ascii_case("http") => 80,
-        None => 443,
-    }
-}
-
-/// mod_auth_openidc's `OIDCMetadataDir` file basename of `issuer`: the scheme and
-/// trailing slashes dropped, every byte but `A-Za-z0-9-._~` as `%XX` (upper-case hex).
-pub(crate) fn metadata_basename(issuer: &str) -> String {
-    let rest = issuer.split_once("://").map_or(issuer, |(_, r)| r);
-    percent_escape(rest.trim_end_matches('/'), false)
-}
-
-/// `s` escaped for a query component as Go's `url.QueryEscape` does (space as `+`).
-fn query_escape(s: &str) -> String {
-    percent_escape(s, true)
-}
-
-fn percent_escape(s: &str, space_as_plus: bool) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
-                out.push(char::from(b));
-            }
-            b' ' if space_as_plus => out.push('+'),
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
 }
 
 #[cfg(test)]

@@ -21,9 +21,9 @@
 
 use wasm_operator_sdk::blocks::secrets;
 
-use super::idp_metadata;
 use super::proxy_conf::strip_headers;
 use super::sp_keypair;
+use super::{idp_metadata, metadata};
 use crate::error::Error;
 use crate::identity_backend::IdentityBackend;
 use crate::pass::Pass;
@@ -165,7 +165,10 @@ pub(crate) fn render(
     );
     let sp_entity_id = format!("{base}/metadata");
     let sp_metadata = sp_metadata_xml(&sp_entity_id, &base, &keypair.cert_der);
-    let (idp_metadata, stale) = match idp_metadata::resolve(pass, backend, s)? {
+    let metadata::Obtained {
+        document: idp_metadata,
+        stale,
+    } = match idp_metadata::resolve(pass, backend, s)? {
         Ok(resolved) => resolved,
         Err(fault) => return Ok(Err(fault)),
     };
