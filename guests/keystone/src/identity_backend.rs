@@ -315,10 +315,20 @@ impl IdentityBackend {
 
     /// Every mapping rule's remote types, in order.
     pub(crate) fn mapping_remote_types(&self) -> impl Iterator<Item = &str> {
-        self.spec
-            .mappings
-            .iter()
-            .flat_map(|m| m.remote.iter().map(|r| r.type_.as_str()))
+        self.mapping_remote_type_fields().map(|(_, t)| t)
+    }
+
+    /// Every mapping rule's remote types with their fields
+    /// (`spec.mappings[i].remote[j].type`), in order.
+    pub(crate) fn mapping_remote_type_fields(&self) -> impl Iterator<Item = (String, &str)> {
+        self.spec.mappings.iter().enumerate().flat_map(|(i, m)| {
+            m.remote.iter().enumerate().map(move |(j, r)| {
+                (
+                    format!("spec.mappings[{i}].remote[{j}].type"),
+                    r.type_.as_str(),
+                )
+            })
+        })
     }
 }
 

@@ -41,6 +41,8 @@
 mod federation_data;
 mod idp_metadata;
 mod ldap;
+// wired by the lead
+#[cfg_attr(not(test), allow(dead_code))]
 mod metadata;
 // wired by the lead
 #[cfg_attr(not(test), allow(dead_code))]

@@ -34,6 +34,9 @@ use crate::federation;
 use crate::pass::Pass;
 use crate::steps::health_check::Probe;
 
+/// The Warning event reason of a render that reuses a last-known-good document (the
+/// renders carry its note; the caller records it).
+pub(crate) const STALE: &str = "FederationMetadataStale";
 /// The GET's timeout.
 pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest document taken.

@@ -34,14 +34,11 @@ use serde::Deserialize;
 use wasm_operator_sdk::blocks::secrets::{self, get_secret_value};
 
 use super::metadata::{self, Fetch, Obtained, egress_port, metadata_basename, query_escape};
-use super::proxy_conf::{REDIRECT_URI_PATH, strip_headers};
+use super::proxy_conf::{REDIRECT_URI_PATH, first_injected, strip_headers};
 use crate::error::Error;
 use crate::identity_backend::{IdentityBackend, OidcBackend};
 use crate::pass::Pass;
 use crate::steps::deployment::endpoint;
-
-/// The Warning event reason of a render that reuses a last-known-good document.
-pub(crate) const STALE: &str = "FederationMetadataStale";
 
 /// Bearer-token introspection (the OAuth2 resource server role) of one backend.
 #[derive(Clone, PartialEq)]
@@ -216,58 +213,41 @@ pub(crate) fn render(
     }))
 }
 
-/// The first value written into Apache's config that holds a CR, LF or `"`, by field.
+/// The field of the first value written into Apache's config that holds a CR, LF or `"`.
 fn injected(backend: &IdentityBackend, o: &OidcBackend) -> Option<String> {
-    let mut values = vec![
-        ("spec.oidc.issuer".to_owned(), o.issuer.as_str()),
-        (
-            "spec.oidc.providerMetadataURL".to_owned(),
-            &o.provider_metadata_url,
-        ),
-        ("spec.oidc.clientID".to_owned(), &o.client_id),
-        (
-            "spec.oidc.identityProviderName".to_owned(),
-            backend.identity_provider_name(),
-        ),
-        ("spec.oidc.protocolID".to_owned(), backend.protocol_id()),
-        (
-            "spec.oidc.remoteIDAttribute".to_owned(),
-            backend.remote_id_attribute(),
-        ),
-        ("spec.oidc.responseType".to_owned(), o.response_type()),
-        ("spec.oidc.sessionType".to_owned(), o.session_type()),
-        (
-            "spec.oidc.stateInputHeaders".to_owned(),
-            o.state_input_headers(),
-        ),
+    let named = [
+        ("issuer", o.issuer.as_str()),
+        ("providerMetadataURL", &o.provider_metadata_url),
+        ("clientID", &o.client_id),
+        ("identityProviderName", backend.identity_provider_name()),
+        ("protocolID", backend.protocol_id()),
+        ("remoteIDAttribute", backend.remote_id_attribute()),
+        ("responseType", o.response_type()),
+        ("sessionType", o.session_type()),
+        ("stateInputHeaders", o.state_input_headers()),
     ];
-    for (i, scope) in o.scopes().into_iter().enumerate() {
-        values.push((format!("spec.oidc.scopes[{i}]"), scope));
-    }
-    if let Some(e) = &o.endpoints {
-        for (field, value) in [
-            ("authorizationEndpoint", &e.authorization_endpoint),
-            ("tokenEndpoint", &e.token_endpoint),
-            ("jwksURI", &e.jwks_uri),
-            ("userinfoEndpoint", &e.userinfo_endpoint),
-            ("endSessionEndpoint", &e.end_session_endpoint),
-            ("introspectionEndpoint", &e.introspection_endpoint),
-        ] {
-            values.push((format!("spec.oidc.endpoints.{field}"), value));
-        }
-    }
-    for (i, rule) in backend.spec.mappings.iter().enumerate() {
-        for (j, remote) in rule.remote.iter().enumerate() {
-            values.push((
-                format!("spec.mappings[{i}].remote[{j}].type"),
-                &remote.type_,
-            ));
-        }
-    }
-    values
-        .into_iter()
-        .find(|(_, v)| v.contains(['\r', '\n', '"']))
-        .map(|(field, _)| field)
+    let endpoints = o.endpoints.iter().flat_map(|e| {
+        [
+            (
+                "endpoints.authorizationEndpoint",
+                e.authorization_endpoint.as_str(),
+            ),
+            ("endpoints.tokenEndpoint", &e.token_endpoint),
+            ("endpoints.jwksURI", &e.jwks_uri),
+            ("endpoints.userinfoEndpoint", &e.userinfo_endpoint),
+            ("endpoints.endSessionEndpoint", &e.end_session_endpoint),
+            ("endpoints.introspectionEndpoint", &e.introspection_endpoint),
+        ]
+    });
+    let scopes = o.scopes().into_iter().enumerate();
+    first_injected(
+        named
+            .into_iter()
+            .chain(endpoints)
+            .map(|(field, v)| (format!("spec.oidc.{field}"), v))
+            .chain(scopes.map(|(i, v)| (format!("spec.oidc.scopes[{i}]"), v)))
+            .chain(backend.mapping_remote_type_fields()),
+    )
 }
 
 /// The document of `spec.oidc.endpoints`.

@@ -246,7 +246,7 @@ fn a_failed_fetch_reuses_the_last_known_good_document_of_the_same_issuer() {
             .as_str()
         )
     );
-    assert_eq!(STALE, "FederationMetadataStale");
+    assert_eq!(metadata::STALE, "FederationMetadataStale");
 
     let mut foreign = document();
     foreign["issuer"] = json!("https://old-idp.example.com");
@@ -280,7 +280,7 @@ fn a_value_that_would_break_the_apache_config_is_a_fault_naming_its_field() {
             Some("spec.oidc.issuer"),
         ),
         (
-            "a double quote in a scope",
+            "a double quote in an explicit endpoint",
             backend(with("/endpoints/tokenEndpoint", json!("https://t\""))),
             Some("spec.oidc.endpoints.tokenEndpoint"),
         ),
@@ -421,39 +421,5 @@ fn introspection_needs_an_https_endpoint() {
             i.tls_verify
         });
         assert_eq!(got, want, "{case}");
-    }
-}
-
-#[test]
-fn url_helpers_follow_mod_auth_openidc_and_go() {
-    let basenames = [
-        (
-            "https://idp.example.com/realms/x/",
-            "idp.example.com%2Frealms%2Fx",
-        ),
-        ("https://idp.example.com:8443", "idp.example.com%3A8443"),
-        ("http://a.b/c d~e_f-g.h", "a.b%2Fc%20d~e_f-g.h"),
-    ];
-    for (issuer, want) in basenames {
-        assert_eq!(metadata_basename(issuer), want, "{issuer}");
-    }
-    assert_eq!(
-        query_escape("https://a b/c?d=e&f"),
-        "https%3A%2F%2Fa+b%2Fc%3Fd%3De%26f"
-    );
-    let ports = [
-        ("https://idp.example.com/x", 443),
-        ("http://idp.example.com/x", 80),
-        ("HTTP://idp.example.com", 80),
-        ("https://idp.example.com:8443/x", 8443),
-        ("https://user@idp.example.com:8443", 8443),
-        ("https://[::1]:9443/x", 9443),
-        ("https://[::1]/x", 443),
-        ("https://idp.example.com:0/x", 443),
-        ("https://idp.example.com:99999", 443),
-        ("", 443),
-    ];
-    for (url, want) in ports {
-        assert_eq!(egress_port(url), want, "{url:?}");
     }
 }

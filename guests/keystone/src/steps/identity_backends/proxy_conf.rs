@@ -45,6 +45,17 @@ pub(crate) fn strip_headers<'a>(env_names: impl IntoIterator<Item = &'a str>) ->
     headers
 }
 
+/// The field of the first `(field, value)` whose value holds a CR, LF or `"`: characters
+/// that would end an Apache directive, or its quoting, and inject others.
+pub(crate) fn first_injected<'a>(
+    values: impl IntoIterator<Item = (String, &'a str)>,
+) -> Option<String> {
+    values
+        .into_iter()
+        .find(|(_, v)| v.contains(['\r', '\n', '"']))
+        .map(|(field, _)| field)
+}
+
 /// `s` as Go's `%q` writes it: double-quoted, with `"` and `\` escaped and control
 /// characters as escapes, so a value stays one Apache argument on one line.
 pub(crate) fn go_quote(s: &str) -> String {

@@ -21,7 +21,7 @@
 
 use wasm_operator_sdk::blocks::secrets;
 
-use super::proxy_conf::strip_headers;
+use super::proxy_conf::{first_injected, strip_headers};
 use super::sp_keypair;
 use super::{idp_metadata, metadata};
 use crate::error::Error;
@@ -205,36 +205,25 @@ pub(crate) fn render(
     }))
 }
 
-/// The first value written into Apache's config that holds a CR, LF or `"`, by field.
+/// The field of the first value written into Apache's config that holds a CR, LF or `"`.
 fn injected(backend: &IdentityBackend) -> Option<String> {
     let s = backend.spec.saml.as_ref()?;
-    let mut values = vec![
-        ("spec.saml.idpEntityID".to_owned(), s.idp_entity_id.as_str()),
-        (
-            "spec.saml.identityProviderName".to_owned(),
-            backend.identity_provider_name(),
-        ),
-        ("spec.saml.protocolID".to_owned(), backend.protocol_id()),
-        (
-            "spec.saml.remoteIDAttribute".to_owned(),
-            backend.remote_id_attribute(),
-        ),
+    let named = [
+        ("idpEntityID", s.idp_entity_id.as_str()),
+        ("identityProviderName", backend.identity_provider_name()),
+        ("protocolID", backend.protocol_id()),
+        ("remoteIDAttribute", backend.remote_id_attribute()),
     ];
-    for (i, attribute) in s.forward_attributes.iter().enumerate() {
-        values.push((format!("spec.saml.forwardAttributes[{i}]"), attribute));
-    }
-    for (i, rule) in backend.spec.mappings.iter().enumerate() {
-        for (j, remote) in rule.remote.iter().enumerate() {
-            values.push((
-                format!("spec.mappings[{i}].remote[{j}].type"),
-                &remote.type_,
-            ));
-        }
-    }
-    values
-        .into_iter()
-        .find(|(_, v)| v.contains(['\r', '\n', '"']))
-        .map(|(field, _)| field)
+    let attributes = s.forward_attributes.iter().enumerate();
+    first_injected(
+        named
+            .into_iter()
+            .map(|(field, v)| (format!("spec.saml.{field}"), v))
+            .chain(
+                attributes.map(|(i, v)| (format!("spec.saml.forwardAttributes[{i}]"), v.as_str())),
+            )
+            .chain(backend.mapping_remote_type_fields()),
+    )
 }
 
 /// The SP's EntityDescriptor (mellon_create_metadata.sh's shape): unsigned requests,
