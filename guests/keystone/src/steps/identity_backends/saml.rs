@@ -95,6 +95,8 @@ pub(crate) enum Fault {
     SpKeypairIncomplete { secret: String },
     #[error("parsing SP certificate from Secret {secret}: no CERTIFICATE PEM block found")]
     SpCertificate { secret: String },
+    #[error("parsing SP key from Secret {secret}: no PRIVATE KEY PEM block found")]
+    SpKey { secret: String },
     #[error("spec.saml.idpMetadata has no source")]
     NoMetadataSource,
     #[error("provider metadata unavailable: fetching {url} failed")]
@@ -194,7 +196,7 @@ pub(crate) fn render(
         idp_entity_id: s.idp_entity_id.clone(),
         remote_id_attribute: backend.remote_id_attribute().to_owned(),
         idp_metadata,
-        sp_key: keypair.key_pem.into_bytes(),
+        sp_key: keypair.key,
         sp_cert: keypair.cert_pem.into_bytes(),
         sp_metadata: sp_metadata.into_bytes(),
         sp_entity_id,

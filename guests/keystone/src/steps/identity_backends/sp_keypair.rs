@@ -7,9 +7,11 @@
 //! | otherwise | a fresh RSA-2048 key from the host's crypto capability and a self-signed certificate (CN `<keystone>-saml-sp`, valid from an hour before the pass for 10 years, SHA-256 with RSA, key usage digitalSignature + keyEncipherment, CA:FALSE), created as that `kubernetes.io/tls` Secret, controlled by the Keystone, with its common labels |
 //!
 //! A create that finds the Secret already there (a cache that lags the previous pass's
-//! create) takes the server's copy instead. The key is written as PKCS#1 PEM
-//! (`RSA PRIVATE KEY`), the certificate as PEM; a certificate that is not a PEM
-//! `CERTIFICATE` is a fault naming the Secret.
+//! create) takes the server's copy instead. A generated key is written as PKCS#1 PEM
+//! (`RSA PRIVATE KEY`), the certificate as PEM. A certificate without a PEM `CERTIFICATE`
+//! block, or a key without a PEM `... PRIVATE KEY` block, is a fault naming the Secret (the
+//! sidecar would not start on it, and the Service points at the sidecar); a chain after
+//! the certificate is kept, the SP metadata carries the first certificate.
 
 use std::str::FromStr as _;
 use std::time::{Duration, SystemTime};
@@ -45,7 +47,8 @@ use crate::pass::Pass;
 /// The SP's certificate and key.
 pub(crate) struct Keypair {
     pub(crate) cert_pem: String,
-    pub(crate) key_pem: String,
+    /// The key as the Secret holds it (PEM).
+    pub(crate) key: Vec<u8>,
     /// The certificate's DER (the SP metadata's `X509Certificate`).
     pub(crate) cert_der: Vec<u8>,
 }
@@ -129,22 +132,46 @@ pub(crate) fn ensure(
     }
 }
 
-/// The keypair of PEM `cert` and `key` from Secret `secret`.
+/// The keypair of PEM `cert` and `key` from Secret `secret`: the certificate is the first
+/// `CERTIFICATE` block (a chain may follow), the key must hold a `... PRIVATE KEY` block.
 fn keypair(pass: &Pass<'_>, secret: &str, cert: Vec<u8>, key: Vec<u8>) -> Result<Keypair, Fault> {
-    let fault = || Fault::SpCertificate {
-        secret: pass.key(secret),
+    let secret = pass.key(secret);
+    let cert_pem = String::from_utf8(cert).unwrap_or_default();
+    let Some(cert_der) = first_pem_block(&cert_pem, |label| label == "CERTIFICATE") else {
+        return Err(Fault::SpCertificate { secret });
     };
-    let cert_pem = String::from_utf8(cert).map_err(|_| fault())?;
-    let (label, cert_der) =
-        x509_cert::der::pem::decode_vec(cert_pem.as_bytes()).map_err(|_| fault())?;
-    if label != "CERTIFICATE" {
-        return Err(fault());
+    let key_text = std::str::from_utf8(&key).unwrap_or_default();
+    if first_pem_block(key_text, |label| label.ends_with("PRIVATE KEY")).is_none() {
+        return Err(Fault::SpKey { secret });
     }
     Ok(Keypair {
         cert_pem,
-        key_pem: String::from_utf8_lossy(&key).into_owned(),
+        key,
         cert_der,
     })
+}
+
+/// The content of the first PEM block in `text` whose label `accept`s and which decodes.
+fn first_pem_block(text: &str, accept: impl Fn(&str) -> bool) -> Option<Vec<u8>> {
+    const BEGIN: &str = "-----BEGIN ";
+    let mut rest = text;
+    while let Some(at) = rest.find(BEGIN) {
+        let block = &rest[at..];
+        let label = block[BEGIN.len()..]
+            .split("-----")
+            .next()
+            .unwrap_or_default();
+        let end = format!("-----END {label}-----");
+        let decoded = block.find(&end).and_then(|e| {
+            let pem = &block[..e + end.len()];
+            x509_cert::der::pem::decode_vec(pem.as_bytes()).ok()
+        });
+        match decoded {
+            Some((_, der)) if accept(label) => return Some(der),
+            _ => rest = &block[BEGIN.len()..],
+        }
+    }
+    None
 }
 
 /// A new keypair Secret `name` with a fresh key and certificate.

@@ -69,19 +69,15 @@ fn a_generated_keypair_is_created_once_and_reused_by_the_next_pass() {
     );
     let data = cluster.secret_data("ks-saml-sp");
     assert_eq!(data["tls.crt"], first.cert_pem.as_bytes());
-    assert_eq!(data["tls.key"], first.key_pem.as_bytes());
-    assert!(
-        first
-            .key_pem
-            .starts_with("-----BEGIN RSA PRIVATE KEY-----\n")
-    );
+    assert_eq!(data["tls.key"], first.key);
+    assert!(first.key.starts_with(b"-----BEGIN RSA PRIVATE KEY-----\n"));
 
     cluster.clear_calls();
     let second = ensured(&cluster, &backend(Value::Null));
     assert!(cluster.write_log().is_empty(), "{:?}", cluster.write_log());
     assert_eq!(
-        (second.cert_pem, second.key_pem, second.cert_der),
-        (first.cert_pem, first.key_pem, first.cert_der)
+        (second.cert_pem, second.key, second.cert_der),
+        (first.cert_pem, first.key, first.cert_der)
     );
 }
 
@@ -120,7 +116,10 @@ fn the_generated_certificate_is_a_self_signed_rsa_2048_sp_certificate_for_ten_ye
         let flat = text.replace(" = ", "=");
         assert!(flat.contains(want), "{want:?} not in:\n{text}");
     }
-    let key_modulus = openssl(&["rsa", "-noout", "-modulus"], &keypair.key_pem);
+    let key_modulus = openssl(
+        &["rsa", "-noout", "-modulus"],
+        &String::from_utf8(keypair.key.clone()).expect("PEM"),
+    );
     let cert_modulus = openssl(&["x509", "-noout", "-modulus"], &keypair.cert_pem);
     assert_eq!(key_modulus, cert_modulus, "the key is the certificate's");
 
@@ -136,7 +135,7 @@ fn the_generated_certificate_is_a_self_signed_rsa_2048_sp_certificate_for_ten_ye
     rsa::pkcs1v15::VerifyingKey::<rsa::sha2::Sha256>::new(public)
         .verify(&cert.tbs_certificate().to_der().expect("TBS"), &signature)
         .expect("self-signed");
-    let (_, pkcs1) = x509_cert::der::pem::decode_vec(keypair.key_pem.as_bytes()).expect("PEM");
+    let (_, pkcs1) = x509_cert::der::pem::decode_vec(&keypair.key).expect("PEM");
     rsa::PrivateKey::from_pkcs1_der(&pkcs1).expect("a PKCS#1 RSA key");
 }
 
@@ -158,13 +157,18 @@ fn the_29th_of_february_ends_on_the_1st_of_march_ten_years_later() {
 
 /// A `kubernetes.io/tls` Secret `sp-tls` holding a real certificate and its key.
 fn tls_secret() -> (Value, String) {
-    let pkcs8 = crypto::generate(KeyAlgorithm::Rsa(2048)).expect("a key");
-    let now = "2026-01-01T00:00:00Z".parse().expect("a time");
-    let (cert, key) = self_signed(&pkcs8, "sp.example.com", now).expect("a certificate");
+    let (cert, key) = certificate("sp.example.com");
     (
         secret("sp-tls", &[("tls.crt", &cert), ("tls.key", &key)]),
         cert,
     )
+}
+
+/// A certificate and its key, as PEM.
+fn certificate(cn: &str) -> (String, String) {
+    let pkcs8 = crypto::generate(KeyAlgorithm::Rsa(2048)).expect("a key");
+    let now = "2026-01-01T00:00:00Z".parse().expect("a time");
+    self_signed(&pkcs8, cn, now).expect("a certificate")
 }
 
 #[test]
@@ -180,6 +184,22 @@ fn a_certificate_secret_ref_supplies_the_keypair_and_nothing_is_generated() {
     assert_eq!(got.cert_der, der);
     assert!(cluster.write_log().is_empty(), "{:?}", cluster.write_log());
     assert_eq!(cluster.server("Secret", "ks-saml-sp"), None);
+}
+
+#[test]
+fn a_certificate_chain_keeps_the_chain_and_describes_the_first_certificate() {
+    let (leaf, key) = certificate("sp.example.com");
+    let (ca, _) = certificate("ca.example.com");
+    let chain = format!("{leaf}{ca}");
+    let cluster =
+        FakeCluster::new().with(secret("sp-tls", &[("tls.crt", &chain), ("tls.key", &key)]));
+    let got = ensured(
+        &cluster,
+        &backend(json!({"certificateSecretRef": {"name": "sp-tls"}})),
+    );
+    assert_eq!(got.cert_pem, chain);
+    let (_, leaf_der) = x509_cert::der::pem::decode_vec(leaf.as_bytes()).expect("PEM");
+    assert_eq!(got.cert_der, leaf_der);
 }
 
 #[test]
@@ -227,6 +247,15 @@ fn an_unusable_keypair_is_a_fault_naming_its_secret() {
             )),
             by_ref,
             Some("parsing SP certificate from Secret ns/sp-tls: no CERTIFICATE PEM block found"),
+        ),
+        (
+            "the referenced key is not PEM",
+            FakeCluster::new().with(secret(
+                "sp-tls",
+                &[("tls.crt", &tls_secret().1), ("tls.key", "not a key")],
+            )),
+            backend(json!({"certificateSecretRef": {"name": "sp-tls"}})),
+            Some("parsing SP key from Secret ns/sp-tls: no PRIVATE KEY PEM block found"),
         ),
         (
             "the generated Secret lost its key",
