@@ -102,6 +102,14 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::database::Error,
     },
+    /// The SAML service provider's keypair could not be generated, or its self-signed
+    /// certificate built.
+    #[error("{what}: {source}")]
+    SpKeypair {
+        what: String,
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
     /// A run-once Job could not be run, or failed permanently.
     #[error("{what}: {source}")]
     Job {

@@ -13,6 +13,7 @@
 //!   errors, typed defaulting.
 //! - [`log`]: logging into the host's `tracing`.
 //! - [`http`]: HTTP(S) requests to the destinations the plugin declares (contract 1.1).
+//! - [`crypto`]: fresh private keys (PKCS#8) from the host's key generation.
 //! - [`token`]: ServiceAccount tokens ([`token::request_token`], a TokenRequest on the
 //!   `token` subresource).
 //! - [`blocks`]: the CobaltCore building blocks (apply, config, database, deployment, job,
@@ -32,6 +33,7 @@ pub mod blocks;
 pub mod cluster;
 #[cfg(feature = "schemars")]
 pub mod crd;
+pub mod crypto;
 pub mod error;
 pub mod external;
 pub mod http;

@@ -12,6 +12,7 @@ use crate::admission;
 use crate::cluster::{
     Cluster, DeleteOptions, Event, EventType, ListOptions, Owner, Patch, Propagation, ReadFrom,
 };
+use crate::crypto;
 use crate::error::ApiError;
 use crate::log::Level;
 use crate::object::{KindRef, ObjectRef};
@@ -42,7 +43,8 @@ use bindings::exports::wasm_operator::plugin::extensions as wit_extensions;
 use bindings::exports::wasm_operator::plugin::reconciler as wit_reconciler;
 use bindings::gitlab::secretgen::planner as wit_planner;
 use bindings::wasm_operator::plugin::{
-    client as wit_client, cluster as wit_cluster, logging as wit_logging, types as wit_types,
+    client as wit_client, cluster as wit_cluster, crypto as wit_crypto, logging as wit_logging,
+    types as wit_types,
 };
 
 /// Exports a [`Reconciler`] as the WIT `reconciler` interface.
@@ -670,6 +672,30 @@ impl From<admission::Denial> for wit_admission::Denial {
                     message: f.message,
                 })
                 .collect(),
+        }
+    }
+}
+
+// crypto (the import behind `crypto::generate`)
+
+impl From<crypto::KeyAlgorithm> for wit_crypto::KeyAlgorithm {
+    fn from(algorithm: crypto::KeyAlgorithm) -> Self {
+        use crypto::{Curve, KeyAlgorithm};
+        match algorithm {
+            KeyAlgorithm::Rsa(bits) => Self::Rsa(bits),
+            KeyAlgorithm::Ecdsa(Curve::P256) => Self::Ecdsa(wit_crypto::Curve::P256),
+            KeyAlgorithm::Ecdsa(Curve::P384) => Self::Ecdsa(wit_crypto::Curve::P384),
+            KeyAlgorithm::Ecdsa(Curve::P521) => Self::Ecdsa(wit_crypto::Curve::P521),
+            KeyAlgorithm::Ed25519 => Self::Ed25519,
+        }
+    }
+}
+
+impl From<wit_crypto::KeyError> for crypto::KeyError {
+    fn from(e: wit_crypto::KeyError) -> Self {
+        match e {
+            wit_crypto::KeyError::Unsupported(m) => Self::Unsupported(m),
+            wit_crypto::KeyError::Failed(m) => Self::Failed(m),
         }
     }
 }
