@@ -260,11 +260,6 @@ impl IdentityBackend {
             .any(|c| c.type_ == DOMAIN_READY && c.status == "True")
     }
 
-    /// Whether it is a federation backend (`OIDC`, `SAML`).
-    pub(crate) fn federation(&self) -> bool {
-        matches!(self.spec.type_.as_str(), "OIDC" | "SAML")
-    }
-
     /// The Keystone identity provider's id: the federation block's
     /// `identityProviderName`, else the backend's name.
     pub(crate) fn identity_provider_name(&self) -> &str {

@@ -11,7 +11,7 @@ use crate::harness::{GROUP_VERSION, Harness, WAIT, keystone, secret};
 
 /// A CRD serving KeystoneIdentityBackends with any content (status without a subresource,
 /// so the test writes it with the object).
-fn identity_backend_crd() -> Value {
+pub(crate) fn identity_backend_crd() -> Value {
     json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
         "metadata": {"name": "keystoneidentitybackends.keystone.openstack.c5c3.io"},
         "spec": {"group": "keystone.openstack.c5c3.io", "scope": "Namespaced",

@@ -6,6 +6,7 @@
 
 mod converge;
 mod deletion;
+mod federation;
 mod harness;
 mod health;
 mod identity;

@@ -29,22 +29,6 @@ fn backends_that_cannot_be_projected_are_waited_for_by_name_with_why() {
             "a (domain \"corp\" not ready)",
         ),
         (
-            "an OIDC backend",
-            vec![with(
-                ldap("a", "sso"),
-                json!({"spec": {"type": "OIDC", "ldap": null}}),
-            )],
-            "a (federation backends are not supported by this operator version yet)",
-        ),
-        (
-            "a SAML backend",
-            vec![with(
-                ldap("a", "sso"),
-                json!({"spec": {"type": "SAML", "ldap": null}}),
-            )],
-            "a (federation backends are not supported by this operator version yet)",
-        ),
-        (
             "a backend of another Keystone is not listed",
             vec![
                 with(

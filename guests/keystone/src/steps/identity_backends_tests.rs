@@ -309,3 +309,121 @@ fn a_projection_waits_for_the_deployment_to_mount_it_and_roll_out() {
 
 #[path = "identity_backends_fault_tests.rs"]
 mod faults;
+
+/// A ready OIDC backend `name` of issuer `issuer`.
+fn oidc(name: &str, issuer: &str) -> Value {
+    json!({"apiVersion": "keystone.openstack.c5c3.io/v1alpha1", "kind": "KeystoneIdentityBackend",
+        "metadata": {"name": name, "namespace": "ns"},
+        "spec": {"keystoneRef": {"name": "ks"}, "domain": {"name": name}, "type": "OIDC",
+            "oidc": {"issuer": issuer, "clientID": "keystone",
+                     "clientSecretRef": {"name": "oidc-client"},
+                     "endpoints": {"authorizationEndpoint": format!("{issuer}/auth"),
+                                   "tokenEndpoint": format!("{issuer}/token"),
+                                   "jwksURI": format!("{issuer}/jwks")}}},
+        "status": {"conditions": [{"type": "DomainReady", "status": "True"}]}})
+}
+
+/// A ready SAML backend `name` with inline IdP metadata.
+fn saml(name: &str) -> Value {
+    json!({"apiVersion": "keystone.openstack.c5c3.io/v1alpha1", "kind": "KeystoneIdentityBackend",
+        "metadata": {"name": name, "namespace": "ns"},
+        "spec": {"keystoneRef": {"name": "ks"}, "domain": {"name": name}, "type": "SAML",
+            "saml": {"idpEntityID": "https://idp.example.com/saml",
+                     "idpMetadata": {"inline": "<EntityDescriptor xmlns=\"urn:oasis:names:tc:SAML:2.0:metadata\" entityID=\"https://idp.example.com/saml\"/>"}}},
+        "status": {"conditions": [{"type": "DomainReady", "status": "True"}]}})
+}
+
+/// The Keystone with the federation sidecar's image set.
+fn federated_keystone() -> Value {
+    crate::testing::keystone_with(json!({"federation": {"proxyImage": {
+        "repository": "ghcr.io/c5c3/federation-proxy", "tag": "1"}}}))
+}
+
+#[test]
+fn federation_backends_wait_for_the_proxy_image_with_one_warning_per_message() {
+    let cluster = cluster_with(vec![
+        oidc("a-oidc", "https://idp.example.com"),
+        saml("b-saml"),
+    ]);
+    let pass = run_over(&cluster, &keystone());
+    assert_eq!(
+        condition(&pass, IDENTITY_BACKENDS_READY),
+        (
+            "False".into(),
+            "WaitingForBackends".into(),
+            "Waiting for identity backends: a-oidc (spec.federation.proxyImage not set); \
+             b-saml (spec.federation.proxyImage not set)"
+                .into()
+        )
+    );
+    let warnings: Vec<_> = events(&cluster)
+        .into_iter()
+        .filter(|e| e.1 == "FederationProxyImageMissing")
+        .collect();
+    assert_eq!(warnings.len(), 1, "one warning for the pass: {warnings:?}");
+    assert!(pass.federation.is_none(), "nothing projected");
+    assert!(
+        cluster
+            .names("Secret")
+            .iter()
+            .all(|n| !n.starts_with("ks-federation-")),
+        "no federation Secret"
+    );
+}
+
+#[test]
+fn colliding_federation_backends_are_all_left_pending() {
+    let table = [
+        (
+            "two SAML backends",
+            vec![saml("a-saml"), saml("b-saml")],
+            "Waiting for identity backends: a-saml (more than one SAML backend attached: a-saml, \
+             b-saml); b-saml (more than one SAML backend attached: a-saml, b-saml)",
+        ),
+        (
+            "two issuers with one metadata file name",
+            vec![
+                oidc("a-oidc", "https://idp.example.com/realm"),
+                oidc("b-oidc", "https://idp.example.com/realm/"),
+            ],
+            "Waiting for identity backends: a-oidc (issuer \"https://idp.example.com/realm\" \
+             collides with a-oidc, b-oidc at the mod_auth_openidc metadata filename); b-oidc \
+             (issuer \"https://idp.example.com/realm/\" collides with a-oidc, b-oidc at the \
+             mod_auth_openidc metadata filename)",
+        ),
+    ];
+    for (case, backends, message) in table {
+        let cluster = cluster_with(backends);
+        let pass = run_over(&cluster, &federated_keystone());
+        assert_eq!(
+            condition(&pass, IDENTITY_BACKENDS_READY),
+            ("False".into(), "WaitingForBackends".into(), message.into()),
+            "{case}"
+        );
+        assert!(pass.federation.is_none(), "{case}: nothing projected");
+    }
+}
+
+#[test]
+fn a_deleting_saml_backend_does_not_collide_and_the_export_goes_with_the_last_saml_backend() {
+    let deleting = with(
+        saml("a-saml"),
+        json!({"metadata": {"deletionTimestamp": "2026-12-03T08:00:00Z", "finalizers": ["x"]}}),
+    );
+    let export = json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "ks-saml-sp-metadata", "namespace": "ns",
+            "ownerReferences": [{"apiVersion": "keystone.openstack.c5c3.io/v1alpha1",
+                "kind": "Keystone", "name": "ks", "uid": "ks-uid", "controller": true}]},
+        "data": {}});
+    let cluster = cluster_with(vec![deleting, ldap("c-ldap", "corp")]).with(export);
+    let pass = run_over(&cluster, &federated_keystone());
+    assert_eq!(
+        condition(&pass, IDENTITY_BACKENDS_READY).1,
+        "WaitingForRollout"
+    );
+    assert!(pass.federation.is_none());
+    assert!(
+        cluster.server("Secret", "ks-saml-sp-metadata").is_none(),
+        "the export is deleted once no SAML backend is attached"
+    );
+}

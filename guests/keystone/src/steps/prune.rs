@@ -6,7 +6,7 @@
 //! |---|---|---|---|
 //! | config ConfigMaps | `{name}-config` | the 3 newest | `pass.config_map_name` |
 //! | domains Secrets | `{name}-domains` | the 3 newest; none when nothing is projected | `pass.domains_secret_name` |
-//! | federation Secrets | `{name}-federation` | none (this version projects no federation) | — |
+//! | federation Secrets | `{name}-federation` | the 3 newest; none when no federation is projected | `pass.federation`'s `secret_name` |
 //!
 //! Only objects labelled `cobaltcore.c5c3.io/config-base=<base>`, named `<base>-*` and
 //! controlled by this Keystone are candidates; "newest" is by creationTimestamp. The
@@ -18,16 +18,13 @@
 //! | pruned, or nothing to prune | untouched | goes on |
 //! | a list or delete fails | False `ConfigError`, the error | error |
 //!
-//! DECISION: a federation projection carries its Secret's name in the pass the day
-//! federation is built; until then every federation Secret of the base is history and
-//! none is kept, as the facts say for "no federation".
-
 use wasm_operator_sdk::blocks::config::{
     PruneError, prune_immutable_config_maps, prune_immutable_secrets,
 };
 
 use crate::conditions::SECRETS_READY;
 use crate::error::Error;
+use crate::federation;
 use crate::pass::{Pass, StepResult};
 
 /// How many superseded objects of each history are kept.
@@ -41,11 +38,6 @@ fn config_base(keystone: &str) -> String {
 /// `{name}-domains`, the base of the projected LDAP domains Secrets.
 pub(crate) fn domains_base(keystone: &str) -> String {
     format!("{keystone}-domains")
-}
-
-/// `{name}-federation`, the base of the projected federation Secrets.
-fn federation_base(keystone: &str) -> String {
-    format!("{keystone}-federation")
 }
 
 /// Prunes the three histories, in table order; the first failure ends it.
@@ -69,13 +61,18 @@ fn prune(pass: &Pass<'_>, config_map: &str) -> Result<(), PruneError> {
         domains,
         retain_domains,
     )?;
+    let federation = pass
+        .federation
+        .as_ref()
+        .map_or("", |f| f.secret_name.as_str());
+    let retain_federation = if federation.is_empty() { 0 } else { RETAIN };
     prune_immutable_secrets(
         pass.cluster,
         &pass.owner,
-        &federation_base(name),
+        &federation::secret_base(name),
         namespace,
-        "",
-        0,
+        federation,
+        retain_federation,
     )
 }
 

@@ -253,6 +253,30 @@ fn every_federation_secret_is_pruned_while_no_federation_is_projected() {
 }
 
 #[test]
+fn a_projected_federation_keeps_its_secret_and_the_three_newest_before_it() {
+    let mut cluster = FakeCluster::new().with(config_map(CONFIG_MAP, 0));
+    for n in 1..=5 {
+        cluster = cluster.with(secret(&format!("ks-federation-{n}"), "ks-federation", n));
+    }
+    let mut pass = pass_with_config(&cluster, &keystone_with(json!({})));
+    pass.federation = Some(crate::federation::Federation {
+        secret_name: "ks-federation-2".into(),
+        ..Default::default()
+    });
+    assert_eq!(run(&mut pass).expect("prunes"), None);
+    assert_eq!(
+        left(&cluster, "Secret", "ks-federation-"),
+        [
+            "ks-federation-2",
+            "ks-federation-3",
+            "ks-federation-4",
+            "ks-federation-5"
+        ]
+    );
+    assert_eq!(deletes(&cluster), ["delete Secret ns/ks-federation-1"]);
+}
+
+#[test]
 fn a_converged_history_makes_no_write() {
     let cluster = FakeCluster::new()
         .with(config_map(CONFIG_MAP, 0))
