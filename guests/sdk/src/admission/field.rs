@@ -84,6 +84,12 @@ impl FieldErrors {
         )
     }
 
+    /// `field: Internal error: detail` — a check that could not be made (a failed read),
+    /// which fails the request closed.
+    pub fn internal(&mut self, field: &str, detail: &str) -> &mut Self {
+        self.push(field, format!("Internal error: {detail}"))
+    }
+
     /// Whether no error was found.
     pub fn is_empty(&self) -> bool {
         self.errors.is_empty()
@@ -153,7 +159,7 @@ mod tests {
     #[test]
     fn field_errors_are_worded_as_kube_apiserver_words_them() {
         type Add = fn(&mut FieldErrors);
-        let cases: [(Add, &str); 8] = [
+        let cases: [(Add, &str); 9] = [
             (
                 |e| {
                     e.invalid("spec.fernet.maxActiveKeys", &json!(2), "must be at least 3");
@@ -201,6 +207,12 @@ mod tests {
                     e.too_many("spec.federation.trustedDashboards", 9, 8);
                 },
                 "spec.federation.trustedDashboards: Too many: 9: must have at most 8 items",
+            ),
+            (
+                |e| {
+                    e.internal("spec.domain.name", "listing failed: timeout");
+                },
+                "spec.domain.name: Internal error: listing failed: timeout",
             ),
         ];
         for (add, expected) in cases {
