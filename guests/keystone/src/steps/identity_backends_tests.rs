@@ -427,3 +427,76 @@ fn a_deleting_saml_backend_does_not_collide_and_the_export_goes_with_the_last_sa
         "the export is deleted once no SAML backend is attached"
     );
 }
+
+#[test]
+fn a_fetched_discovery_document_is_reused_while_the_backend_stays_at_its_version() {
+    use crate::steps::identity_backends::metadata::testing::Idp;
+    use wasm_operator_sdk::{Cluster as _, ObjectRef, Patch};
+
+    let issuer = "https://idp.example.com";
+    let url = "https://idp.example.com/.well-known/openid-configuration";
+    let mut backend = oidc("a-oidc", issuer);
+    backend["metadata"]["uid"] = json!("uid-a");
+    backend["metadata"]["generation"] = json!(1);
+    backend["spec"]["oidc"]["endpoints"] = Value::Null;
+    let cluster = cluster_with(vec![backend])
+        .tracking_generation("KeystoneIdentityBackend")
+        .with(secret("oidc-client", &[("clientSecret", "s3cret")]));
+    let idp = Idp::default().answering(
+        url,
+        200,
+        json!({"issuer": issuer, "authorization_endpoint": format!("{issuer}/auth"),
+               "token_endpoint": format!("{issuer}/token"), "jwks_uri": format!("{issuer}/jwks")})
+        .to_string()
+        .as_bytes(),
+    );
+    let run_once = || {
+        let mut pass = pass(&cluster, &federated_keystone());
+        pass.probe = &idp;
+        assert_eq!(run(&mut pass).expect("runs"), None);
+        pass.federation.clone().expect("federation is projected")
+    };
+
+    let first = run_once();
+    assert_eq!(idp.asked(), [url], "the first pass fetches");
+    let stored = cluster
+        .server("Secret", &first.secret_name)
+        .expect("the federation Secret");
+    assert_eq!(
+        stored["metadata"]["annotations"]["keystone.openstack.c5c3.io/metadata-sources"],
+        r#"{"a-oidc":"uid-a/1"}"#
+    );
+
+    let writes = cluster.writes().len();
+    assert_eq!(run_once(), first, "the same projection");
+    assert_eq!(
+        idp.asked().len(),
+        1,
+        "no second request at the same version"
+    );
+    assert_eq!(
+        cluster.writes().len(),
+        writes,
+        "a converged pass writes nothing"
+    );
+
+    let reference = ObjectRef {
+        api_version: "keystone.openstack.c5c3.io/v1alpha1".into(),
+        kind: "KeystoneIdentityBackend".into(),
+        namespace: Some("ns".into()),
+        name: "a-oidc".into(),
+    };
+    cluster
+        .patch(
+            &reference,
+            &Patch::Merge(json!({"spec": {"oidc": {"scopes": ["openid"]}}})),
+            None,
+        )
+        .expect("the backend changes");
+    let _ = run_once();
+    assert_eq!(
+        idp.asked().len(),
+        2,
+        "a new version of the backend fetches again"
+    );
+}

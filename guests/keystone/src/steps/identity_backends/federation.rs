@@ -7,8 +7,12 @@
 //! | OIDC crypto passphrase (`passphrase`: 32 random bytes, urlsafe base64) | `{name}-oidc-crypto-passphrase` | created once, with the first OIDC backend; never rewritten (a new one only re-hashes the federation Secret) |
 //! | SP metadata export (`sp-metadata.xml`, `entityID`) | `{name}-saml-sp-metadata` | written while a SAML backend is projected, updated on drift; deleted when no SAML backend is attached |
 //!
-//! A converged pass writes nothing: the federation Secret, the passphrase and the export
-//! are compared with the cache before any request.
+//! The federation Secret also carries the annotation `metadata::SOURCES_ANNOTATION`: the
+//! backend version each URL-fetched document was fetched for, so a later pass at the same
+//! versions reuses the documents without a request to the identity provider.
+//!
+//! A converged pass writes nothing: the federation Secret, its annotation, the passphrase
+//! and the export are compared with the cache before any request.
 
 use std::collections::BTreeMap;
 
@@ -19,6 +23,7 @@ use wasm_operator_sdk::blocks::apply::{controller_reference, is_controlled_by};
 use wasm_operator_sdk::{ClusterExt, Propagation};
 
 use super::federation_data;
+use super::metadata::SOURCES_ANNOTATION;
 use super::oidc::OidcRender;
 use super::projection_secret;
 use super::saml::{SP_METADATA, SamlRender};
@@ -51,10 +56,57 @@ pub(super) fn project(
         &assembled.data,
         "federation",
     )?;
+    let sources: BTreeMap<&str, &str> = oidc
+        .iter()
+        .map(|r| (r.backend_name.as_str(), r.fetched_for.as_deref()))
+        .chain(
+            saml.iter()
+                .map(|r| (r.backend_name.as_str(), r.fetched_for.as_deref())),
+        )
+        .filter_map(|(name, stamp)| Some((name, stamp?)))
+        .collect();
+    record_sources(pass, &secret_name, &sources)?;
     if let Some(saml) = saml.first() {
         sp_metadata_export(pass, saml)?;
     }
     Ok(assembled.into_federation(secret_name, proxy_image))
+}
+
+/// Records on the federation Secret `name` which backend version each fetched document
+/// was fetched for ([`SOURCES_ANNOTATION`]), when the cache's record differs: the next
+/// pass reuses those documents instead of asking the identity providers again.
+fn record_sources(
+    pass: &Pass<'_>,
+    name: &str,
+    sources: &BTreeMap<&str, &str>,
+) -> Result<(), Error> {
+    let desired = (!sources.is_empty()).then(|| serde_json::to_string(sources).unwrap_or_default());
+    let cached = pass
+        .cluster
+        .get_typed::<Secret>(Some(pass.namespace()), name)
+        .map_err(Error::cluster(format!("reading Secret {}", pass.key(name))))?;
+    let recorded = cached.as_ref().and_then(|s| {
+        s.metadata
+            .annotations
+            .as_ref()?
+            .get(SOURCES_ANNOTATION)
+            .cloned()
+    });
+    if recorded == desired {
+        return Ok(());
+    }
+    pass.cluster
+        .merge_patch::<Secret>(
+            Some(pass.namespace()),
+            name,
+            serde_json::json!({"metadata": {"annotations": {SOURCES_ANNOTATION: desired}}}),
+            None,
+        )
+        .map(drop)
+        .map_err(Error::cluster(format!(
+            "annotating Secret {}",
+            pass.key(name)
+        )))
 }
 
 /// The OIDC crypto passphrase: the stable Secret's, created on first use.

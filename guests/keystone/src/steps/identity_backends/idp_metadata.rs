@@ -70,9 +70,15 @@ fn fetched(
     s: &SamlBackend,
 ) -> Result<Result<Obtained, Fault>, Error> {
     let url = s.idp_metadata.url.clone();
+    let key = idp_metadata_key(backend.name());
+    let stamp = metadata::stamp(backend);
+    let valid = |doc: &[u8]| entity_id(doc).is_ok_and(|id| id == s.idp_entity_id);
+    if let Some(doc) = metadata::cached(pass, backend, &key)?.filter(|d| valid(d)) {
+        return Ok(Ok(Obtained::fetched(doc, stamp)));
+    }
     let fault = match metadata::fetch(pass.probe, &url) {
         Ok(body) => match entity_id(&body) {
-            Ok(id) if id == s.idp_entity_id => return Ok(Ok(Obtained::fresh(body))),
+            Ok(id) if id == s.idp_entity_id => return Ok(Ok(Obtained::fetched(body, stamp))),
             Ok(_) => Fault::DocumentEntityIdMismatch {
                 entity_id: s.idp_entity_id.clone(),
             },
@@ -84,9 +90,7 @@ fn fetched(
         Err(Fetch::Refused) => Fault::OutsideEgress { url },
         Err(Fetch::Failed) => Fault::MetadataUnavailable { url },
     };
-    let key = idp_metadata_key(backend.name());
-    let reusable = metadata::last_known_good(pass, &key)?
-        .filter(|doc| entity_id(doc).is_ok_and(|id| id == s.idp_entity_id));
+    let reusable = metadata::last_known_good(pass, &key)?.filter(|doc| valid(doc));
     Ok(match reusable {
         Some(doc) => {
             let note = format!(
@@ -97,6 +101,7 @@ fn fetched(
             Ok(Obtained {
                 document: doc,
                 stale: Some(note),
+                fetched_for: None,
             })
         }
         None => Err(fault),

@@ -21,6 +21,7 @@
 //! [`HttpError::Refused`]); CobaltCore refuses every redirect. Here the host's egress
 //! check, not a dial guard, is the SSRF boundary, and it checks every hop.
 
+use std::collections::BTreeMap;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
@@ -31,6 +32,7 @@ use wasm_operator_sdk::{ClusterExt, ListOptions, log};
 
 use crate::error::Error;
 use crate::federation;
+use crate::identity_backend::IdentityBackend;
 use crate::pass::Pass;
 use crate::steps::health_check::Probe;
 
@@ -42,6 +44,11 @@ pub(crate) const FETCH_TIMEOUT: Duration = Duration::from_secs(10);
 /// The largest document taken.
 pub(crate) const MAX_DOCUMENT_BYTES: usize = 256 * 1024;
 
+/// The annotation of a federation Secret naming, per backend whose document was fetched
+/// from a URL, the backend version ([`stamp`]) the document was fetched for: a JSON object
+/// `{"<backend>": "<uid>/<generation>"}`.
+pub(crate) const SOURCES_ANNOTATION: &str = "keystone.openstack.c5c3.io/metadata-sources";
+
 /// A usable metadata document.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct Obtained {
@@ -49,6 +56,9 @@ pub(crate) struct Obtained {
     /// The note of a `FederationMetadataStale` Warning, when the document is a
     /// last-known-good copy.
     pub(crate) stale: Option<String>,
+    /// The backend's [`stamp`] when the document was fetched from its URL for this very
+    /// version of the backend (now, or by an earlier pass).
+    pub(crate) fetched_for: Option<String>,
 }
 
 impl Obtained {
@@ -57,8 +67,58 @@ impl Obtained {
         Self {
             document,
             stale: None,
+            fetched_for: None,
         }
     }
+
+    /// A document fetched from its URL for the backend version `stamp`.
+    pub(crate) fn fetched(document: Vec<u8>, stamp: String) -> Self {
+        Self {
+            document,
+            stale: None,
+            fetched_for: Some(stamp),
+        }
+    }
+}
+
+/// `<uid>/<generation>` of `backend`: a fetched document is reused, without a request,
+/// while the backend stays at this version.
+pub(crate) fn stamp(backend: &IdentityBackend) -> String {
+    format!(
+        "{}/{}",
+        backend.metadata.uid.as_deref().unwrap_or_default(),
+        backend.metadata.generation.unwrap_or_default()
+    )
+}
+
+/// The document `key` of the newest federation Secret when that Secret records it as
+/// fetched for this version of `backend` ([`SOURCES_ANNOTATION`]): what an earlier pass
+/// fetched, so a converged pass sends the identity provider no request. CobaltCore keeps
+/// the same per-generation cache in its process memory.
+pub(crate) fn cached(
+    pass: &Pass<'_>,
+    backend: &IdentityBackend,
+    key: &str,
+) -> Result<Option<Vec<u8>>, Error> {
+    let Some(newest) = newest(pass)? else {
+        return Ok(None);
+    };
+    let recorded = newest
+        .metadata
+        .annotations
+        .as_ref()
+        .and_then(|a| a.get(SOURCES_ANNOTATION))
+        .and_then(|v| serde_json::from_str::<BTreeMap<String, String>>(v).ok())
+        .and_then(|sources| sources.get(backend.name()).cloned());
+    if recorded.as_deref() != Some(stamp(backend).as_str()) {
+        return Ok(None);
+    }
+    Ok(newest
+        .data
+        .as_ref()
+        .and_then(|d| d.get(key))
+        .map(|v| v.0.clone())
+        .filter(|v| !v.is_empty()))
 }
 
 /// Why no document was fetched.
@@ -104,6 +164,15 @@ pub(crate) fn failed(url: &str, detail: &str) -> Fetch {
 /// DECISION: a failed list fails the pass (CobaltCore treats it as "no copy" and skips the
 /// backend): tearing federation down because one read failed is worse than retrying.
 pub(crate) fn last_known_good(pass: &Pass<'_>, key: &str) -> Result<Option<Vec<u8>>, Error> {
+    Ok(newest(pass)?
+        .and_then(|s| s.data?.remove(key))
+        .map(|v| v.0)
+        .filter(|v| !v.is_empty()))
+}
+
+/// The newest `{keystone}-federation-*` Secret this Keystone controls (by creation time,
+/// then name).
+fn newest(pass: &Pass<'_>) -> Result<Option<Secret>, Error> {
     let base = federation::secret_base(pass.name());
     let options = ListOptions {
         label_selector: Some(format!("{CONFIG_BASE_LABEL}={base}")),
@@ -117,8 +186,8 @@ pub(crate) fn last_known_good(pass: &Pass<'_>, key: &str) -> Result<Option<Vec<u
             pass.key(&format!("{base}-*"))
         )))?;
     let prefix = format!("{base}-");
-    let newest = secrets
-        .iter()
+    Ok(secrets
+        .into_iter()
         .filter(|s| {
             s.metadata
                 .name
@@ -131,11 +200,7 @@ pub(crate) fn last_known_good(pass: &Pass<'_>, key: &str) -> Result<Option<Vec<u
             created(a)
                 .cmp(&created(b))
                 .then_with(|| a.metadata.name.cmp(&b.metadata.name))
-        });
-    Ok(newest
-        .and_then(|s| s.data.as_ref()?.get(key))
-        .map(|v| v.0.clone())
-        .filter(|v| !v.is_empty()))
+        }))
 }
 
 /// The TCP port of `url`: its explicit one (1-65535), else 80 for `http`, else 443.
@@ -260,6 +325,7 @@ pub(crate) mod testing {
                 .to_vec(),
             egress_ports: vec![443],
             stale: None,
+            fetched_for: None,
         }
     }
 
@@ -290,6 +356,7 @@ pub(crate) mod testing {
             .to_vec(),
             forward_envs: vec!["MELLON_IDP".to_owned(), "MELLON_NAME_ID".to_owned()],
             stale: None,
+            fetched_for: None,
         }
     }
 

@@ -74,6 +74,9 @@ pub(crate) struct OidcRender {
     /// The note of a `FederationMetadataStale` Warning, when the document is a last-known-
     /// good copy.
     pub(crate) stale: Option<String>,
+    /// The backend version its discovery document was fetched for (see
+    /// [`metadata::SOURCES_ANNOTATION`]); `None` for explicit endpoints or a stale copy.
+    pub(crate) fetched_for: Option<String>,
 }
 
 impl OidcRender {
@@ -167,6 +170,7 @@ pub(crate) fn render(
     let Obtained {
         document: provider,
         stale,
+        fetched_for,
     } = match &o.endpoints {
         Some(_) => Obtained::fresh(explicit_document(o)),
         None => match discovered(pass, backend, o)? {
@@ -210,6 +214,7 @@ pub(crate) fn render(
         egress_ports: egress_ports(o, &document),
         provider,
         stale,
+        fetched_for,
     }))
 }
 
@@ -280,9 +285,16 @@ fn discovered(
     o: &OidcBackend,
 ) -> Result<Result<Obtained, Fault>, Error> {
     let url = o.metadata_url();
+    let key = format!("{}.provider", backend.name());
+    let stamp = metadata::stamp(backend);
+    let valid =
+        |doc: &[u8]| serde_json::from_slice::<Document>(doc).is_ok_and(|d| d.issuer == o.issuer);
+    if let Some(doc) = metadata::cached(pass, backend, &key)?.filter(|d| valid(d)) {
+        return Ok(Ok(Obtained::fetched(doc, stamp)));
+    }
     let fault = match metadata::fetch(pass.probe, &url) {
         Ok(body) => match serde_json::from_slice::<Document>(&body) {
-            Ok(doc) if doc.issuer == o.issuer => return Ok(Ok(Obtained::fresh(body))),
+            Ok(doc) if doc.issuer == o.issuer => return Ok(Ok(Obtained::fetched(body, stamp))),
             Ok(_) => Fault::IssuerMismatch {
                 issuer: o.issuer.clone(),
             },
@@ -294,9 +306,7 @@ fn discovered(
         Err(Fetch::Refused) => Fault::OutsideEgress { url },
         Err(Fetch::Failed) => Fault::MetadataUnavailable { url },
     };
-    let key = format!("{}.provider", backend.name());
-    let reusable = metadata::last_known_good(pass, &key)?
-        .filter(|doc| serde_json::from_slice::<Document>(doc).is_ok_and(|d| d.issuer == o.issuer));
+    let reusable = metadata::last_known_good(pass, &key)?.filter(|doc| valid(doc));
     Ok(match reusable {
         Some(doc) => {
             let note = format!(
@@ -307,6 +317,7 @@ fn discovered(
             Ok(Obtained {
                 document: doc,
                 stale: Some(note),
+                fetched_for: None,
             })
         }
         None => Err(fault),

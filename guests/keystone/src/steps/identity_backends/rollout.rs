@@ -49,7 +49,11 @@ pub(crate) fn rollout_pending(
 
 /// Sets the condition: False `WaitingForRollout` while the Deployment does not carry the
 /// pass's projections or is rolling out, else True `reason`.
-pub(super) fn rollout_condition(pass: &mut Pass<'_>, reason: &str, message: &str) -> Result<(), Error> {
+pub(super) fn rollout_condition(
+    pass: &mut Pass<'_>,
+    reason: &str,
+    message: &str,
+) -> Result<(), Error> {
     let name = pass.name().to_owned();
     let domains = Some(pass.domains_secret_name.as_str()).filter(|n| !n.is_empty());
     let federation = pass.federation.as_ref().map(|f| f.secret_name.as_str());
@@ -81,4 +85,3 @@ pub(super) fn rollout_condition(pass: &mut Pass<'_>, reason: &str, message: &str
     }
     Ok(())
 }
-

@@ -64,6 +64,10 @@ pub(crate) struct SamlRender {
     /// The note of a `FederationMetadataStale` Warning, when the IdP metadata is a
     /// last-known-good copy.
     pub(crate) stale: Option<String>,
+    /// The backend version its IdP metadata was fetched for (see
+    /// [`metadata::SOURCES_ANNOTATION`]); `None` for inline or Secret metadata or a stale
+    /// copy.
+    pub(crate) fetched_for: Option<String>,
 }
 
 impl SamlRender {
@@ -170,6 +174,7 @@ pub(crate) fn render(
     let metadata::Obtained {
         document: idp_metadata,
         stale,
+        fetched_for,
     } = match idp_metadata::resolve(pass, backend, s)? {
         Ok(resolved) => resolved,
         Err(fault) => return Ok(Err(fault)),
@@ -204,6 +209,7 @@ pub(crate) fn render(
         strip_headers: strip_headers(env_names),
         forward_envs,
         stale,
+        fetched_for,
     }))
 }
 

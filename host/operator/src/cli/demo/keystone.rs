@@ -16,6 +16,10 @@ use super::{create, resource, shape, yaml};
 pub const KEYSTONE_CRD: &str =
     include_str!("../../../../../crds/keystone.openstack.c5c3.io_keystones.yaml");
 
+/// The KeystoneIdentityBackend CRD, as committed in `crds/`.
+pub const IDENTITY_BACKEND_CRD: &str =
+    include_str!("../../../../../crds/keystone.openstack.c5c3.io_keystoneidentitybackends.yaml");
+
 /// The namespace and name of the demo's Keystone.
 const NAMESPACE: &str = "openstack";
 const NAME: &str = "keystone";
@@ -142,14 +146,16 @@ fn keystones() -> ApiResource {
     )
 }
 
-/// Installs the Keystone CRD (before the operator starts, so its plugin finds its kind).
-pub(crate) async fn install_crd(client: &kube::Client) -> anyhow::Result<()> {
+/// Installs the Keystone and KeystoneIdentityBackend CRDs (before the operator starts, so
+/// their plugins find their kinds).
+pub(crate) async fn install_crds(client: &kube::Client) -> anyhow::Result<()> {
     let crd = resource(
         "apiextensions.k8s.io/v1",
         "CustomResourceDefinition",
         "customresourcedefinitions",
     );
-    create(client, yaml(KEYSTONE_CRD)?, &crd).await
+    create(client, yaml(KEYSTONE_CRD)?, &crd).await?;
+    create(client, yaml(IDENTITY_BACKEND_CRD)?, &crd).await
 }
 
 /// Seeds the backend, creates what the Keystone reads and the Keystone itself.

@@ -108,7 +108,7 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
         "customresourcedefinitions",
     );
     create(&client, yaml(GITLABSECRETS_CRD)?, &crd).await?;
-    keystone::install_crd(&client).await?;
+    keystone::install_crds(&client).await?;
     let namespace = serde_json::json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "gitlab"}});
     create(
         &client,
