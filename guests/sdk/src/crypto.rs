@@ -4,7 +4,9 @@
 //! Key generation is the host's: RSA takes seconds inside wasm against a fraction of that
 //! natively, so in wasm32 [`generate`] calls the WIT `crypto.generate` import. Natively
 //! (unit tests against `FakeCluster`) it calls `wasm-operator-keygen` in-process, the very
-//! code the host serves the import with, so a test sees real keys of the same shape.
+//! code the host serves the import with, so a test sees real keys of the same shape. With
+//! the `testing` feature (dev-dependencies only), and in the SDK's own tests, a wasm32
+//! build does the same, so unit tests run under wasmtime without a host.
 //!
 //! Everything else about a key (certificates, PEM, public halves) stays with the caller.
 //! A key is a secret: never log it or write it into an object's status.
@@ -55,7 +57,7 @@ pub fn generate(algorithm: KeyAlgorithm) -> Result<Vec<u8>, KeyError> {
     imp::generate(algorithm)
 }
 
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(any(test, feature = "testing"))))]
 mod imp {
     use super::{KeyAlgorithm, KeyError};
     use crate::wit::bindings::wasm_operator::plugin::crypto as wit;
@@ -66,7 +68,7 @@ mod imp {
     }
 }
 
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(any(not(target_arch = "wasm32"), test, feature = "testing"))]
 mod imp {
     use wasm_operator_keygen as keygen;
 
