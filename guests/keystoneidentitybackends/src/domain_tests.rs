@@ -195,41 +195,59 @@ fn only_the_drifted_description_and_enabled_flag_of_a_managed_domain_are_patched
 
 #[test]
 fn a_failed_identity_call_sets_identity_api_error_and_fails_the_pass() {
-    // (case, identity API, failing call, status.domainID, message)
+    // (case, identity API, failing call, status.domainID, message; None: no failure)
     let table = [
         (
             "the lookup",
             FakeKeystone::new(),
-            (Method::Get, "/domains"),
+            Some((Method::Get, "/domains")),
             "",
-            "looking up domain \"corp\": GET /domains?name=corp: HTTP 503",
+            Some("looking up domain \"corp\": GET /domains?name=corp: HTTP 503"),
         ),
         (
             "the create",
             FakeKeystone::new(),
-            (Method::Post, "/domains"),
+            Some((Method::Post, "/domains")),
             "",
-            "creating domain \"corp\": POST /domains: HTTP 503",
+            Some("creating domain \"corp\": POST /domains: HTTP 503"),
         ),
         (
             "the patch",
             corp(false, "Corp directory"),
-            (Method::Patch, "/domains"),
+            Some((Method::Patch, "/domains")),
             "domain-9",
-            "updating domain \"corp\": PATCH /domains/domain-9: HTTP 503",
+            Some("updating domain \"corp\": PATCH /domains/domain-9: HTTP 503"),
         ),
         (
             "the token",
             FakeKeystone::new(),
-            (Method::Post, "/auth/tokens"),
+            Some((Method::Post, "/auth/tokens")),
             "",
-            "looking up domain \"corp\": POST /auth/tokens: HTTP 503",
+            Some("looking up domain \"corp\": POST /auth/tokens: HTTP 503"),
+        ),
+        (
+            "nothing fails",
+            corp(false, "Corp directory"),
+            None,
+            "domain-9",
+            None,
         ),
     ];
-    for (case, keystone, (method, prefix), domain_id, message) in table {
-        keystone.fail(method, prefix, 503);
+    for (case, keystone, failing, domain_id, message) in table {
+        if let Some((method, prefix)) = failing {
+            keystone.fail(method, prefix, 503);
+        }
         let world = World::ldap().with_keystone(keystone);
         let (flow, ready, _) = step(&world, domain_id);
+        let Some(message) = message else {
+            assert_eq!(flow.expect("no error"), ControlFlow::Continue(()), "{case}");
+            assert_eq!(
+                ready.map(|r| r.1).as_deref(),
+                Some("DomainProvisioned"),
+                "{case}"
+            );
+            continue;
+        };
         let error = flow.expect_err("fails");
         assert_eq!(error.to_string(), message, "{case}");
         assert_eq!(

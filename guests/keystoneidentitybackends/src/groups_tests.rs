@@ -202,11 +202,19 @@ fn a_failed_call_sets_mappings_ready_identity_api_error() {
             (Method::Put, "/projects/project-2/groups"),
             "assigning role \"member\" to group \"admins\" on project \"tools\": PUT /projects/project-2/groups/group-0001/roles/role-member: HTTP 500",
         ),
+        // The valid row: nothing fails (no HEAD is ever sent).
+        (&on_project, (Method::Head, "/"), ""),
     ];
     for (assignment, (method, prefix), message) in table {
         let world = with_groups(admins(assignment.clone()));
         world.keystone.fail(method, prefix, 500);
         let (flow, ready) = step(&world);
+        if message.is_empty() {
+            assert_eq!(flow.expect("no error"), ControlFlow::Continue(()));
+            assert_eq!(ready, None, "MappingsReady is set by the caller");
+            assert_eq!(world.keystone.grants().len(), 1);
+            continue;
+        }
         assert_eq!(flow.expect_err("fails").to_string(), message);
         assert_eq!(ready, Some(cond("False", "IdentityAPIError", message)));
     }

@@ -118,11 +118,19 @@ fn failures_name_the_call_and_never_carry_the_response_body() {
             },
             "POST /auth/tokens: http://keystone.openstack.svc.cluster.local:5000/v3/auth/tokens: timed out",
         ),
+        (
+            "the valid row: an answer that decodes",
+            Canned::new(200, &token, r#"{"domains": []}"#),
+            "",
+        ),
     ];
     for (case, transport, message) in table {
-        let error = client(&transport, fake::PASSWORD)
-            .domain_by_name("corp")
-            .expect_err("fails");
+        let result = client(&transport, fake::PASSWORD).domain_by_name("corp");
+        if message.is_empty() {
+            assert_eq!(result, Ok(None), "{case}");
+            continue;
+        }
+        let error = result.expect_err("fails");
         assert_eq!(error.to_string(), message, "{case}");
         assert!(!format!("{error:?}").contains("s3cr3t"), "{case}");
     }
