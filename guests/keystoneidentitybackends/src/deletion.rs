@@ -52,7 +52,17 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> Flow {
         ));
         return Ok(ControlFlow::Break(Some(SECRET_POLLING)));
     }
-    let credentials = admin_credentials::read(pass.cluster, &keystone)?;
+    let status = pass.backend.status.clone().unwrap_or_default();
+    let domain = pass.backend.spec.domain.clone();
+    let deletes = domain.mode == DomainMode::Manage
+        && domain.deletion_policy == DeletionPolicy::Delete
+        && !status.domain_id.is_empty();
+    // Read only when something is to be deleted through the identity API.
+    let credentials = if pass.backend.is_federation() || deletes {
+        admin_credentials::read(pass.cluster, &keystone)?
+    } else {
+        None
+    };
     let missing = || {
         format!(
             "admin password Secret is unavailable (Secret {} is missing or has no password key)",
@@ -73,11 +83,6 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> Flow {
             return Ok(ControlFlow::Break(after));
         }
     }
-    let status = pass.backend.status.clone().unwrap_or_default();
-    let domain = &pass.backend.spec.domain;
-    let deletes = domain.mode == DomainMode::Manage
-        && domain.deletion_policy == DeletionPolicy::Delete
-        && !status.domain_id.is_empty();
     if deletes {
         let after = match credentials {
             Some(credentials) => delete_domain(pass, &keystone, credentials, &status.domain_id),

@@ -348,3 +348,21 @@ fn a_failed_federation_delete_warns_and_retries_before_touching_the_domain() {
     assert_eq!(world.events().len(), 1);
     assert!(released(&world));
 }
+
+#[test]
+fn a_retained_ldap_domain_needs_no_admin_secret_to_release_the_backend() {
+    let world = World::of(deleted(ldap_backend(), json!({"deletionPolicy": "Retain"})));
+    world.cluster.fail(
+        Op::Get,
+        crate::testing::ADMIN_SECRET,
+        ApiError::Forbidden("not read".into()),
+        1,
+    );
+    assert_eq!(world.run(), Ok(Outcome::done()));
+    assert!(released(&world));
+    let read = world.cluster.calls().iter().any(|c| {
+        c.object()
+            .is_some_and(|o| o.name == crate::testing::ADMIN_SECRET)
+    });
+    assert!(!read, "the admin Secret is not read");
+}

@@ -11,6 +11,9 @@
 //!
 //! DECISION: a Keystone kind the cluster does not serve (its CRD not installed yet) is
 //! read as a missing Keystone: the optional watch wakes the backend once it is served.
+//!
+//! DECISION: a Keystone without `spec.bootstrap.adminUser` (written past its defaulting)
+//! authenticates as `admin`, the Keystone schema's default.
 
 use std::ops::ControlFlow;
 
