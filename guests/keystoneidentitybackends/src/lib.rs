@@ -6,15 +6,34 @@
 //! and the CRD is generated from it ([`CRD_YAML`]); [`describe`] is what the host loads
 //! the plugin with; admission (defaulting and validation, with the checks against the
 //! other backends of the same Keystone) is in `admission/`.
+//!
+//! The controller (`reconcile`) runs facts §3.2 steps 1–8, one module per concern:
+//! `finalizer`, `keystone_ref` (the parent), `admin_credentials`, `domain`,
+//! `federation_objects` and `groups`, `projection` (ConfigProjected), `deletion`, with
+//! the condition vocabulary in `conditions`; `identity` is its Keystone v3 client.
 
+mod admin_credentials;
 mod admission;
+mod conditions;
+mod deletion;
 pub mod describe;
+mod domain;
+mod error;
+mod federation_objects;
+mod finalizer;
+mod groups;
+mod identity;
 mod indexes;
+mod keystone_ref;
+mod pass;
+mod projection;
 mod reconcile;
 pub mod types;
 
 #[cfg(test)]
 mod crd;
+#[cfg(test)]
+mod testing;
 
 pub use types::KeystoneIdentityBackend;
 
