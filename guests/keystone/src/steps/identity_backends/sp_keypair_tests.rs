@@ -97,8 +97,8 @@ fn a_keypair_the_cache_does_not_show_yet_is_read_from_the_server_not_made_again(
     assert_eq!(second.cert_pem, first.cert_pem);
 }
 
-#[test]
 #[cfg(not(target_arch = "wasm32"))]
+#[test]
 fn the_generated_certificate_is_a_self_signed_rsa_2048_sp_certificate_for_ten_years() {
     let cluster = FakeCluster::new();
     let mut pass = pass(&cluster, &keystone());
