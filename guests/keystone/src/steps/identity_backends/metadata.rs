@@ -170,6 +170,23 @@ pub(crate) fn last_known_good(pass: &Pass<'_>, key: &str) -> Result<Option<Vec<u
         .filter(|v| !v.is_empty()))
 }
 
+/// The last-known-good copy of `key` when it passes `valid`, as a stale document whose
+/// `FederationMetadataStale` note is `note()`; `None` when there is none to stand in.
+pub(crate) fn stand_in(
+    pass: &Pass<'_>,
+    key: &str,
+    valid: impl Fn(&[u8]) -> bool,
+    note: impl FnOnce() -> String,
+) -> Result<Option<Obtained>, Error> {
+    Ok(last_known_good(pass, key)?
+        .filter(|doc| valid(doc))
+        .map(|document| Obtained {
+            document,
+            stale: Some(note()),
+            fetched_for: None,
+        }))
+}
+
 /// The newest `{keystone}-federation-*` Secret this Keystone controls (by creation time,
 /// then name).
 fn newest(pass: &Pass<'_>) -> Result<Option<Secret>, Error> {

@@ -306,22 +306,14 @@ fn discovered(
         Err(Fetch::Refused) => Fault::OutsideEgress { url },
         Err(Fetch::Failed) => Fault::MetadataUnavailable { url },
     };
-    let reusable = metadata::last_known_good(pass, &key)?.filter(|doc| valid(doc));
-    Ok(match reusable {
-        Some(doc) => {
-            let note = format!(
-                "Identity backend {}: provider metadata unavailable ({fault}); reusing the \
-                 last-known-good discovery document so federation stays up",
-                backend.name()
-            );
-            Ok(Obtained {
-                document: doc,
-                stale: Some(note),
-                fetched_for: None,
-            })
-        }
-        None => Err(fault),
-    })
+    let note = || {
+        format!(
+            "Identity backend {}: provider metadata unavailable ({fault}); reusing the \
+             last-known-good discovery document so federation stays up",
+            backend.name()
+        )
+    };
+    Ok(metadata::stand_in(pass, &key, valid, note)?.ok_or(fault))
 }
 
 /// The introspection settings, when enabled.
