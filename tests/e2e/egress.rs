@@ -37,6 +37,9 @@ enum Answer {
     Silence,
     /// Sends the head and part of the body, then nothing more.
     Stall,
+    /// 200 with the request's framing as its body: `content-length: N` or
+    /// `transfer-encoding: chunked` (the head's line, lower-cased), else `none`.
+    Framing,
 }
 
 /// A local server counting the connections it accepted.
@@ -97,6 +100,18 @@ async fn serve<S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin>(
         }
     }
     let reply = match answer {
+        Answer::Framing => {
+            let head = String::from_utf8_lossy(&head).to_ascii_lowercase();
+            let framing = head
+                .lines()
+                .find(|l| l.starts_with("content-length:") || l.starts_with("transfer-encoding:"))
+                .unwrap_or("none")
+                .to_owned();
+            format!(
+                "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{framing}",
+                framing.len()
+            )
+        }
         Answer::Ok(body) => format!(
             "HTTP/1.1 200 OK\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
             body.len()
@@ -243,6 +258,29 @@ async fn a_declared_service_is_reached_through_its_endpoint_slice_and_counted() 
         ),
         "{metrics}"
     );
+}
+
+#[tokio::test]
+async fn a_request_body_is_sent_with_its_content_length_not_chunked() {
+    let harness = Harness::start().await;
+    let server = Server::start(Answer::Framing).await;
+    harness.service("keystone", 5000, Some(server.port)).await;
+
+    let url = "http://keystone.ns.svc.cluster.local:5000/v3/auth/tokens";
+    let framing = harness
+        .request(
+            "post",
+            json!({"url": url, "method": "POST", "body": "{\"auth\": {}}"}),
+        )
+        .await;
+    let empty = harness
+        .request("empty", json!({"url": url, "method": "POST"}))
+        .await;
+    let get = harness.request("get", json!({"url": url})).await;
+
+    assert_eq!(framing, "status 200: content-length: 12");
+    assert_eq!(empty, "status 200: content-length: 0");
+    assert_eq!(get, "status 200: none");
 }
 
 #[tokio::test]

@@ -118,13 +118,25 @@ impl Cluster {
         reason: &str,
         timeout: std::time::Duration,
     ) -> Value {
-        let what = format!("{kind} {namespace}/{name}: {type_} {reason}");
-        eventually(&what, timeout, || async {
-            let object = self.get(api_version, kind, namespace, name).await?;
-            let condition = current_condition(&object, type_)?;
-            (condition["reason"] == reason).then_some(object)
-        })
-        .await
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let object = self.get(api_version, kind, namespace, name).await;
+            if let Some(object) = &object
+                && current_condition(object, type_).is_some_and(|c| c["reason"] == reason)
+            {
+                return object.clone();
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "timed out after {timeout:?} waiting for {kind} {namespace}/{name}: \
+                 {type_} {reason}; its status then: {}",
+                object.map_or_else(
+                    || "(no such object)".to_owned(),
+                    |o| o["status"].to_string()
+                )
+            );
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        }
     }
 
     /// Creates `object` as the test ([`setup`]).

@@ -11,6 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use serde_json::{Value, json};
+
 const SETUP: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../host/apiserver/tests/keystone/setup-keystone.sh"
@@ -23,6 +25,8 @@ const SETUP_BOUND: Duration = Duration::from_secs(600);
 /// A running real Keystone.
 pub struct RealKeystone {
     port: u16,
+    /// The `admin` user's password.
+    password: String,
     dir: PathBuf,
     /// The process whose exit stops the Keystone.
     lifeline: Child,
@@ -53,6 +57,7 @@ impl RealKeystone {
         match serve(&dir, port, password, lifeline.id()) {
             Ok(()) => Self {
                 port,
+                password: password.to_owned(),
                 dir,
                 lifeline,
             },
@@ -67,6 +72,22 @@ impl RealKeystone {
     /// The loopback port it serves on.
     pub fn port(&self) -> u16 {
         self.port
+    }
+
+    /// `method path` (below `/v3`) as the `admin` user, scoped to project `admin`, with a
+    /// JSON `body`: the response's status and JSON body (`null` when it has none).
+    pub fn admin(&self, method: &str, path: &str, body: Option<&Value>) -> (u16, Value) {
+        let auth = json!({"auth": {
+            "identity": {"methods": ["password"], "password": {"user": {
+                "name": "admin", "domain": {"name": "Default"}, "password": self.password}}},
+            "scope": {"project": {"name": "admin", "domain": {"name": "Default"}}}}});
+        let token = exchange(self.port, "POST", "/v3/auth/tokens", None, Some(&auth));
+        assert_eq!(token.status, 201, "the admin token: {}", token.body);
+        let token = token
+            .header("x-subject-token")
+            .expect("the token response carries X-Subject-Token");
+        let answer = exchange(self.port, method, &format!("/v3{path}"), Some(&token), body);
+        (answer.status, answer.body)
     }
 
     /// Stops it and waits until its port refuses connections.
@@ -132,6 +153,68 @@ fn serve(dir: &Path, port: u16, password: &str, lifeline: u32) -> Result<(), Str
         "the real Keystone did not answer GET /v3 within {SETUP_BOUND:?} (log: {})",
         dir.join("setup.log").display()
     ))
+}
+
+/// One HTTP/1.0 response.
+struct Answer {
+    status: u16,
+    /// The header lines, as sent.
+    headers: Vec<String>,
+    body: Value,
+}
+
+impl Answer {
+    /// The value of header `name` (any case).
+    fn header(&self, name: &str) -> Option<String> {
+        self.headers.iter().find_map(|line| {
+            let (key, value) = line.split_once(':')?;
+            key.eq_ignore_ascii_case(name)
+                .then(|| value.trim().to_owned())
+        })
+    }
+}
+
+/// One request to `127.0.0.1:port` on its own connection (the WSGI server answers
+/// HTTP/1.0 and closes).
+fn exchange(
+    port: u16,
+    method: &str,
+    path: &str,
+    token: Option<&str>,
+    body: Option<&Value>,
+) -> Answer {
+    let mut stream =
+        std::net::TcpStream::connect(("127.0.0.1", port)).expect("the real Keystone answers");
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\
+         Content-Type: application/json\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(token) = token {
+        request.push_str(&format!("X-Auth-Token: {token}\r\n"));
+    }
+    request.push_str("\r\n");
+    request.push_str(&body);
+    stream
+        .write_all(request.as_bytes())
+        .expect("the request is sent");
+    let mut answer = String::new();
+    stream
+        .read_to_string(&mut answer)
+        .expect("the answer is read");
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .unwrap_or_else(|| panic!("{method} {path}: no status line in {head:?}"));
+    Answer {
+        status,
+        headers: lines.map(str::to_owned).collect(),
+        body: serde_json::from_str(body).unwrap_or(Value::Null),
+    }
 }
 
 /// Whether `127.0.0.1:port` answers `GET /v3` with 200.

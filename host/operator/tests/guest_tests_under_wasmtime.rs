@@ -55,6 +55,10 @@ const PACKAGES: &[(&str, &str)] = &[
     ("wasm-operator-types", "crates/types"),
     ("gitlabsecrets", "guests/gitlabsecrets"),
     ("keystone", "guests/keystone"),
+    (
+        "keystoneidentitybackends",
+        "guests/keystoneidentitybackends",
+    ),
     ("wasm-operator-planner", "crates/planner"),
 ];
 

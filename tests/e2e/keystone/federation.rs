@@ -16,13 +16,13 @@ use crate::harness::{GROUP_VERSION, Harness, WAIT, keystone, secret};
 use crate::identity::identity_backend_crd;
 
 /// The OIDC issuer: the Service `idp` of `ns` on the port the plugin may reach.
-const ISSUER: &str = "http://idp.ns.svc.cluster.local:5000";
+pub(crate) const ISSUER: &str = "http://idp.ns.svc.cluster.local:5000";
 /// The SAML IdP's entityID.
 const IDP_ENTITY_ID: &str = "https://idp.corp.example/saml";
 
 /// A loopback server answering every request with the discovery document of [`ISSUER`];
 /// its port and the number of requests it answered.
-async fn discovery_server() -> (u16, Arc<AtomicU64>) {
+pub(crate) async fn discovery_server() -> (u16, Arc<AtomicU64>) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
         .await
         .expect("a listener");
@@ -57,7 +57,7 @@ async fn discovery_server() -> (u16, Arc<AtomicU64>) {
 }
 
 /// The Service `idp` and the EndpointSlice routing its port `http` to 127.0.0.1:`port`.
-fn idp_service(port: u16) -> [Value; 2] {
+pub(crate) fn idp_service(port: u16) -> [Value; 2] {
     [
         json!({"apiVersion": "v1", "kind": "Service",
             "metadata": {"name": "idp", "namespace": "ns"},
@@ -102,7 +102,7 @@ fn saml_backend() -> Value {
         "status": domain_ready()})
 }
 
-fn with_proxy_image() -> Value {
+pub(crate) fn with_proxy_image() -> Value {
     json!({"federation": {"proxyImage": {
         "repository": "ghcr.io/c5c3/keystone-federation-proxy", "tag": "2025.2"}}})
 }
@@ -234,9 +234,8 @@ async fn oidc_and_saml_backends_are_projected_behind_the_federation_proxy() {
         "<Location \"/v3/auth/OS-FEDERATION/identity_providers/corp-oidc/protocols/openid/websso\">"
             .to_owned(),
         "    AuthType Mellon".to_owned(),
-        format!(
-            "    MellonIdPMetadataFile /etc/keystone-federation-proxy/mellon/corp-saml.idp-metadata.xml"
-        ),
+        "    MellonIdPMetadataFile /etc/keystone-federation-proxy/mellon/corp-saml.idp-metadata.xml"
+            .to_owned(),
     ] {
         assert!(proxy_conf.contains(&line), "{line} in\n{proxy_conf}");
     }

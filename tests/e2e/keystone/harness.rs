@@ -33,13 +33,34 @@ pub(crate) const READY_ACTORS: [Actor; 5] = [
     Actor::Gateway,
 ];
 
-fn keystone_crd() -> Value {
-    let text = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../crds/keystone.openstack.c5c3.io_keystones.yaml"
-    ))
-    .expect("the Keystone CRD");
-    wasm_operator_e2e::yaml_objects(&text).remove(0)
+/// A shipped plugin a harness loads, with the CRD of its primary kind.
+#[derive(Debug, Clone, Copy)]
+enum Plugin {
+    Keystone,
+    IdentityBackends,
+}
+
+impl Plugin {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Keystone => "keystone",
+            Self::IdentityBackends => "keystoneidentitybackends",
+        }
+    }
+
+    /// The generated CRD in `crds/`.
+    fn crd(self) -> Value {
+        let plural = match self {
+            Self::Keystone => "keystones",
+            Self::IdentityBackends => "keystoneidentitybackends",
+        };
+        let path = format!(
+            "{}/../crds/keystone.openstack.c5c3.io_{plural}.yaml",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        wasm_operator_e2e::yaml_objects(&text).remove(0)
+    }
 }
 
 pub(crate) fn secret(namespace: &str, name: &str, data: Value) -> Value {
@@ -149,8 +170,19 @@ impl Harness {
     /// The API server with `actors`, the CRD and a ready ClusterSecretStore; the operator
     /// running keystone.wasm with its webhooks; the reason log watching.
     pub(crate) async fn start_with(actors: &[Actor]) -> Self {
+        Self::start_plugins(actors, &[Plugin::Keystone]).await
+    }
+
+    /// [`Harness::start_with`], the operator also running keystoneidentitybackends.wasm,
+    /// with that kind's CRD.
+    pub(crate) async fn start_with_identity_backends(actors: &[Actor]) -> Self {
+        Self::start_plugins(actors, &[Plugin::Keystone, Plugin::IdentityBackends]).await
+    }
+
+    async fn start_plugins(actors: &[Actor], loaded: &[Plugin]) -> Self {
         wasm_operator_e2e::init_logs();
-        let cluster = cluster_with_actors(actors, &[keystone_crd()]).await;
+        let crds: Vec<Value> = loaded.iter().map(|p| p.crd()).collect();
+        let cluster = cluster_with_actors(actors, &crds).await;
         cluster
             .create(
                 json!({"apiVersion": "external-secrets.io/v1", "kind": "ClusterSecretStore",
@@ -193,11 +225,14 @@ impl Harness {
             .expect("the reason log's watch starts")
             .expect("the reason log's watch runs");
         let plugins = tempfile::tempdir().expect("plugins");
-        std::fs::copy(
-            wasm_operator::cli::shipped_plugin_dir().join("keystone.wasm"),
-            plugins.path().join("keystone.wasm"),
-        )
-        .expect("keystone.wasm is copied");
+        for plugin in loaded {
+            let file = format!("{}.wasm", plugin.name());
+            std::fs::copy(
+                wasm_operator::cli::shipped_plugin_dir().join(&file),
+                plugins.path().join(&file),
+            )
+            .unwrap_or_else(|e| panic!("{file} is copied: {e}"));
+        }
         // The store gate reads the ClusterSecretStore; admission reads PriorityClasses.
         std::fs::write(
             plugins.path().join("plugins.toml"),
@@ -212,7 +247,13 @@ impl Harness {
         let operator = cluster
             .start_operator(wasm_operator_e2e::shared_cache(), config)
             .await;
-        assert!(operator.controller("keystone").is_some(), "keystone serves");
+        for plugin in loaded {
+            assert!(
+                operator.controller(plugin.name()).is_some(),
+                "{} serves",
+                plugin.name()
+            );
+        }
         Self {
             cluster,
             operator,

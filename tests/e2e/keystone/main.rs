@@ -10,6 +10,7 @@ mod federation;
 mod harness;
 mod health;
 mod identity;
+mod identity_backend_controller;
 mod policy;
 mod reasons;
 mod rotation;

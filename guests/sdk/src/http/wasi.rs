@@ -12,6 +12,13 @@ use super::{HttpError, Method, Request, Response, Url};
 
 /// The most bytes one `blocking-write-and-flush` takes.
 const WRITE_CHUNK: usize = 4096;
+/// The Content-Length a request is sent with: its body's length when it has a body or its
+/// method carries one (`POST`, `PUT`, `PATCH`: 0 when empty); none for the others.
+fn content_length(request: &Request) -> Option<usize> {
+    let carries_body = matches!(request.method, Method::Post | Method::Put | Method::Patch);
+    (carries_body || !request.body.is_empty()).then_some(request.body.len())
+}
+
 /// How many bytes one read asks for.
 const READ_CHUNK: u64 = 64 * 1024;
 
@@ -22,11 +29,18 @@ pub(super) fn send(request: &Request, url: &Url) -> Result<Response, HttpError> 
         url: request.url.clone(),
         message: message.to_owned(),
     };
-    let entries: Vec<(String, Vec<u8>)> = request
+    let mut entries: Vec<(String, Vec<u8>)> = request
         .headers
         .iter()
         .map(|(n, v)| (n.to_ascii_lowercase(), v.as_bytes().to_vec()))
         .collect();
+    // The body is whole before it is sent, so it goes with its length, not chunked:
+    // servers such as Python's WSGI reference server read no chunked request body.
+    if let Some(length) = content_length(request)
+        && !entries.iter().any(|(n, _)| n == "content-length")
+    {
+        entries.push(("content-length".into(), length.to_string().into_bytes()));
+    }
     let headers = Fields::from_list(&entries).map_err(|e| HttpError::Invalid {
         url: request.url.clone(),
         message: format!("a header cannot be sent: {e:?}"),
