@@ -221,6 +221,7 @@ fn keystone_refuses_deleting_an_enabled_domain_so_it_is_disabled_first() {
     assert_eq!(keystone.domain("corp"), None);
 }
 
+#[cfg(not(target_arch = "wasm32"))]
 #[test]
 fn outside_the_wasm_host_the_egress_has_no_network() {
     let error = Egress

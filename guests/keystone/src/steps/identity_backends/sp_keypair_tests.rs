@@ -3,11 +3,15 @@ use std::io::Write as _;
 #[cfg(not(target_arch = "wasm32"))]
 use std::process::{Command, Stdio};
 
+#[cfg(not(target_arch = "wasm32"))]
 use rsa::pkcs1::DecodeRsaPrivateKey as _;
+#[cfg(not(target_arch = "wasm32"))]
 use rsa::pkcs8::DecodePublicKey as _;
+#[cfg(not(target_arch = "wasm32"))]
 use rsa::signature::Verifier as _;
 use serde_json::{Value, json};
 use wasm_operator_sdk::testing::FakeCluster;
+#[cfg(not(target_arch = "wasm32"))]
 use x509_cert::Certificate;
 
 use super::*;
