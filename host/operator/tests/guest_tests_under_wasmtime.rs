@@ -59,6 +59,7 @@ const PACKAGES: &[(&str, &str)] = &[
         "keystoneidentitybackends",
         "guests/keystoneidentitybackends",
     ),
+    ("glance", "guests/glance"),
     ("wasm-operator-planner", "crates/planner"),
 ];
 

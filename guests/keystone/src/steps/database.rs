@@ -18,13 +18,9 @@
 //! read stops the pass with the error and leaves the condition as it was.
 
 use k8s_openapi::api::batch::v1::Job;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use wasm_operator_sdk::blocks::database::{ensure_database, ensure_database_user};
+use wasm_operator_sdk::blocks::database::{ManagedDatabase, ensure_database, ensure_database_user};
 use wasm_operator_sdk::blocks::job::run_job;
-use wasm_operator_sdk::external::mariadb::{
-    Database, DatabaseSpec, Grant, GrantSpec, MariaDb, MariaDbRef, SecretKeySelector, User,
-    UserSpec,
-};
+use wasm_operator_sdk::external::mariadb::{Database, Grant, MariaDb, User};
 use wasm_operator_sdk::external::status_ready;
 use wasm_operator_sdk::{ClusterExt, EventType};
 
@@ -34,69 +30,27 @@ use crate::error::Error;
 use crate::pass::{DATABASE_POLLING, Pass, StepResult};
 use crate::steps::database_upgrade;
 
-/// The character set and collation of the Keystone database.
-const CHARACTER_SET: &str = "utf8";
-const COLLATE: &str = "utf8_general_ci";
-
-fn metadata(pass: &Pass<'_>) -> ObjectMeta {
-    ObjectMeta {
-        name: Some(pass.name().to_owned()),
-        namespace: Some(pass.namespace().to_owned()),
-        ..Default::default()
-    }
-}
-
-fn mariadb_ref(cluster: &str) -> MariaDbRef {
-    MariaDbRef {
-        name: cluster.to_owned(),
-        ..Default::default()
+/// The managed objects of the Keystone's database on MariaDB `cluster`.
+fn managed<'a>(pass: &'a Pass<'_>, cluster: &'a str) -> ManagedDatabase<'a> {
+    let database = &pass.keystone.spec.database;
+    ManagedDatabase {
+        namespace: pass.namespace(),
+        name: pass.name(),
+        cluster,
+        database: &database.database,
+        password_secret: &database.secret_ref.name,
     }
 }
 
 /// Database `{name}` on MariaDB `cluster`.
 pub(crate) fn database(pass: &Pass<'_>, cluster: &str) -> Database {
-    Database {
-        metadata: metadata(pass),
-        spec: DatabaseSpec {
-            maria_db_ref: mariadb_ref(cluster),
-            name: Some(pass.keystone.spec.database.database.clone()),
-            character_set: Some(CHARACTER_SET.into()),
-            collate: Some(COLLATE.into()),
-            ..Default::default()
-        },
-        status: None,
-    }
+    managed(pass, cluster).database()
 }
 
 /// User `{name}` with the password of `secretRef`, and Grant `{name}` of all privileges on
 /// the database's tables to it.
 pub(crate) fn user_and_grant(pass: &Pass<'_>, cluster: &str) -> (User, Grant) {
-    let database = &pass.keystone.spec.database;
-    let user = User {
-        metadata: metadata(pass),
-        spec: UserSpec {
-            maria_db_ref: mariadb_ref(cluster),
-            password_secret_key_ref: Some(SecretKeySelector {
-                name: database.secret_ref.name.clone(),
-                key: "password".into(),
-            }),
-            ..Default::default()
-        },
-        status: None,
-    };
-    let grant = Grant {
-        metadata: metadata(pass),
-        spec: GrantSpec {
-            maria_db_ref: mariadb_ref(cluster),
-            privileges: vec!["ALL PRIVILEGES".into()],
-            database: Some(database.database.clone()),
-            table: Some("*".into()),
-            username: pass.name().to_owned(),
-            ..Default::default()
-        },
-        status: None,
-    };
-    (user, grant)
+    managed(pass, cluster).user_and_grant()
 }
 
 fn waiting(pass: &mut Pass<'_>, reason: &str, message: &str) -> StepResult {

@@ -14,6 +14,7 @@ use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
 use wasm_operator_sdk::ClusterExt;
 use wasm_operator_sdk::blocks::apply::controller_reference;
+use wasm_operator_sdk::blocks::types::escape_userinfo;
 
 use crate::conditions::SECRETS_READY;
 use crate::error::Error;
@@ -28,22 +29,6 @@ pub(crate) const DB_TLS_DIR: &str = "/etc/keystone/db-tls/";
 /// `{name}-db-connection`.
 pub(crate) fn secret_name(keystone: &str) -> String {
     format!("{keystone}-db-connection")
-}
-
-/// Escapes `text` for the userinfo of a URL as Go's `url.UserPassword` does: letters,
-/// digits, `-_.~` and `$&+,;=` stay; everything else, `:@/?` included, is `%XX`.
-fn escape_userinfo(text: &str) -> String {
-    let mut escaped = String::with_capacity(text.len());
-    for byte in text.bytes() {
-        match byte {
-            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                escaped.push(char::from(byte));
-            }
-            b'$' | b'&' | b'+' | b',' | b';' | b'=' => escaped.push(char::from(byte)),
-            _ => escaped.push_str(&format!("%{byte:02X}")),
-        }
-    }
-    escaped
 }
 
 /// The connection string for `user`/`password`: `mysql+pymysql://user:pass@host/db

@@ -4,9 +4,13 @@
 //! server's defaults (e.g. a User's maxUserConnections), so a converged object is not
 //! rewritten. Readiness is the `Ready` condition of the server's response to the apply.
 
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+
 use crate::blocks::apply::{ensure_object, name_of};
 use crate::cluster::{Cluster, Owner};
-use crate::external::mariadb::{Database, Grant, User};
+use crate::external::mariadb::{
+    Database, DatabaseSpec, Grant, GrantSpec, MariaDbRef, SecretKeySelector, User, UserSpec,
+};
 use crate::external::status_ready;
 use crate::object::object_key;
 
@@ -41,6 +45,87 @@ fn is_user_ready(user: &User) -> bool {
 
 fn is_grant_ready(grant: &Grant) -> bool {
     status_ready(grant.status.as_ref())
+}
+
+/// A service's database on a managed MariaDB: the Database, the User and the Grant, all
+/// named after the service, the User's password from the `password` key of a Secret.
+#[derive(Debug, Clone, Copy)]
+pub struct ManagedDatabase<'a> {
+    /// The namespace of the service and its MariaDB.
+    pub namespace: &'a str,
+    /// The service's name: the objects' names and the database user.
+    pub name: &'a str,
+    /// The MariaDB (`spec.database.clusterRef.name`).
+    pub cluster: &'a str,
+    /// The database's name on the server.
+    pub database: &'a str,
+    /// The Secret whose `password` the User gets.
+    pub password_secret: &'a str,
+}
+
+/// The character set and collation of a service database.
+const CHARACTER_SET: &str = "utf8";
+const COLLATE: &str = "utf8_general_ci";
+
+impl ManagedDatabase<'_> {
+    fn metadata(&self) -> ObjectMeta {
+        ObjectMeta {
+            name: Some(self.name.to_owned()),
+            namespace: Some(self.namespace.to_owned()),
+            ..Default::default()
+        }
+    }
+
+    fn mariadb_ref(&self) -> MariaDbRef {
+        MariaDbRef {
+            name: self.cluster.to_owned(),
+            ..Default::default()
+        }
+    }
+
+    /// The Database (utf8, utf8_general_ci).
+    pub fn database(&self) -> Database {
+        Database {
+            metadata: self.metadata(),
+            spec: DatabaseSpec {
+                maria_db_ref: self.mariadb_ref(),
+                name: Some(self.database.to_owned()),
+                character_set: Some(CHARACTER_SET.into()),
+                collate: Some(COLLATE.into()),
+                ..Default::default()
+            },
+            status: None,
+        }
+    }
+
+    /// The User, and the Grant of all privileges on the database's tables to it.
+    pub fn user_and_grant(&self) -> (User, Grant) {
+        let user = User {
+            metadata: self.metadata(),
+            spec: UserSpec {
+                maria_db_ref: self.mariadb_ref(),
+                password_secret_key_ref: Some(SecretKeySelector {
+                    name: self.password_secret.to_owned(),
+                    key: "password".into(),
+                }),
+                ..Default::default()
+            },
+            status: None,
+        };
+        let grant = Grant {
+            metadata: self.metadata(),
+            spec: GrantSpec {
+                maria_db_ref: self.mariadb_ref(),
+                privileges: vec!["ALL PRIVILEGES".into()],
+                database: Some(self.database.to_owned()),
+                table: Some("*".into()),
+                username: self.name.to_owned(),
+                ..Default::default()
+            },
+            status: None,
+        };
+        (user, grant)
+    }
 }
 
 /// Creates or updates `database` under `owner`; `Ok(true)` once it is `Ready=True`.

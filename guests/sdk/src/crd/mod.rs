@@ -169,9 +169,60 @@ pub fn check_committed(committed: &str, generated: &str, path: &std::path::Path,
     );
 }
 
+/// Removes the `default` of every property its object requires, throughout `node`.
+///
+/// A serde default on a required field makes schemars emit a `default`: the API server
+/// would fill a missing required field with it (an empty name, which then fails its own
+/// `minLength`), and a `default` that does not validate makes a real API server refuse the
+/// CRD.
+pub fn drop_required_defaults(node: &mut Value) {
+    let required: Vec<String> = node
+        .get("required")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.as_str().map(str::to_owned))
+        .collect();
+    if let Some(Value::Object(properties)) = node.get_mut("properties") {
+        for (name, property) in properties.iter_mut() {
+            if required.contains(name)
+                && let Some(map) = property.as_object_mut()
+            {
+                map.remove("default");
+            }
+            drop_required_defaults(property);
+        }
+    }
+    for child in ["items", "additionalProperties"] {
+        if let Some(inner) = node.get_mut(child) {
+            drop_required_defaults(inner);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_required_property_loses_its_default_at_every_depth_and_an_optional_one_keeps_it() {
+        let mut schema = json!({"required": ["name"], "properties": {
+            "name": {"type": "string", "default": ""},
+            "replicas": {"type": "integer", "default": 3},
+            "items": {"type": "array", "items": {"required": ["key"], "properties": {
+                "key": {"default": "", "type": "string"},
+                "value": {"default": "v", "type": "string"}}}}}});
+        drop_required_defaults(&mut schema);
+        assert_eq!(
+            schema,
+            json!({"required": ["name"], "properties": {
+                "name": {"type": "string"},
+                "replicas": {"type": "integer", "default": 3},
+                "items": {"type": "array", "items": {"required": ["key"], "properties": {
+                    "key": {"type": "string"},
+                    "value": {"default": "v", "type": "string"}}}}}})
+        );
+    }
 
     #[derive(schemars::JsonSchema)]
     #[allow(dead_code)]

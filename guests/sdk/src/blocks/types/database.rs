@@ -157,3 +157,19 @@ impl UpgradePhase {
         }
     }
 }
+
+/// Escapes `text` for the userinfo of a URL as Go's `url.UserPassword` does: letters,
+/// digits, `-_.~` and `$&+,;=` stay; everything else, `:@/?` included, is `%XX`.
+pub fn escape_userinfo(text: &str) -> String {
+    let mut escaped = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        match byte {
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                escaped.push(char::from(byte));
+            }
+            b'$' | b'&' | b'+' | b',' | b';' | b'=' => escaped.push(char::from(byte)),
+            _ => escaped.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    escaped
+}

@@ -19,7 +19,7 @@ mod workload;
 pub use cache::{CacheSpec, DEFAULT_CACHE_BACKEND, MEMCACHED_PORT};
 pub use database::{
     CREDENTIALS_MODE_DYNAMIC, CREDENTIALS_MODE_STATIC, DEFAULT_DATABASE_PORT, DatabaseSpec,
-    DatabaseTlsSpec, TLS_MODES, UpgradePhase,
+    DatabaseTlsSpec, TLS_MODES, UpgradePhase, escape_userinfo,
 };
 pub use image::ImageSpec;
 pub use policy::{MiddlewareSpec, PipelinePosition, PluginSpec, PolicySpec};

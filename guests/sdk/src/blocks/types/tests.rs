@@ -85,3 +85,17 @@ fn a_gateway_path_is_slash_prefixed() {
     gateway.path = "/v3".into();
     assert_eq!(gateway.effective_path(), "/v3");
 }
+
+#[test]
+fn userinfo_escapes_what_go_s_url_user_password_escapes() {
+    let table = [
+        ("plain-Pass_1.~", "plain-Pass_1.~"),
+        ("a$&+,;=b", "a$&+,;=b"),
+        ("p:w@d/x?y#z", "p%3Aw%40d%2Fx%3Fy%23z"),
+        ("sp ace%", "sp%20ace%25"),
+        ("ü", "%C3%BC"),
+    ];
+    for (text, want) in table {
+        assert_eq!(super::escape_userinfo(text), want, "{text}");
+    }
+}
