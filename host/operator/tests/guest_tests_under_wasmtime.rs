@@ -59,6 +59,7 @@ const PACKAGES: &[(&str, &str)] = &[
         "keystoneidentitybackends",
         "guests/keystoneidentitybackends",
     ),
+    ("glancebackends", "guests/glancebackends"),
     ("wasm-operator-planner", "crates/planner"),
 ];
 
