@@ -91,37 +91,60 @@ fn target_cluster_ref(glance: &Glance) -> Option<TargetClusterRefSpec> {
     glance.spec.target_cluster_ref.clone()
 }
 
-/// Runs step 1 for `backend` against the management cluster `cluster`.
+/// Where the backend's Glance is, and the texts of its conditions while it is missing:
+/// built by the caller, since the resolution borrows them.
+pub(crate) struct Parent {
+    namespace: String,
+    name: String,
+    waiting: String,
+    demoted: String,
+}
+
+impl Parent {
+    /// The Glance `backend` names.
+    pub(crate) fn of(backend: &GlanceBackend) -> Self {
+        let namespace = backend.namespace().to_owned();
+        let name = backend.spec.glance_ref.name.clone();
+        let key = format!("{namespace}/{name}");
+        Self {
+            waiting: format!(
+                "parent Glance {key} does not exist; the cluster this backend's credentials \
+                 belong on is unknown"
+            ),
+            demoted: format!(
+                "parent Glance {key} does not exist; nothing mounts this backend's rendered \
+                 store section"
+            ),
+            namespace,
+            name,
+        }
+    }
+}
+
+/// Runs step 1 for `backend`, whose Glance is `parent`, against the management cluster
+/// `cluster`.
 pub(crate) fn run<'a>(
     cluster: &'a dyn Cluster,
     backend: &mut GlanceBackend,
+    parent: &'a Parent,
 ) -> Result<Resolution<'a, Glance>, Error> {
-    let namespace = backend.namespace().to_owned();
-    let name = backend.spec.glance_ref.name.clone();
     let generation = backend.generation();
-    let key = format!("{namespace}/{name}");
-    let waiting = format!(
-        "parent Glance {key} does not exist; the cluster this backend's credentials belong on is unknown"
-    );
-    let demoted = format!(
-        "parent Glance {key} does not exist; nothing mounts this backend's rendered store section"
-    );
     let status = backend.status.get_or_insert_with(Default::default);
     let resolution = resolve_parent_children(ResolveParams {
         client: cluster,
         resolver: Some(&LocalOnly),
-        parent_namespace: &namespace,
-        parent_name: &name,
+        parent_namespace: &parent.namespace,
+        parent_name: &parent.name,
         parent_kind: GLANCE_KIND,
         target_cluster_ref,
         conditions: &mut status.conditions,
         generation,
         gate_condition_type: CREDENTIALS_READY,
         waiting_for_parent_reason: WAITING_FOR_PARENT,
-        waiting_for_parent_message: &waiting,
+        waiting_for_parent_message: &parent.waiting,
         projection_condition_type: CONFIG_PROJECTED,
         projection_demotion_reason: WAITING_FOR_PROJECTION,
-        projection_demotion_message: &demoted,
+        projection_demotion_message: &parent.demoted,
         requeue_after: SECRET_POLLING,
     })?;
     Ok(resolution)

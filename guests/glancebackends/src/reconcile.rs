@@ -59,7 +59,8 @@ pub(crate) fn reconcile(
 
 /// Steps 1–3: when to run again (`None`: on the next change).
 fn steps(cluster: &dyn Cluster, backend: &mut GlanceBackend) -> Result<Option<Duration>, Error> {
-    let (glance, children) = match glance_ref::run(cluster, backend)? {
+    let parent = glance_ref::Parent::of(backend);
+    let (glance, children) = match glance_ref::run(cluster, backend, &parent)? {
         Resolution::Resolved { parent, children } => (parent, children),
         Resolution::Requeue(after) => return Ok(Some(after)),
     };

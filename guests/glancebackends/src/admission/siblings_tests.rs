@@ -11,13 +11,15 @@ fn sibling(name: &str, changes: &[(&str, Value)]) -> Value {
     with(with(s3(), &[("/metadata/name", json!(name))]), changes)
 }
 
+/// (siblings stored, changes to the backend written, the errors).
+type Row<'a> = (Vec<Value>, Vec<(&'a str, Value)>, Vec<&'a str>);
+
 const TAKEN: &str = "spec.isDefault: Invalid value: true: GlanceBackend \"archive\" attached to the same Glance \"glance\" is already marked isDefault; exactly one default store is allowed";
 
 #[test]
 fn a_default_backend_is_refused_when_a_sibling_of_the_same_glance_is_the_default() {
     let deleting = json!("2026-01-01T00:00:00Z");
-    // (siblings, changes to the backend written, the errors)
-    let table: Vec<(Vec<Value>, Vec<(&str, Value)>, Vec<&str>)> = vec![
+    let table: Vec<Row<'_>> = vec![
         (
             vec![
                 sibling("archive", &[("/spec/isDefault", json!(false))]),

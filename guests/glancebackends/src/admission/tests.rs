@@ -221,7 +221,7 @@ fn an_update_keeps_the_glance_and_the_type_and_may_change_the_rest() {
         ))
     };
     // (changes, errors)
-    let table: Vec<(Vec<(&str, Value)>, Vec<&str>)> = vec![
+    let table: Rows<'_> = vec![
         (
             vec![
                 ("/spec/isDefault", json!(false)),
