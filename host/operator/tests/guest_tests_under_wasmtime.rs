@@ -60,6 +60,7 @@ const PACKAGES: &[(&str, &str)] = &[
         "guests/keystoneidentitybackends",
     ),
     ("glance", "guests/glance"),
+    ("glancebackends", "guests/glancebackends"),
     ("wasm-operator-planner", "crates/planner"),
 ];
 

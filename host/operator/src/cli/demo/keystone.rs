@@ -21,8 +21,8 @@ pub const IDENTITY_BACKEND_CRD: &str =
     include_str!("../../../../../crds/keystone.openstack.c5c3.io_keystoneidentitybackends.yaml");
 
 /// The namespace and name of the demo's Keystone.
-const NAMESPACE: &str = "openstack";
-const NAME: &str = "keystone";
+pub(crate) const NAMESPACE: &str = "openstack";
+pub(crate) const NAME: &str = "keystone";
 
 /// How long the demo waits for the Keystone to be Ready.
 const READY_TIMEOUT: Duration = Duration::from_secs(120);
@@ -183,7 +183,7 @@ pub(crate) async fn apply(
 }
 
 /// Conditions of `object` that are True for its current generation.
-fn true_conditions(object: &Value) -> BTreeSet<String> {
+pub(crate) fn true_conditions(object: &Value) -> BTreeSet<String> {
     let generation = object.pointer("/metadata/generation").cloned();
     object
         .pointer("/status/conditions")

@@ -7,6 +7,8 @@
 //! 3. Applies a Keystone whose credentials External Secrets syncs from the secret backend,
 //!    prints each of its conditions as it turns True on the way to Ready, then the objects
 //!    it made (Secrets as shapes, never values).
+//!    With the keystoneidentitybackends plugin, an LDAP KeystoneIdentityBackend follows,
+//!    shown through the satellite handshake, then listed as `kubectl get` prints it.
 //! 4. Applies what the GitLab chart renders with its defaults (release `demo`, namespace
 //!    `gitlab`, with the certificate set) and shows progress while it reconciles.
 //! 5. Prints each Secret with its keys and their shapes (never the values), the certificate
@@ -14,9 +16,11 @@
 //!
 //! With `--keep` the API server stays up and the kubeconfig path is printed for kubectl.
 
+mod identity_backend;
 mod keystone;
 mod shape;
 mod summary;
+mod table;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -131,6 +135,16 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
         let object = keystone::wait_ready(&client, started).await?;
         keystone::print(&client, &object).await?;
         println!();
+        if operator.controller("keystoneidentitybackends").is_some() {
+            identity_backend::apply(&server, &client).await?;
+            identity_backend::wait_ready(&client, started).await?;
+            identity_backend::print(&client).await?;
+            println!();
+        } else {
+            println!(
+                "  skipped     the KeystoneIdentityBackend: no keystoneidentitybackends plugin serves in this directory"
+            );
+        }
     } else {
         println!("  skipped     the Keystone: no keystone plugin serves in this directory");
     }
@@ -161,7 +175,7 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
             kubeconfig.display()
         );
         println!(
-            "  kubectl --kubeconfig {} get keystones -n openstack",
+            "  kubectl --kubeconfig {} get keystones,keystoneidentitybackends -n openstack",
             kubeconfig.display()
         );
         println!("  Ctrl-C stops both");
