@@ -87,9 +87,11 @@ pub fn immutable_secret(
 }
 
 /// Creates the immutable Secret `<base_name>-<hash>` holding `data`, controlled by `owner`
-/// and labelled with its base name, and returns its name. One that already exists is
-/// success only when `owner` controls it and it holds `data` immutably (read past the
-/// cache); otherwise [`Error::NotControlled`] or [`Error::OtherContent`].
+/// and labelled with its base name, and returns its name. One the cache holds, controlled
+/// by `owner` and holding `data` immutably, is success without a request (a converged pass
+/// writes nothing). Otherwise it is created; one that already exists is success only when
+/// `owner` controls it and it holds `data` immutably (read past the cache); otherwise
+/// [`Error::NotControlled`] or [`Error::OtherContent`].
 pub fn create_immutable_secret<C: Cluster + ?Sized>(
     cluster: &C,
     owner: &Owner,
@@ -99,6 +101,16 @@ pub fn create_immutable_secret<C: Cluster + ?Sized>(
 ) -> Result<String, Error> {
     let secret = immutable_secret(owner, base_name, namespace, data);
     let name = immutable_secret_name(base_name, data);
+    let cached: Option<Secret> = cluster
+        .get_typed_from(Some(namespace), &name, ReadFrom::Cache)
+        .unwrap_or_default();
+    if cached.is_some_and(|c| {
+        is_controlled_by(&c.metadata, &owner.uid)
+            && c.immutable == Some(true)
+            && c.data.as_ref() == Some(data)
+    }) {
+        return Ok(name);
+    }
     let conflict = match cluster.create_typed(&secret) {
         Ok(_) => return Ok(name),
         Err(crate::Error::Api(ApiError::Conflict(message))) => message,

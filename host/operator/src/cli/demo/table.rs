@@ -71,10 +71,10 @@ fn render(table: &Value, now: i64) -> Vec<String> {
         .collect()
 }
 
-/// One cell as kubectl prints it: `<none>` for none, a `date` as its age.
+/// One cell as kubectl prints it: blank for none, a `date` as its age.
 fn cell(value: &Value, type_: Option<&str>, now: i64) -> String {
     match value {
-        Value::Null => "<none>".to_owned(),
+        Value::Null => String::new(),
         Value::String(text) if type_ == Some("date") => {
             seconds_since_epoch(text).map_or_else(|| text.clone(), |at| age(now - at))
         }
@@ -85,7 +85,7 @@ fn cell(value: &Value, type_: Option<&str>, now: i64) -> String {
 
 /// An RFC 3339 UTC timestamp (`2026-12-03T14:00:00Z`) in seconds since the epoch.
 fn seconds_since_epoch(text: &str) -> Option<i64> {
-    let time = k8s_openapi::jiff::Timestamp::from_str_checked(text)?;
+    let time: k8s_openapi::jiff::Timestamp = text.parse().ok()?;
     Some(time.as_second())
 }
 
@@ -108,7 +108,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_table_prints_its_priority_zero_columns_with_none_for_missing_cells_and_ages() {
+    fn a_table_prints_its_priority_zero_columns_with_blanks_for_missing_cells_and_ages() {
         let table = json!({"kind": "Table",
             "columnDefinitions": [
                 {"name": "Name", "type": "string", "priority": 0},
@@ -123,9 +123,9 @@ mod tests {
         assert_eq!(
             render(&table, now),
             [
-                "NAME        READY    DOMAIN            AGE",
-                "corp-ldap   True     corp              7s",
-                "other       <none>   a-longer-domain   2m12s",
+                "NAME        READY   DOMAIN            AGE",
+                "corp-ldap   True    corp              7s",
+                "other               a-longer-domain   2m12s",
             ]
         );
     }
