@@ -506,8 +506,7 @@ async fn resource(
             };
             Ok(json_response(200, &answer, &[]))
         }
-        ("watch", None) if table.is_some() => Err(table::watch_not_acceptable()),
-        ("watch", None) => read::watch(shared.clone(), &target, &params, drop_watch),
+        ("watch", None) => read::watch(shared.clone(), &target, &params, drop_watch, table),
         ("create", None) => {
             written(write::create(&shared, &target, &params, headers, body, &user).await?)
         }

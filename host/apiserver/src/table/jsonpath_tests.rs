@@ -89,7 +89,8 @@ fn the_root_path_selects_the_object() {
 #[test]
 fn malformed_paths_do_not_parse_and_say_where() {
     let cases = [
-        (".spec.ports[", "missing ] at 12"),
+        (".spec.ports[", "bad index at 12"),
+        (".spec.ports[0", "missing ] at 13"),
         (".spec.ports[x]", "bad index at 12"),
         (
             ".status.conditions[?(@.type==\"Ready\"]",

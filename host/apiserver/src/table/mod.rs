@@ -7,7 +7,6 @@
 //! | `…;as=Table` of another group or version                       | skipped (next clause)   |
 //! | anything else, or no Accept                                    | the object or list      |
 //! | only Table clauses the server cannot serve                     | 406 NotAcceptable       |
-//! | a Table for a watch (`?watch=true`)                            | 406 NotAcceptable       |
 //!
 //! | `includeObject` | each row's `object`                                            |
 //! |-----------------|----------------------------------------------------------------|
@@ -21,9 +20,13 @@
 //! [`columns::crd_columns`]; a built-in kind's [`builtin::printer`], else
 //! [`columns::default_columns`].
 //!
-//! DECISION: a watch asking for a Table is refused with 406 (kube-apiserver streams Table
-//! rows; `kubectl get -w` therefore fails here); create/update/patch/delete answers ignore
-//! `as=Table` and return the object, as before.
+//! A watch asking for a Table gets each event's object as a one-row Table
+//! ([`of_event`]), so `kubectl get -w` prints rows.
+//!
+//! DECISION: create/update/patch/delete answers ignore `as=Table` and return the object
+//! (kube-apiserver would convert them too; no client asks); an `as=PartialObjectMetadata`
+//! or `as=PartialObjectMetadataList` clause gets the whole object or list, as before
+//! (kube-apiserver trims them to metadata; clients read the metadata either way).
 
 mod builtin;
 mod columns;
@@ -106,11 +109,23 @@ pub(crate) fn negotiate(headers: &HeaderMap, params: &Params) -> Result<Option<T
     }))
 }
 
-/// The refusal of a watch that asked for a Table.
-pub(crate) fn watch_not_acceptable() -> ApiError {
-    ApiError::not_acceptable(
-        "only the following media types are accepted for a watch: application/json (this server does not stream Tables)",
-    )
+/// A watch event whose object becomes a one-row Table (an ERROR's Status stays as is);
+/// without `headers` its `columnDefinitions` is null, as kube-apiserver sends every event
+/// after the first.
+pub(crate) fn of_event(
+    rt: &ResourceType,
+    event: Value,
+    request: &TableRequest,
+    headers: bool,
+) -> Value {
+    if event["type"] == "ERROR" {
+        return event;
+    }
+    let mut table = of_object(rt, &event["object"], request);
+    if !headers {
+        table["columnDefinitions"] = Value::Null;
+    }
+    json!({"type": event["type"], "object": table})
 }
 
 /// The Table of a list answer (`items`, `metadata`).

@@ -143,7 +143,7 @@ fn printer_columns_are_validated_as_kube_apiserver_does() {
         ),
     ];
     for (column, (field, error)) in cases {
-        let errors = column_errors(&[column.clone()], path);
+        let errors = column_errors(std::slice::from_ref(&column), path);
         assert_eq!(
             errors,
             vec![(format!("{path}[0].{field}"), error)],

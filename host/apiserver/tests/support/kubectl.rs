@@ -28,10 +28,16 @@ impl Kubectl {
         }
     }
 
-    /// Runs kubectl with `args` (and `stdin`).
-    pub async fn output(&self, args: &[&str], stdin: Option<&str>) -> Output {
+    /// A kubectl command with `args` and this kubeconfig (stdio not yet set).
+    pub fn command(&self, args: &[&str]) -> Command {
         let mut command = Command::new("kubectl");
         command.arg("--kubeconfig").arg(&self.kubeconfig).args(args);
+        command
+    }
+
+    /// Runs kubectl with `args` (and `stdin`).
+    pub async fn output(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        let mut command = self.command(args);
         command
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
@@ -67,8 +73,9 @@ impl Kubectl {
         text
     }
 
-    /// Runs kubectl, which must succeed; the printed table as rows of cells (columns are
-    /// separated by at least two spaces, so a header like `FIRST PORT` stays one cell).
+    /// Runs kubectl, which must succeed; the printed table as rows of cells, cut at the
+    /// header's column starts (kubectl aligns every row to them), so an empty cell is ""
+    /// and a header like `FIRST PORT` stays one cell.
     pub async fn table(&self, args: &[&str]) -> Vec<Vec<String>> {
         let output = self.output(args, None).await;
         assert!(
@@ -76,15 +83,32 @@ impl Kubectl {
             "kubectl {args:?} failed:\n{}{}",
             output.stdout, output.stderr
         );
-        output
+        let lines: Vec<&str> = output
             .stdout
             .lines()
             .filter(|l| !l.trim().is_empty())
+            .collect();
+        let Some(header) = lines.first() else {
+            return Vec::new();
+        };
+        // A column starts at a non-space after two spaces (or at the line's start).
+        let bytes = header.as_bytes();
+        let starts: Vec<usize> = (0..bytes.len())
+            .filter(|&i| bytes[i] != b' ' && (i == 0 || (i >= 2 && &bytes[i - 2..i] == b"  ")))
+            .collect();
+        lines
+            .iter()
             .map(|line| {
-                line.split("  ")
-                    .map(str::trim)
-                    .filter(|c| !c.is_empty())
-                    .map(str::to_owned)
+                starts
+                    .iter()
+                    .enumerate()
+                    .map(|(n, &start)| {
+                        let end = starts.get(n + 1).copied().unwrap_or(usize::MAX);
+                        line.get(start.min(line.len())..end.min(line.len()))
+                            .unwrap_or_default()
+                            .trim()
+                            .to_owned()
+                    })
                     .collect()
             })
             .collect()
