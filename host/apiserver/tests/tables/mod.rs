@@ -170,7 +170,11 @@ async fn kubectl_get_watch_prints_a_row_for_each_change() {
     let mut printed = String::new();
     let mut read_until = async |needle: &str| {
         let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(20);
-        while !printed.contains(needle) {
+        // Until a whole line starting with `needle` is printed (reads may end mid-line).
+        while !printed
+            .split_inclusive('\n')
+            .any(|l| l.starts_with(needle) && l.ends_with('\n'))
+        {
             let mut buffer = [0u8; 4096];
             let n = tokio::time::timeout_at(deadline, stdout.read(&mut buffer))
                 .await

@@ -217,3 +217,6 @@ fn service(o: &Value) -> Vec<Value> {
         json!(labels(&spec["selector"])),
     ]
 }
+
+#[cfg(test)]
+mod tests;
