@@ -10,8 +10,9 @@ use crate::route::Params;
 use crate::schema;
 use crate::status::{ApiError, Result};
 
-/// Checks a new CRD and sets what the server sets: default names, the status conditions
-/// `NamesAccepted` and `Established`, accepted names and stored versions.
+/// Checks a new CRD (names, versions, printer columns, structural schemas) and sets what the
+/// server sets: default names, the status conditions `NamesAccepted` and `Established`,
+/// accepted names and stored versions.
 pub(crate) fn on_create(rt: &ResourceType, crd: &mut Value) -> Result<()> {
     let name = meta_str(crd, "name").unwrap_or_default().to_owned();
     let spec = crd
@@ -67,6 +68,14 @@ pub(crate) fn on_create(rt: &ResourceType, crd: &mut Value) -> Result<()> {
         ));
     }
     for (i, version) in versions.iter().enumerate() {
+        let columns = version["additionalPrinterColumns"]
+            .as_array()
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let path = format!("spec.versions[{i}].additionalPrinterColumns");
+        if let Some((field, error)) = crate::table::column_errors(columns, &path).first() {
+            return Err(invalid(rt, &name, field, error));
+        }
         if let Some(openapi) = version.pointer("/schema/openAPIV3Schema") {
             let errors = schema::check_structural(
                 openapi,

@@ -11,6 +11,8 @@
 //! - [`server`]: start, stop, client, kubeconfig, test hooks.
 //! - [`store`] and [`wal`]: objects, resourceVersions, watch history, durability.
 //! - [`read`] and [`write`]: the verbs; [`patch`], [`managed`] and [`admission`] behind them.
+//! - [`table`]: `meta.k8s.io` Tables for GET and LIST (`kubectl get`'s columns: CRD printer
+//!   columns, built-in kinds' columns).
 //! - [`registry`]: the served kinds; [`discovery`]: what clients learn of them.
 //! - [`lifecycle`]: garbage collection and namespace deletion.
 //! - [`webhooks`]: the admission webhooks configurations register, called on writes.
@@ -39,6 +41,7 @@ pub(crate) mod selector;
 pub(crate) mod server;
 pub(crate) mod status;
 pub(crate) mod store;
+mod table;
 pub mod token;
 pub(crate) mod wal;
 mod webhooks;

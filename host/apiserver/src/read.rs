@@ -17,6 +17,7 @@ use crate::selector::{FieldSelector, LabelSelector, parse_label_selector};
 use crate::server::Shared;
 use crate::status::{ApiError, Result};
 use crate::store::{Change, EventType, StoreKey};
+use crate::table::TableRequest;
 
 /// GET of one object.
 pub(crate) fn get(shared: &Shared, target: &Target, name: &str) -> Result<Value> {
@@ -81,11 +82,11 @@ pub(crate) fn list(shared: &Shared, target: &Target, params: &Params) -> Result<
     let mut items = Vec::new();
     let mut last = None;
     for (key, object) in matching.by_ref() {
+        items.push(served(object, rt));
+        last = Some(key.clone());
         if limit.is_some_and(|l| items.len() == l) {
             break;
         }
-        items.push(served(object, rt));
-        last = Some(key.clone());
     }
     let remaining = matching.count();
     let mut metadata = json!({"resourceVersion": rv.to_string()});
@@ -111,12 +112,15 @@ fn decode_continue(token: &str) -> Result<Continue> {
 /// How often a watch that asked for bookmarks gets one.
 pub(crate) const BOOKMARK_INTERVAL: Duration = Duration::from_secs(5);
 
-/// GET with `watch=true`: newline-delimited watch events from `resourceVersion` on.
+/// GET with `watch=true`: newline-delimited watch events from `resourceVersion` on; with
+/// `table`, each event's object is a one-row Table (column definitions in the first only),
+/// as kube-apiserver streams them to `kubectl get -w`.
 pub(crate) fn watch(
     shared: Arc<Shared>,
     target: &Target,
     params: &Params,
     drop_at_once: bool,
+    table: Option<TableRequest>,
 ) -> Result<Response> {
     let filter = Filter::new(target, params)?;
     let rt = target.rt.clone();
@@ -217,6 +221,18 @@ pub(crate) fn watch(
     let events = match timeout {
         Some(t) => events.take_until(tokio::time::sleep(t)).boxed(),
         None => events.boxed(),
+    };
+    let events = match table {
+        Some(request) => {
+            let mut first = true;
+            events
+                .map(move |event| {
+                    let headers = std::mem::take(&mut first);
+                    crate::table::of_event(&rt, event, &request, headers)
+                })
+                .boxed()
+        }
+        None => events,
     };
     Ok(stream_response(events))
 }

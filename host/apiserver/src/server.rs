@@ -21,7 +21,7 @@ use crate::status::{ApiError, Result};
 use crate::store::Store;
 use crate::token::TokenSigner;
 use crate::wal::WalError;
-use crate::{discovery, lifecycle, read, token, write};
+use crate::{discovery, lifecycle, read, table, token, write};
 
 /// The largest request body the server takes (kube-apiserver's 3 MiB).
 pub(crate) const MAX_BODY: usize = wasm_operator_types::MAX_REQUEST_BODY;
@@ -485,14 +485,28 @@ async fn resource(
     let written = |w: write::Written| Ok(json_response(w.code, &w.object, &w.warnings));
     let name = target.name.clone();
     let user = crate::webhooks::user_info(shared.signer(), headers);
+    let table = match verb {
+        "get" | "list" | "watch" => table::negotiate(headers, &params)?,
+        _ => None,
+    };
     match (verb, name.as_deref()) {
-        ("get", Some(name)) => Ok(json_response(200, &read::get(&shared, &target, name)?, &[])),
-        ("list", None) => Ok(json_response(
-            200,
-            &read::list(&shared, &target, &params)?,
-            &[],
-        )),
-        ("watch", None) => read::watch(shared.clone(), &target, &params, drop_watch),
+        ("get", Some(name)) => {
+            let object = read::get(&shared, &target, name)?;
+            let answer = match &table {
+                Some(request) => table::of_object(&target.rt, &object, request),
+                None => object,
+            };
+            Ok(json_response(200, &answer, &[]))
+        }
+        ("list", None) => {
+            let list = read::list(&shared, &target, &params)?;
+            let answer = match &table {
+                Some(request) => table::of_list(&target.rt, &list, request),
+                None => list,
+            };
+            Ok(json_response(200, &answer, &[]))
+        }
+        ("watch", None) => read::watch(shared.clone(), &target, &params, drop_watch, table),
         ("create", None) => {
             written(write::create(&shared, &target, &params, headers, body, &user).await?)
         }

@@ -206,6 +206,11 @@ impl ApiError {
         )
     }
 
+    /// 406 for an Accept header the server cannot answer.
+    pub(crate) fn not_acceptable(message: impl Into<String>) -> Self {
+        Self::new(406, "NotAcceptable", message, None)
+    }
+
     /// 500.
     pub(crate) fn internal(message: impl Into<String>) -> Self {
         Self::new(500, "InternalError", message, None)

@@ -261,6 +261,43 @@ async fn list_filters_by_label_and_field_selectors_and_pages_with_limit_and_cont
 }
 
 #[tokio::test]
+async fn a_page_that_leaves_one_object_has_a_continue_token_counting_it() {
+    let (_server, client) = server().await;
+    for name in ["a", "b", "c"] {
+        post(
+            &client,
+            "/api/v1/namespaces/default/configmaps",
+            config_map(name, json!({})),
+        )
+        .await;
+    }
+    let names = |list: &serde_json::Value| {
+        list["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|i| i["metadata"]["name"].clone())
+            .collect::<Vec<_>>()
+    };
+    let first = get(&client, "/api/v1/namespaces/default/configmaps?limit=2")
+        .await
+        .body;
+    assert_eq!(names(&first), [json!("a"), json!("b")]);
+    assert_eq!(first["metadata"]["remainingItemCount"], 1);
+    let token = first["metadata"]["continue"]
+        .as_str()
+        .expect("a continue token while one object is left");
+    let second = get(
+        &client,
+        &format!("/api/v1/namespaces/default/configmaps?limit=2&continue={token}"),
+    )
+    .await
+    .body;
+    assert_eq!(names(&second), [json!("c")]);
+    assert!(second["metadata"].get("continue").is_none(), "{second}");
+}
+
+#[tokio::test]
 async fn a_delete_with_a_failed_precondition_is_a_409_and_deletes_nothing() {
     let (_server, client) = server().await;
     post(

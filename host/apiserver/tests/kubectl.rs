@@ -1,43 +1,8 @@
 //! kubectl against the server, with the kubeconfig it writes: get, describe, apply (client-
 //! and server-side), label, patch, wait, delete.
 
-use tokio::process::Command;
-
+use crate::support::kubectl::Kubectl;
 use crate::support::server;
-
-struct Kubectl {
-    kubeconfig: std::path::PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl Kubectl {
-    async fn run(&self, args: &[&str], stdin: Option<&str>) -> (bool, String) {
-        let mut command = Command::new("kubectl");
-        command.arg("--kubeconfig").arg(&self.kubeconfig).args(args);
-        command
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped());
-        let mut child = command.spawn().expect("kubectl runs");
-        if let (Some(text), Some(mut input)) = (stdin, child.stdin.take()) {
-            use tokio::io::AsyncWriteExt as _;
-            input.write_all(text.as_bytes()).await.expect("stdin");
-        }
-        let output = child.wait_with_output().await.expect("kubectl finishes");
-        let text = format!(
-            "{}{}",
-            String::from_utf8_lossy(&output.stdout),
-            String::from_utf8_lossy(&output.stderr)
-        );
-        (output.status.success(), text)
-    }
-
-    async fn ok(&self, args: &[&str], stdin: Option<&str>) -> String {
-        let (ok, text) = self.run(args, stdin).await;
-        assert!(ok, "kubectl {args:?} failed:\n{text}");
-        text
-    }
-}
 
 const MANIFEST: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: smoke\ndata:\n  k: v\n";
 
@@ -54,13 +19,7 @@ async fn kubectl_works_against_the_server_with_the_kubeconfig_it_writes() {
         "kubectl version --client: {version:?}"
     );
     let (server, _client) = server().await;
-    let dir = tempfile::tempdir().expect("tempdir");
-    let kubeconfig = dir.path().join("kubeconfig");
-    server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
-    let kubectl = Kubectl {
-        kubeconfig,
-        _dir: dir,
-    };
+    let kubectl = Kubectl::for_server(&server);
 
     kubectl.ok(&["apply", "-f", "-"], Some(MANIFEST)).await;
     assert!(

@@ -20,6 +20,7 @@ mod mariadb;
 mod openbao;
 mod patches;
 mod serving;
+mod tables;
 mod tokens;
 mod watch;
 mod webhooks;

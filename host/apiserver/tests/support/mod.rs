@@ -4,6 +4,7 @@
 
 pub mod http;
 pub mod keystone;
+pub mod kubectl;
 
 use axum::http::{HeaderMap, Request, StatusCode};
 use serde_json::{Value, json};
