@@ -105,11 +105,16 @@ fn plugin_inspect_of_a_bad_file_prints_one_line_and_exits_2() {
 }
 
 #[test]
-fn demo_reconciles_a_keystone_and_the_chart_defaults_and_prints_shapes_never_values_despite_a_bad_file()
+fn demo_reconciles_a_keystone_its_identity_backend_and_the_chart_defaults_and_prints_shapes_never_values_despite_a_bad_file()
  {
     let cache = tempfile::tempdir().expect("tempdir");
     let dir = tempfile::tempdir().expect("tempdir");
-    for file in ["gitlabsecrets.wasm", "keystone.wasm", "secretgen.wasm"] {
+    for file in [
+        "gitlabsecrets.wasm",
+        "keystone.wasm",
+        "keystoneidentitybackends.wasm",
+        "secretgen.wasm",
+    ] {
         std::fs::copy(
             wasm_operator::cli::shipped_plugin_dir().join(file),
             dir.path().join(file),
@@ -150,6 +155,13 @@ fn demo_reconciles_a_keystone_and_the_chart_defaults_and_prints_shapes_never_val
         "Job                  keystone-bootstrap                           Complete",
         "Ready: True (AllReady): All sub-conditions are ready",
         "Endpoint: http://keystone.openstack.svc.cluster.local:5000/v3   Release: 2025.2",
+        "applied     KeystoneIdentityBackend openstack/corp-ldap: LDAP, domain corp of Keystone keystone",
+        "DomainReady            DomainProvisioned",
+        "ConfigProjected        ConfigProjected",
+        "mounts Secret keystone-domains-",
+        "kubectl get keystoneidentitybackends -n openstack",
+        "  NAME        READY   DOMAIN   KEYSTONE   AGE",
+        "  corp-ldap   True    corp     keystone   ",
     ] {
         assert!(
             stdout.contains(expected),
@@ -160,7 +172,11 @@ fn demo_reconciles_a_keystone_and_the_chart_defaults_and_prints_shapes_never_val
         !stdout.contains("-----BEGIN"),
         "no value is printed:\n{stdout}"
     );
-    for password in ["demo-db-password", "demo-admin-password"] {
+    for password in [
+        "demo-db-password",
+        "demo-admin-password",
+        "demo-ldap-bind-password",
+    ] {
         assert!(!stdout.contains(password), "{password} printed:\n{stdout}");
     }
 }

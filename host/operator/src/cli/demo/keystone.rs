@@ -20,6 +20,11 @@ pub const KEYSTONE_CRD: &str =
 pub const IDENTITY_BACKEND_CRD: &str =
     include_str!("../../../../../crds/keystone.openstack.c5c3.io_keystoneidentitybackends.yaml");
 
+/// The Glance and GlanceBackend CRDs: their plugins serve in the demo, with no object.
+const GLANCE_CRD: &str = include_str!("../../../../../crds/glance.openstack.c5c3.io_glances.yaml");
+const GLANCE_BACKEND_CRD: &str =
+    include_str!("../../../../../crds/glance.openstack.c5c3.io_glancebackends.yaml");
+
 /// The namespace and name of the demo's Keystone.
 pub(crate) const NAMESPACE: &str = "openstack";
 pub(crate) const NAME: &str = "keystone";
@@ -146,16 +151,23 @@ fn keystones() -> ApiResource {
     )
 }
 
-/// Installs the Keystone and KeystoneIdentityBackend CRDs (before the operator starts, so
-/// their plugins find their kinds).
+/// Installs the Keystone, KeystoneIdentityBackend, Glance and GlanceBackend CRDs (before
+/// the operator starts, so their plugins find their kinds).
 pub(crate) async fn install_crds(client: &kube::Client) -> anyhow::Result<()> {
     let crd = resource(
         "apiextensions.k8s.io/v1",
         "CustomResourceDefinition",
         "customresourcedefinitions",
     );
-    create(client, yaml(KEYSTONE_CRD)?, &crd).await?;
-    create(client, yaml(IDENTITY_BACKEND_CRD)?, &crd).await
+    for text in [
+        KEYSTONE_CRD,
+        IDENTITY_BACKEND_CRD,
+        GLANCE_CRD,
+        GLANCE_BACKEND_CRD,
+    ] {
+        create(client, yaml(text)?, &crd).await?;
+    }
+    Ok(())
 }
 
 /// Seeds the backend, creates what the Keystone reads and the Keystone itself.
