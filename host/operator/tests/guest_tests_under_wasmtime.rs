@@ -60,6 +60,7 @@ const PACKAGES: &[(&str, &str)] = &[
         "guests/keystoneidentitybackends",
     ),
     ("glance", "guests/glance"),
+    ("barbican", "guests/barbican"),
     ("glancebackends", "guests/glancebackends"),
     ("wasm-operator-planner", "crates/planner"),
 ];

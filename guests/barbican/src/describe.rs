@@ -1,0 +1,165 @@
+//! What the host loads the Barbican plugin with: its kind, watches, permissions.
+//!
+//! Least privilege: exactly what the pipeline of [`crate::reconcile`] uses.
+//!
+//! | Kind | Verbs | Why |
+//! |---|---|---|
+//! | Barbican | get, list, watch, update-status | the primary |
+//! | BarbicanSecretStore | get, list, watch | the SecretStores step lists them; their changes (status flips included) wake the Barbican they name |
+//! | Secret | get, list, watch, create, patch, delete | credentials read; the connection Secret applied; the immutable config Secret created, superseded ones pruned |
+//! | Deployment, Service | get, list, watch, patch | the workload |
+//! | Job | get, list, watch, create, delete | the db-sync Job (re-created when its template changes) |
+//! | MariaDB | get, list, watch | the database gate |
+//! | Database, User, Grant | get, list, watch, patch | the managed database |
+//!
+//! The BarbicanSecretStore watch is optional: the plugin loads, and its Barbicans
+//! aggregate nothing, while the BarbicanSecretStore CRD is not installed.
+
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{Secret, Service};
+use wasm_operator_sdk::blocks::apply::FIELD_MANAGER;
+use wasm_operator_sdk::external::mariadb::{Database, Grant, MariaDb, User};
+use wasm_operator_sdk::{
+    Description, FieldIndex, KindIndex, KindRef, Mapping, Permission, Predicate, Verb, Watch,
+};
+
+use crate::indexes;
+use crate::store::{BARBICAN_REF, store_kind};
+use crate::types::Barbican;
+
+/// The plugin's name.
+pub const NAME: &str = "barbican";
+
+fn permission(kind: KindRef, verbs: &[Verb]) -> Permission {
+    Permission {
+        kind,
+        verbs: verbs.to_vec(),
+    }
+}
+
+fn owned(kind: KindRef) -> Watch {
+    Watch::new(kind, Mapping::Owner)
+}
+
+/// The plugin's description.
+pub fn describe() -> Description {
+    use Verb::{Create, Delete, Get, List, Patch, UpdateStatus, Watch as W};
+    let primary = KindRef::of::<Barbican>();
+    Description {
+        name: NAME.into(),
+        version: env!("CARGO_PKG_VERSION").into(),
+        field_manager: FIELD_MANAGER.into(),
+        primary: primary.clone(),
+        primary_predicates: vec![Predicate::GenerationChanged],
+        watches: vec![
+            owned(KindRef::of::<Secret>()),
+            owned(KindRef::of::<Deployment>()),
+            owned(KindRef::of::<Service>()),
+            owned(KindRef::of::<Job>()),
+            owned(KindRef::of::<Database>()).optional(),
+            owned(KindRef::of::<User>()).optional(),
+            owned(KindRef::of::<Grant>()).optional(),
+            Watch::new(
+                KindRef::of::<MariaDb>(),
+                Mapping::FieldIndex(indexes::MARIADB.into()),
+            )
+            .optional(),
+            // The credentials External Secrets writes.
+            Watch::new(
+                KindRef::of::<Secret>(),
+                Mapping::FieldIndex(indexes::SECRET_REFS.into()),
+            ),
+            // A store's changes, its status flips included, reach the Barbican it names.
+            Watch::new(store_kind(), Mapping::Reference(BARBICAN_REF.into())).optional(),
+            // A store's credentials and CA reach the Barbican through the store.
+            Watch::new(
+                KindRef::of::<Secret>(),
+                Mapping::Via {
+                    kind: store_kind(),
+                    index: indexes::STORE_SECRETS.into(),
+                },
+            ),
+        ],
+        indexes: vec![
+            FieldIndex {
+                name: indexes::MARIADB.into(),
+                description: "namespace/name of the MariaDB spec.database.clusterRef names".into(),
+            },
+            FieldIndex {
+                name: indexes::SECRET_REFS.into(),
+                description: "namespace/name of the database and service-user Secrets".into(),
+            },
+        ],
+        watched_indexes: vec![KindIndex {
+            kind: store_kind(),
+            index: FieldIndex {
+                name: indexes::STORE_SECRETS.into(),
+                description: "namespace/name of the store's credentials and CA Secrets".into(),
+            },
+        }],
+        permissions: vec![
+            permission(primary, &[Get, List, W, UpdateStatus]),
+            permission(store_kind(), &[Get, List, W]),
+            permission(
+                KindRef::of::<Secret>(),
+                &[Get, List, W, Create, Patch, Delete],
+            ),
+            permission(KindRef::of::<Deployment>(), &[Get, List, W, Patch]),
+            permission(KindRef::of::<Service>(), &[Get, List, W, Patch]),
+            permission(KindRef::of::<Job>(), &[Get, List, W, Create, Delete]),
+            permission(KindRef::of::<MariaDb>(), &[Get, List, W]),
+            permission(KindRef::of::<Database>(), &[Get, List, W, Patch]),
+            permission(KindRef::of::<User>(), &[Get, List, W, Patch]),
+            permission(KindRef::of::<Grant>(), &[Get, List, W, Patch]),
+        ],
+        subresources: vec![],
+        egress: vec![],
+        admission: vec![],
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_barbican_asks_for_what_its_pipeline_uses_and_waits_for_the_store_kind_optionally() {
+        let description = describe();
+        let verbs: Vec<(String, Vec<Verb>)> = description
+            .permissions
+            .iter()
+            .map(|p| (p.kind.kind.clone(), p.verbs.clone()))
+            .collect();
+        use Verb::{Create, Delete, Get, List, Patch, UpdateStatus, Watch as W};
+        assert_eq!(
+            verbs,
+            [
+                ("Barbican".to_owned(), vec![Get, List, W, UpdateStatus]),
+                ("BarbicanSecretStore".to_owned(), vec![Get, List, W]),
+                (
+                    "Secret".to_owned(),
+                    vec![Get, List, W, Create, Patch, Delete]
+                ),
+                ("Deployment".to_owned(), vec![Get, List, W, Patch]),
+                ("Service".to_owned(), vec![Get, List, W, Patch]),
+                ("Job".to_owned(), vec![Get, List, W, Create, Delete]),
+                ("MariaDB".to_owned(), vec![Get, List, W]),
+                ("Database".to_owned(), vec![Get, List, W, Patch]),
+                ("User".to_owned(), vec![Get, List, W, Patch]),
+                ("Grant".to_owned(), vec![Get, List, W, Patch]),
+            ]
+        );
+        let backend = description
+            .watches
+            .iter()
+            .find(|w| w.kind.kind == "BarbicanSecretStore")
+            .expect("the BarbicanSecretStore watch");
+        assert!(backend.optional);
+        assert_eq!(backend.mapping, Mapping::Reference(BARBICAN_REF.into()));
+        assert!(
+            description.egress.is_empty(),
+            "the Barbican reaches nothing over HTTP"
+        );
+    }
+}

@@ -1,0 +1,9 @@
+//! The steps of a pass, one module each (the table is in [`crate::reconcile`]).
+
+pub(crate) mod config;
+pub(crate) mod database;
+pub(crate) mod db_connection;
+pub(crate) mod deployment;
+pub(crate) mod not_required;
+pub(crate) mod secret_stores;
+pub(crate) mod secrets;
