@@ -61,6 +61,7 @@ const PACKAGES: &[(&str, &str)] = &[
     ),
     ("glance", "guests/glance"),
     ("barbican", "guests/barbican"),
+    ("cinder", "guests/cinder"),
     ("glancebackends", "guests/glancebackends"),
     ("wasm-operator-planner", "crates/planner"),
 ];
