@@ -7,8 +7,10 @@ use wasm_operator_sdk::{Cluster, Event, EventType, ObjectRef, Owner, log};
 
 use wasm_operator_sdk::blocks::config::ini::Sections;
 
+use wasm_operator_sdk::blocks::service::{Service, Waiting};
+
 use crate::error::Error;
-use crate::types::{Barbican, BarbicanStatus};
+use crate::types::{Barbican, BarbicanStatus, DEFAULT_SERVICE_USER};
 
 /// What a step returns: go on (`None`), end the pass and run again after a while, or fail.
 pub(crate) type StepResult = Result<Option<Duration>, Error>;
@@ -82,6 +84,24 @@ impl<'c> Pass<'c> {
         self.barbican.namespace()
     }
 
+    /// The Barbican as the SDK's shared service steps take it.
+    pub(crate) fn service(&self) -> Service<'_> {
+        Service {
+            cluster: self.cluster,
+            owner: &self.owner,
+            namespace: self.barbican.namespace(),
+            name: self.barbican.name(),
+            title: "Barbican",
+            default_user: DEFAULT_SERVICE_USER,
+            spec: &self.barbican.spec,
+        }
+    }
+
+    /// Sets condition `type_` False as `waiting` says.
+    pub(crate) fn waiting(&mut self, type_: &str, waiting: &Waiting) {
+        self.condition(type_, false, &waiting.reason, &waiting.message);
+    }
+
     /// `namespace/name` of an object in the Barbican's namespace.
     pub(crate) fn key(&self, name: &str) -> String {
         format!("{}/{name}", self.namespace())
@@ -98,7 +118,7 @@ impl<'c> Pass<'c> {
     pub(crate) fn condition(&mut self, type_: &str, ready: bool, reason: &str, message: &str) {
         let generation = self.barbican.metadata.generation.unwrap_or_default();
         set_condition(
-            &mut self.status_mut().conditions,
+            &mut self.status_mut().service.conditions,
             &NewCondition {
                 type_,
                 status: if ready { TRUE } else { FALSE },

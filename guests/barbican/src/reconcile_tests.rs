@@ -26,7 +26,7 @@ fn a_barbican_with_a_default_store_converges_to_ready_and_a_converged_pass_write
     let status = stored(&cluster).status.expect("status");
     assert_eq!(status.projected_secret_stores, ["vault"]);
     assert_eq!(
-        status.endpoint,
+        status.service.endpoint,
         "http://barbican.openstack.svc.cluster.local:9311"
     );
     cluster.clear_calls();

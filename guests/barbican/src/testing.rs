@@ -113,7 +113,7 @@ pub(crate) fn stored(cluster: &FakeCluster) -> Barbican {
 pub(crate) fn condition(cluster: &FakeCluster, type_: &str) -> (String, String, String) {
     stored(cluster)
         .status
-        .and_then(|s| s.conditions.into_iter().find(|c| c.type_ == type_))
+        .and_then(|s| s.service.conditions.into_iter().find(|c| c.type_ == type_))
         .map(|c| (c.status, c.reason, c.message))
         .unwrap_or_default()
 }
@@ -173,7 +173,7 @@ pub(crate) fn pass_condition(
     pass.barbican
         .status
         .as_ref()
-        .and_then(|s| s.conditions.iter().find(|c| c.type_ == type_))
+        .and_then(|s| s.service.conditions.iter().find(|c| c.type_ == type_))
         .map(|c| (c.status.clone(), c.reason.clone(), c.message.clone()))
         .unwrap_or_default()
 }

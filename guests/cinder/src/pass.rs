@@ -5,8 +5,10 @@ use std::time::Duration;
 use wasm_operator_sdk::blocks::conditions::{FALSE, NewCondition, TRUE, set_condition};
 use wasm_operator_sdk::{Cluster, Event, EventType, ObjectRef, Owner, log};
 
+use wasm_operator_sdk::blocks::service::{Service, Waiting};
+
 use crate::error::Error;
-use crate::types::{Cinder, CinderStatus};
+use crate::types::{Cinder, CinderStatus, DEFAULT_SERVICE_USER};
 
 /// What a step returns: go on (`None`), end the pass and run again after a while, or fail.
 pub(crate) type StepResult = Result<Option<Duration>, Error>;
@@ -83,6 +85,24 @@ impl<'c> Pass<'c> {
         self.cinder.namespace()
     }
 
+    /// The Cinder as the SDK's shared service steps take it.
+    pub(crate) fn service(&self) -> Service<'_> {
+        Service {
+            cluster: self.cluster,
+            owner: &self.owner,
+            namespace: self.cinder.namespace(),
+            name: self.cinder.name(),
+            title: "Cinder",
+            default_user: DEFAULT_SERVICE_USER,
+            spec: &self.cinder.spec,
+        }
+    }
+
+    /// Sets condition `type_` False as `waiting` says.
+    pub(crate) fn waiting(&mut self, type_: &str, waiting: &Waiting) {
+        self.condition(type_, false, &waiting.reason, &waiting.message);
+    }
+
     /// `namespace/name` of an object in the Cinder's namespace.
     pub(crate) fn key(&self, name: &str) -> String {
         format!("{}/{name}", self.namespace())
@@ -97,7 +117,7 @@ impl<'c> Pass<'c> {
     pub(crate) fn condition(&mut self, type_: &str, ready: bool, reason: &str, message: &str) {
         let generation = self.cinder.metadata.generation.unwrap_or_default();
         set_condition(
-            &mut self.status_mut().conditions,
+            &mut self.status_mut().service.conditions,
             &NewCondition {
                 type_,
                 status: if ready { TRUE } else { FALSE },

@@ -97,8 +97,8 @@ pub fn reconcile(cluster: &dyn Cluster, request: &Request) -> Result<Outcome, Re
 fn write_status(pass: &mut Pass<'_>, before: &Option<CinderStatus>) -> Result<(), Error> {
     let generation = pass.cinder.metadata.generation.unwrap_or_default();
     let status = pass.status_mut();
-    recompute_ready(&mut status.conditions, generation);
-    status.observed_generation = generation;
+    recompute_ready(&mut status.service.conditions, generation);
+    status.service.observed_generation = generation;
     if pass.cinder.status.as_ref() == before.as_ref() {
         return Ok(());
     }

@@ -7,14 +7,14 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec, DeploymentStrategy};
 use k8s_openapi::api::core::v1::{
-    Container, EnvVar, EnvVarSource, KeyToPath, PodSpec, PodTemplateSpec, SecretKeySelector,
-    SecretVolumeSource, Volume, VolumeMount,
+    Container, KeyToPath, PodSpec, PodTemplateSpec, SecretVolumeSource, Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
 use crate::pass::Pass;
 use crate::steps::config::CONFIG_VOLUME;
-use crate::steps::database::connection_env;
+use wasm_operator_sdk::blocks::service::authtoken;
+use wasm_operator_sdk::blocks::service::connection::connection_env;
 
 /// Where the config Secret is mounted.
 pub(crate) const CONFIG_DIR: &str = "/etc/cinder/cinder.conf.d/";
@@ -86,19 +86,7 @@ impl Workload<'_> {
     pub(crate) fn deployment(self) -> Deployment {
         let pass = self.pass;
         let spec = &pass.cinder.spec;
-        let service = &spec.service_user;
-        let password = EnvVar {
-            name: "OS_KEYSTONE_AUTHTOKEN__PASSWORD".into(),
-            value_from: Some(EnvVarSource {
-                secret_key_ref: Some(SecretKeySelector {
-                    name: service.secret_ref.name.clone(),
-                    key: service.password_key().to_owned(),
-                    optional: None,
-                }),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
+        let password = authtoken::password_env(&pass.service());
         let mut command = self.command;
         command.extend(["--config-dir".to_owned(), CONFIG_DIR.to_owned()]);
         let mut mounts = vec![mount(CONFIG_VOLUME, CONFIG_DIR)];

@@ -18,13 +18,9 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::ApiError,
     },
-    /// A credential check failed.
-    #[error("{what}: {source}")]
-    Secrets {
-        what: String,
-        #[source]
-        source: wasm_operator_sdk::blocks::secrets::Error,
-    },
+    /// A shared service step (credentials, connection, database) failed.
+    #[error(transparent)]
+    Service(wasm_operator_sdk::blocks::service::Error),
     /// An immutable Secret could not be created.
     #[error("creating {what} Secret: {source}")]
     ImmutableSecret {
@@ -39,13 +35,6 @@ pub enum Error {
         #[source]
         source: Box<wasm_operator_sdk::blocks::config::prune::PruneError>,
     },
-    /// A MariaDB Database, User or Grant could not be ensured.
-    #[error("{what}: {source}")]
-    Provision {
-        what: &'static str,
-        #[source]
-        source: wasm_operator_sdk::blocks::database::Error,
-    },
     /// The Deployment or Service could not be ensured.
     #[error("ensuring {what}: {source}")]
     Workload {
@@ -59,6 +48,12 @@ pub enum Error {
         #[source]
         source: wasm_operator_sdk::blocks::job::Error,
     },
+}
+
+impl From<wasm_operator_sdk::blocks::service::Error> for Error {
+    fn from(error: wasm_operator_sdk::blocks::service::Error) -> Self {
+        Self::Service(error)
+    }
 }
 
 impl Error {

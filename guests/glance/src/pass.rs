@@ -5,8 +5,10 @@ use std::time::Duration;
 use wasm_operator_sdk::blocks::conditions::{FALSE, NewCondition, TRUE, set_condition};
 use wasm_operator_sdk::{Cluster, Event, EventType, ObjectRef, Owner, log};
 
+use wasm_operator_sdk::blocks::service::{Service, Waiting};
+
 use crate::error::Error;
-use crate::types::{Glance, GlanceStatus};
+use crate::types::{DEFAULT_SERVICE_USER, Glance, GlanceStatus};
 
 /// What a step returns: go on (`None`), end the pass and run again after a while, or fail.
 pub(crate) type StepResult = Result<Option<Duration>, Error>;
@@ -76,6 +78,24 @@ impl<'c> Pass<'c> {
     /// The Glance's namespace.
     pub(crate) fn namespace(&self) -> &str {
         self.glance.namespace()
+    }
+
+    /// The Glance as the SDK's shared service steps take it.
+    pub(crate) fn service(&self) -> Service<'_> {
+        Service {
+            cluster: self.cluster,
+            owner: &self.owner,
+            namespace: self.glance.namespace(),
+            name: self.glance.name(),
+            title: "Glance",
+            default_user: DEFAULT_SERVICE_USER,
+            spec: &self.glance.spec,
+        }
+    }
+
+    /// Sets condition `type_` False as `waiting` says.
+    pub(crate) fn waiting(&mut self, type_: &str, waiting: &Waiting) {
+        self.condition(type_, false, &waiting.reason, &waiting.message);
     }
 
     /// `namespace/name` of an object in the Glance's namespace.

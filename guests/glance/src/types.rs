@@ -9,11 +9,9 @@
 //! README says so); an object carrying them is refused by the schema rather than
 //! silently ignored.
 
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{Condition, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::{Deserialize, Serialize};
-use wasm_operator_sdk::blocks::types::{
-    CacheSpec, DatabaseSpec, ImageSpec, SecretRefSpec, TargetClusterRefSpec,
-};
+use wasm_operator_sdk::blocks::types::{ServiceSpec, ServiceStatus};
 
 pub const GROUP: &str = "glance.openstack.c5c3.io";
 pub const VERSION: &str = "v1alpha1";
@@ -23,10 +21,6 @@ pub const PLURAL: &str = "glances";
 
 /// The service user's name when the spec names none.
 pub const DEFAULT_SERVICE_USER: &str = "glance";
-/// The service project when the spec names none.
-pub const DEFAULT_SERVICE_PROJECT: &str = "service";
-/// The domain of the service user and project when the spec names none.
-pub const DEFAULT_SERVICE_DOMAIN: &str = "Default";
 
 /// A Glance: the OpenStack image service.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -53,135 +47,12 @@ wasm_operator_sdk::custom_resource!(
     k8s_openapi::NamespaceResourceScope
 );
 
-/// What the Glance runs and what it connects to.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct GlanceSpec {
-    /// The OpenStack release deployed (`2025.2`): two releases a year.
-    #[serde(default)]
-    #[cfg_attr(test, schemars(regex(pattern = r"^\d{4}\.[12]$"), extend("x-required" = true)))]
-    pub open_stack_release: String,
-    /// The glance-api container image.
-    #[serde(default)]
-    #[cfg_attr(test, schemars(extend("x-required" = true)))]
-    pub image: ImageSpec,
-    /// The MariaDB the image catalogue lives in.
-    #[serde(default)]
-    #[cfg_attr(test, schemars(extend("x-required" = true)))]
-    pub database: DatabaseSpec,
-    /// The Memcached servers.
-    #[serde(default)]
-    #[cfg_attr(test, schemars(extend("x-required" = true)))]
-    pub cache: CacheSpec,
-    /// The Keystone URL Glance validates tokens against (`[keystone_authtoken]
-    /// auth_url`), reachable from the Glance pods.
-    #[serde(default)]
-    #[cfg_attr(
-        test,
-        schemars(length(min = 1), regex(pattern = r"^https?://"), extend("x-required" = true))
-    )]
-    pub keystone_endpoint: String,
-    /// The Keystone URL clients are pointed at (`www_authenticate_uri`); the
-    /// keystoneEndpoint when empty.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    #[cfg_attr(test, schemars(regex(pattern = r"^https?://")))]
-    pub keystone_public_endpoint: String,
-    /// The Keystone service user Glance authenticates as.
-    #[serde(default)]
-    #[cfg_attr(test, schemars(extend("x-required" = true)))]
-    pub service_user: ServiceUserSpec,
-    /// The Keystone region (`[keystone_authtoken] region_name`); omitted when empty.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub region: String,
-    /// The glance-api replicas (1 when unset).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(test, schemars(range(min = 0)))]
-    pub replicas: Option<i32>,
-    /// The cluster the children run on; this host runs them on its own cluster only.
-    /// Fixed at creation.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(test, schemars(extend("x-kubernetes-validations" = [
-        {"rule": "self == oldSelf", "message": "targetClusterRef is immutable"}])))]
-    pub target_cluster_ref: Option<TargetClusterRefSpec>,
-}
-
-/// The Keystone service account and the Secret with its password.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct ServiceUserSpec {
-    /// The user (`glance` when empty).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub username: String,
-    /// The project it is scoped to (`service` when empty).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub project_name: String,
-    /// The user's domain (`Default` when empty).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub user_domain_name: String,
-    /// The project's domain (`Default` when empty).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub project_domain_name: String,
-    /// The Secret with the password (key `password` unless named).
-    #[serde(default)]
-    #[cfg_attr(test, schemars(extend("x-required" = true)))]
-    pub secret_ref: SecretRefSpec,
-}
-
-impl ServiceUserSpec {
-    fn or<'a>(value: &'a str, default: &'a str) -> &'a str {
-        if value.is_empty() { default } else { value }
-    }
-
-    /// The effective user name.
-    pub fn username(&self) -> &str {
-        Self::or(&self.username, DEFAULT_SERVICE_USER)
-    }
-
-    /// The effective project.
-    pub fn project_name(&self) -> &str {
-        Self::or(&self.project_name, DEFAULT_SERVICE_PROJECT)
-    }
-
-    /// The effective user domain.
-    pub fn user_domain_name(&self) -> &str {
-        Self::or(&self.user_domain_name, DEFAULT_SERVICE_DOMAIN)
-    }
-
-    /// The effective project domain.
-    pub fn project_domain_name(&self) -> &str {
-        Self::or(&self.project_domain_name, DEFAULT_SERVICE_DOMAIN)
-    }
-
-    /// The Secret's data key holding the password.
-    pub fn password_key(&self) -> &str {
-        Self::or(&self.secret_ref.key, "password")
-    }
-}
+/// What the Glance runs and what it connects to: the spec every minimal service parent
+/// shares.
+pub type GlanceSpec = ServiceSpec;
 
 /// What the reconciler observed.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub struct GlanceStatus {
-    /// The sub-conditions and Ready.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(test, schemars(schema_with = "wasm_operator_sdk::crd::conditions"))]
-    pub conditions: Vec<Condition>,
-    /// The generation the conditions describe.
-    #[serde(
-        default,
-        skip_serializing_if = "wasm_operator_sdk::blocks::types::is_zero"
-    )]
-    pub observed_generation: i64,
-    /// The in-cluster API URL (`http://{name}.{ns}.svc.cluster.local:9292`).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub endpoint: String,
-    /// The release whose schema the database holds (after a db-sync).
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub installed_release: String,
-}
+pub type GlanceStatus = ServiceStatus;
 
 impl Glance {
     /// The object's name.

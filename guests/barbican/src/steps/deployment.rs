@@ -37,8 +37,9 @@ use crate::conditions::{BARBICAN_API_READY, DEPLOYMENT_READY};
 use crate::error::Error;
 use crate::pass::{DEPLOYMENT_POLLING, Pass, StepResult};
 use crate::steps::config::{API_PORT, BARBICAN_CONF, CONFIG_VOLUME};
-use crate::steps::database::connection_env;
 use crate::store::{CA_KEY, SECRET_ID_KEY};
+use wasm_operator_sdk::blocks::service::authtoken;
+use wasm_operator_sdk::blocks::service::connection::connection_env;
 
 /// Where the config Secret is mounted.
 pub(crate) const CONFIG_DIR: &str = "/etc/barbican";
@@ -95,19 +96,7 @@ fn mount(name: &str, path: &str) -> VolumeMount {
 pub(crate) fn deployment(pass: &Pass<'_>) -> Deployment {
     let name = pass.name();
     let spec = &pass.barbican.spec;
-    let service = &spec.service_user;
-    let password = EnvVar {
-        name: "OS_KEYSTONE_AUTHTOKEN__PASSWORD".into(),
-        value_from: Some(EnvVarSource {
-            secret_key_ref: Some(SecretKeySelector {
-                name: service.secret_ref.name.clone(),
-                key: service.password_key().to_owned(),
-                optional: None,
-            }),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
+    let password = authtoken::password_env(&pass.service());
     let projection = &pass.projection;
     let secret_id = EnvVar {
         name: "OS_VAULT_PLUGIN__APPROLE_SECRET_ID".into(),
@@ -294,7 +283,7 @@ fn api_available(pass: &mut Pass<'_>) {
         "APIAvailable",
         &format!("Barbican API is served at {endpoint}"),
     );
-    pass.status_mut().endpoint = endpoint;
+    pass.status_mut().service.endpoint = endpoint;
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ use std::collections::BTreeMap;
 use k8s_openapi::ByteString;
 use wasm_operator_sdk::blocks::config::ini::{Sections, render_ini};
 use wasm_operator_sdk::blocks::config::{create_immutable_secret, prune_immutable_secrets};
+use wasm_operator_sdk::blocks::service::authtoken;
 
 use crate::error::Error;
 use crate::pass::{Pass, StepResult};
@@ -59,35 +60,7 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
 
 /// `cinder.conf`'s sections.
 pub(crate) fn sections(pass: &Pass<'_>) -> Sections {
-    let spec = &pass.cinder.spec;
-    let public = if spec.keystone_public_endpoint.is_empty() {
-        &spec.keystone_endpoint
-    } else {
-        &spec.keystone_public_endpoint
-    };
-    let service = &spec.service_user;
-    let mut authtoken = BTreeMap::from([
-        ("auth_type".to_owned(), "password".to_owned()),
-        ("auth_url".to_owned(), spec.keystone_endpoint.clone()),
-        ("www_authenticate_uri".to_owned(), public.clone()),
-        ("username".to_owned(), service.username().to_owned()),
-        ("project_name".to_owned(), service.project_name().to_owned()),
-        (
-            "user_domain_name".to_owned(),
-            service.user_domain_name().to_owned(),
-        ),
-        (
-            "project_domain_name".to_owned(),
-            service.project_domain_name().to_owned(),
-        ),
-        (
-            "memcached_servers".to_owned(),
-            spec.cache.resolved_servers(),
-        ),
-    ]);
-    if !spec.region.is_empty() {
-        authtoken.insert("region_name".into(), spec.region.clone());
-    }
+    let authtoken = authtoken::section(&pass.service());
     Sections::from([
         (
             "DEFAULT".to_owned(),

@@ -109,6 +109,6 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
         "APIAvailable",
         &format!("Cinder API is served at {endpoint}"),
     );
-    pass.status_mut().endpoint = endpoint;
+    pass.status_mut().service.endpoint = endpoint;
     Ok(None)
 }

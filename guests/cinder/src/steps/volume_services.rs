@@ -34,9 +34,9 @@ use crate::error::Error;
 use crate::pass::{BackendProjection, DEPLOYMENT_POLLING, Pass, StepResult};
 use crate::satellites::{SERVICE_REMOVE_FINALIZER, Satellite, backend_kind};
 use crate::steps::backends::{BACKEND_CONF, CEPH_CONF, KEYRING, SHARES, VOLUME_CONF, list};
-use crate::steps::database::connection_env;
 use crate::types::VolumeServiceStatus;
 use crate::workload::{Workload, labels, mount, secret_volume};
+use wasm_operator_sdk::blocks::service::connection::connection_env;
 
 /// `{cinder}-volume-{backend}`.
 pub(crate) fn deployment_name(cinder: &str, backend: &str) -> String {

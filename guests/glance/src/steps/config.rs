@@ -28,6 +28,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use wasm_operator_sdk::blocks::config::ini::{Sections, render_ini};
 use wasm_operator_sdk::blocks::config::{create_immutable_secret, prune_immutable_secrets};
 use wasm_operator_sdk::blocks::satellite::secret_name_for_volume;
+use wasm_operator_sdk::blocks::service::authtoken;
 use wasm_operator_sdk::{ClusterExt, ReadFrom};
 
 use crate::error::Error;
@@ -93,35 +94,7 @@ fn keep_last_good(pass: &mut Pass<'_>) -> StepResult {
 
 /// `glance-api.conf`'s sections.
 pub(crate) fn sections(pass: &Pass<'_>) -> Sections {
-    let spec = &pass.glance.spec;
-    let public = if spec.keystone_public_endpoint.is_empty() {
-        &spec.keystone_endpoint
-    } else {
-        &spec.keystone_public_endpoint
-    };
-    let service = &spec.service_user;
-    let mut authtoken = BTreeMap::from([
-        ("auth_type".to_owned(), "password".to_owned()),
-        ("auth_url".to_owned(), spec.keystone_endpoint.clone()),
-        ("www_authenticate_uri".to_owned(), public.clone()),
-        ("username".to_owned(), service.username().to_owned()),
-        ("project_name".to_owned(), service.project_name().to_owned()),
-        (
-            "user_domain_name".to_owned(),
-            service.user_domain_name().to_owned(),
-        ),
-        (
-            "project_domain_name".to_owned(),
-            service.project_domain_name().to_owned(),
-        ),
-        (
-            "memcached_servers".to_owned(),
-            spec.cache.resolved_servers(),
-        ),
-    ]);
-    if !spec.region.is_empty() {
-        authtoken.insert("region_name".into(), spec.region.clone());
-    }
+    let authtoken = authtoken::section(&pass.service());
     let projection = &pass.projection;
     Sections::from([
         (

@@ -22,8 +22,8 @@ use std::collections::BTreeMap;
 
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
-    Container, ContainerPort, EnvVar, EnvVarSource, PodSpec, PodTemplateSpec, SecretKeySelector,
-    SecretVolumeSource, Service, ServicePort, ServiceSpec, Volume, VolumeMount,
+    Container, ContainerPort, PodSpec, PodTemplateSpec, SecretVolumeSource, Service, ServicePort,
+    ServiceSpec, Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
@@ -35,7 +35,8 @@ use crate::conditions::{DEPLOYMENT_READY, GLANCE_API_READY};
 use crate::error::Error;
 use crate::pass::{DEPLOYMENT_POLLING, Pass, StepResult};
 use crate::steps::config::{API_PORT, BACKENDS_VOLUME, CONFIG_VOLUME};
-use crate::steps::database::connection_env;
+use wasm_operator_sdk::blocks::service::authtoken;
+use wasm_operator_sdk::blocks::service::connection::connection_env;
 
 /// Where the config Secret is mounted.
 pub(crate) const CONFIG_DIR: &str = "/etc/glance/glance-api.conf.d/";
@@ -89,19 +90,7 @@ fn mount(name: &str, path: &str) -> VolumeMount {
 pub(crate) fn deployment(pass: &Pass<'_>) -> Deployment {
     let name = pass.name();
     let spec = &pass.glance.spec;
-    let service = &spec.service_user;
-    let password = EnvVar {
-        name: "OS_KEYSTONE_AUTHTOKEN__PASSWORD".into(),
-        value_from: Some(EnvVarSource {
-            secret_key_ref: Some(SecretKeySelector {
-                name: service.secret_ref.name.clone(),
-                key: service.password_key().to_owned(),
-                optional: None,
-            }),
-            ..Default::default()
-        }),
-        ..Default::default()
-    };
+    let password = authtoken::password_env(&pass.service());
     let container = Container {
         name: "glance-api".into(),
         image: Some(spec.image.reference()),

@@ -17,6 +17,8 @@
 //! - [`satellite`]: resolving a satellite's parent, observing its projection, collecting
 //!   a parent's satellites.
 //! - [`secrets`]: ExternalSecrets, Secrets, PushSecrets and secret-store gates.
+//! - [`service`]: the steps a minimal OpenStack API service parent shares: credentials,
+//!   connection Secret, database and schema sync, `[keystone_authtoken]`.
 //! - [`tls`]: cert-manager Certificates.
 //! - [`types`]: the spec blocks OpenStack service CRs share (image, database, cache, …).
 //! - [`pipeline`]: steps, parallel groups, and the status write that ends every pass.
@@ -33,5 +35,6 @@ pub mod pipeline;
 pub mod policy;
 pub mod satellite;
 pub mod secrets;
+pub mod service;
 pub mod tls;
 pub mod types;

@@ -8,6 +8,7 @@
 //! included, for a reconciler's CRD ([`crate::crd`]). Doc comments become the CRD's field
 //! descriptions, so they speak to the resource's users.
 
+mod api_service;
 mod cache;
 mod database;
 mod image;
@@ -16,6 +17,9 @@ mod refs;
 mod service;
 mod workload;
 
+pub use api_service::{
+    DEFAULT_SERVICE_DOMAIN, DEFAULT_SERVICE_PROJECT, ServiceSpec, ServiceStatus, ServiceUserSpec,
+};
 pub use cache::{CacheSpec, DEFAULT_CACHE_BACKEND, MEMCACHED_PORT};
 pub use database::{
     CREDENTIALS_MODE_DYNAMIC, CREDENTIALS_MODE_STATIC, DEFAULT_DATABASE_PORT, DatabaseSpec,

@@ -1,0 +1,88 @@
+//! The steps a minimal OpenStack API service parent shares (facts §4: the Glance,
+//! Barbican and Cinder of the satellite handshake), over the [`ServiceSpec`] they embed.
+//! Each hands back what it found (a [`Waiting`] state, a connection hash, a database
+//! state) for the parent to stamp with its own condition types.
+//!
+//! - [`credentials`]: the database and service-user credentials gate (SecretsReady).
+//! - [`connection`]: the `{name}-db-connection` Secret the pods read
+//!   `OS_DATABASE__CONNECTION` from.
+//! - [`database`]: the managed MariaDB Database, User and Grant, and the schema sync Job.
+//! - [`authtoken`]: the `[keystone_authtoken]` section.
+
+pub mod authtoken;
+pub mod connection;
+pub mod credentials;
+pub mod database;
+
+use crate::blocks::types::ServiceSpec;
+use crate::cluster::{Cluster, Owner};
+
+/// One service the shared steps work on.
+#[derive(Clone, Copy)]
+pub struct Service<'a> {
+    /// The cluster the children live on.
+    pub cluster: &'a dyn Cluster,
+    /// The service CR, as the controller owner of every child.
+    pub owner: &'a Owner,
+    /// The CR's namespace and name.
+    pub namespace: &'a str,
+    pub name: &'a str,
+    /// The service as messages name it (`Glance`), and its default user (`glance`).
+    pub title: &'a str,
+    pub default_user: &'a str,
+    /// The CR's spec.
+    pub spec: &'a ServiceSpec,
+}
+
+impl Service<'_> {
+    /// `namespace/name` of an object in the service's namespace.
+    pub fn key(&self, name: &str) -> String {
+        format!("{}/{name}", self.namespace)
+    }
+}
+
+/// A state a step waits in: the reason and message of the parent's condition.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Waiting {
+    pub reason: String,
+    pub message: String,
+}
+
+impl Waiting {
+    pub(crate) fn new(reason: &str, message: impl Into<String>) -> Self {
+        Self {
+            reason: reason.to_owned(),
+            message: message.into(),
+        }
+    }
+}
+
+/// Why a shared step failed.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// Reading or writing an object failed.
+    #[error("{what}: {source}")]
+    Cluster {
+        what: String,
+        #[source]
+        source: crate::Error,
+    },
+    /// A credential check failed.
+    #[error("{what}: {source}")]
+    Secrets {
+        what: String,
+        #[source]
+        source: crate::blocks::secrets::Error,
+    },
+    /// A MariaDB Database, User or Grant could not be ensured.
+    #[error("{what}: {source}")]
+    Provision {
+        what: &'static str,
+        #[source]
+        source: crate::blocks::database::Error,
+    },
+}
+
+#[cfg(test)]
+#[path = "tests.rs"]
+mod tests;
