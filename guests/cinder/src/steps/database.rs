@@ -19,7 +19,7 @@ pub(crate) const SYNC_COMMAND: [&str; 3] = ["cinder-manage", "db", "sync"];
 
 /// Runs the step.
 pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
-    match database::ensure(&pass.service(), &SYNC_COMMAND).map_err(Error::from)? {
+    match database::ensure(&pass.service(), &SYNC_COMMAND)? {
         DatabaseState::Waiting(waiting) => {
             pass.waiting(DATABASE_READY, &waiting);
             Ok(Some(DATABASE_POLLING))

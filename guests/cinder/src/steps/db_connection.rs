@@ -6,12 +6,11 @@
 use wasm_operator_sdk::blocks::service::connection;
 
 use crate::conditions::SECRETS_READY;
-use crate::error::Error;
 use crate::pass::{Pass, SECRET_POLLING, StepResult};
 
 /// Runs the step.
 pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
-    match connection::ensure(&pass.service()).map_err(Error::from)? {
+    match connection::ensure(&pass.service())? {
         Ok(hash) => {
             pass.db_connection_hash = hash;
             Ok(None)

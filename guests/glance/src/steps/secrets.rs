@@ -8,12 +8,11 @@
 use wasm_operator_sdk::blocks::service::credentials;
 
 use crate::conditions::SECRETS_READY;
-use crate::error::Error;
 use crate::pass::{Pass, SECRET_POLLING, StepResult};
 
 /// Runs the step.
 pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
-    let holding = credentials::gate(&pass.service()).map_err(Error::from)?;
+    let holding = credentials::gate(&pass.service())?;
     if let Some(waiting) = holding {
         pass.waiting(SECRETS_READY, &waiting);
         return Ok(Some(SECRET_POLLING));

@@ -57,15 +57,24 @@ impl Waiting {
     }
 }
 
-/// Why a shared step failed.
+/// Why a service parent's step failed: every variant names what the step was doing.
+/// The shared steps fail with it, and a parent's own steps use it too.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    /// Reading or writing an object failed.
+    /// Reading, writing or deleting an object failed.
     #[error("{what}: {source}")]
     Cluster {
+        /// What the step was doing (`listing GlanceBackends in ns`).
         what: String,
         #[source]
         source: crate::Error,
+    },
+    /// Probing whether the cluster serves a kind failed.
+    #[error("probing the cluster for the {kind} kind: {source}")]
+    Probe {
+        kind: &'static str,
+        #[source]
+        source: crate::ApiError,
     },
     /// A credential check failed.
     #[error("{what}: {source}")]
@@ -81,6 +90,40 @@ pub enum Error {
         #[source]
         source: crate::blocks::database::Error,
     },
+    /// An immutable Secret could not be created.
+    #[error("creating {what} Secret: {source}")]
+    ImmutableSecret {
+        what: &'static str,
+        #[source]
+        source: crate::blocks::config::secret::Error,
+    },
+    /// Old immutable Secrets could not be pruned.
+    #[error("pruning {what} Secrets: {source}")]
+    Prune {
+        what: &'static str,
+        #[source]
+        source: Box<crate::blocks::config::prune::PruneError>,
+    },
+    /// A Deployment or Service could not be ensured.
+    #[error("ensuring {what}: {source}")]
+    Workload {
+        what: &'static str,
+        #[source]
+        source: crate::blocks::deployment::Error,
+    },
+    /// A Job could not be run, or failed under its current pod template.
+    #[error("{source}")]
+    Job {
+        #[source]
+        source: crate::blocks::job::Error,
+    },
+}
+
+impl Error {
+    /// A [`Error::Cluster`] maker for `map_err`.
+    pub fn cluster(what: String) -> impl FnOnce(crate::Error) -> Self {
+        move |source| Self::Cluster { what, source }
+    }
 }
 
 #[cfg(test)]
