@@ -61,6 +61,7 @@ const PACKAGES: &[(&str, &str)] = &[
     ),
     ("glance", "guests/glance"),
     ("glancebackends", "guests/glancebackends"),
+    ("barbicansecretstores", "guests/barbicansecretstores"),
     ("wasm-operator-planner", "crates/planner"),
 ];
 
