@@ -156,7 +156,3 @@ pub(crate) fn run<'a>(
     })?;
     Ok(resolution)
 }
-
-#[cfg(test)]
-#[path = "barbican_ref_tests.rs"]
-mod tests;

@@ -49,7 +49,10 @@ pub(crate) fn missing_capabilities(granted: &[String]) -> Vec<&'static str> {
 
 /// `waiting for Secret ns/name to carry a non-empty "key"`.
 pub(crate) fn waiting_for(pass: &mut Pass<'_>, name: &str, key: &str) -> Gate {
-    let message = format!("waiting for Secret {} to carry a non-empty {key:?}", pass.key(name));
+    let message = format!(
+        "waiting for Secret {} to carry a non-empty {key:?}",
+        pass.key(name)
+    );
     pass.fail(CREDENTIALS_READY, WAITING_FOR_CREDENTIALS, &message)
 }
 

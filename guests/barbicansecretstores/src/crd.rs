@@ -12,7 +12,9 @@ use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomRe
 use serde_json::Value;
 use wasm_operator_sdk::crd::{Crd, schema_of};
 
-use crate::types::{GROUP, BarbicanSecretStoreSpec, BarbicanSecretStoreStatus, KIND, PLURAL, VERSION};
+use crate::types::{
+    BarbicanSecretStoreSpec, BarbicanSecretStoreStatus, GROUP, KIND, PLURAL, VERSION,
+};
 
 /// The committed CRD, relative to this crate.
 pub(crate) const CRD_PATH: &str = "../../crds/barbican.openstack.c5c3.io_barbicansecretstores.yaml";

@@ -23,7 +23,9 @@ pub fn keys(name: &str, object: &Value) -> Vec<String> {
         INSTANCE_REF => "/spec/openBao/instanceRef/name",
         _ => return Vec::new(),
     };
-    let namespace = object.pointer("/metadata/namespace").and_then(Value::as_str);
+    let namespace = object
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str);
     object
         .pointer(pointer)
         .and_then(Value::as_str)
@@ -51,12 +53,20 @@ mod tests {
             (BARBICAN_REF, brownfield.clone(), vec!["openstack/barbican"]),
             (INSTANCE_REF, brownfield, vec![]),
             (BARBICAN_REF, json!({"barbicanRef": {"name": ""}}), vec![]),
-            (INSTANCE_REF, json!({"openBao": {"instanceRef": {"name": ""}}}), vec![]),
+            (
+                INSTANCE_REF,
+                json!({"openBao": {"instanceRef": {"name": ""}}}),
+                vec![],
+            ),
             (BARBICAN_REF, json!({}), vec![]),
             ("other", managed, vec![]),
         ];
         for (index, spec, expected) in table {
-            assert_eq!(keys(index, &store(spec.clone())), expected, "{index} {spec}");
+            assert_eq!(
+                keys(index, &store(spec.clone())),
+                expected,
+                "{index} {spec}"
+            );
         }
     }
 }

@@ -54,7 +54,11 @@ use crate::types::{CA_KEY, OpenBaoStoreSpec};
 pub(crate) const PROVISIONER_TOKEN_TTL: Duration = Duration::from_secs(10 * 60);
 
 /// Runs step 2 for the managed store `spec` describes, on instance `instance`.
-pub(crate) fn run(pass: &mut Pass<'_>, spec: &OpenBaoStoreSpec, instance: &str) -> Result<Gate, Error> {
+pub(crate) fn run(
+    pass: &mut Pass<'_>,
+    spec: &OpenBaoStoreSpec,
+    instance: &str,
+) -> Result<Gate, Error> {
     let namespace = pass.store.namespace().to_owned();
     let key = pass.key(instance);
     let found: Option<OpenBaoCluster> = pass
@@ -81,7 +85,13 @@ pub(crate) fn run(pass: &mut Pass<'_>, spec: &OpenBaoStoreSpec, instance: &str) 
         return Ok(pass.fail(PROVISIONING_READY, WAITING_FOR_INSTANCE_TLS, &message));
     }
     let account = format!("{instance}{PROVISIONER_SA_SUFFIX}");
-    let token = match request_token(pass.cluster, &namespace, &account, instance, PROVISIONER_TOKEN_TTL) {
+    let token = match request_token(
+        pass.cluster,
+        &namespace,
+        &account,
+        instance,
+        PROVISIONER_TOKEN_TTL,
+    ) {
         Ok(token) => token.token,
         Err(SdkError::Api(ApiError::NotFound(_))) => {
             let message = format!(
@@ -143,20 +153,43 @@ fn provision(
     match provisioner.mount_exists(mount) {
         Ok(true) => {}
         Ok(false) => {
-            let gap = format!("the KV mount {mount:?} is not mounted on OpenBaoCluster {instance:?}");
-            let gate = pass.fail(PROVISIONING_READY, INSTANCE_NOT_PROVISIONED, &not_provisioned(&gap));
+            let gap =
+                format!("the KV mount {mount:?} is not mounted on OpenBaoCluster {instance:?}");
+            let gate = pass.fail(
+                PROVISIONING_READY,
+                INSTANCE_NOT_PROVISIONED,
+                &not_provisioned(&gap),
+            );
             return Ok(Err(gate));
         }
-        Err(e) => return Ok(Err(pass.fail_openbao(PROVISIONING_READY, PROVISIONING_DENIED, &e))),
+        Err(e) => {
+            return Ok(Err(pass.fail_openbao(
+                PROVISIONING_READY,
+                PROVISIONING_DENIED,
+                &e,
+            )));
+        }
     }
     let role_id = match provisioner.read_role_id(STORE_APPROLE) {
         Ok(role_id) => role_id,
         Err(e) if e.is_not_found() => {
-            let gap = format!("the AppRole {STORE_APPROLE:?} does not exist on OpenBaoCluster {instance:?}");
-            let gate = pass.fail(PROVISIONING_READY, INSTANCE_NOT_PROVISIONED, &not_provisioned(&gap));
+            let gap = format!(
+                "the AppRole {STORE_APPROLE:?} does not exist on OpenBaoCluster {instance:?}"
+            );
+            let gate = pass.fail(
+                PROVISIONING_READY,
+                INSTANCE_NOT_PROVISIONED,
+                &not_provisioned(&gap),
+            );
             return Ok(Err(gate));
         }
-        Err(e) => return Ok(Err(pass.fail_openbao(PROVISIONING_READY, PROVISIONING_DENIED, &e))),
+        Err(e) => {
+            return Ok(Err(pass.fail_openbao(
+                PROVISIONING_READY,
+                PROVISIONING_DENIED,
+                &e,
+            )));
+        }
     };
     let message = format!(
         "OpenBaoCluster {instance:?} carries the KV mount {mount:?} and the AppRole {STORE_APPROLE:?}"

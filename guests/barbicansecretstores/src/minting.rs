@@ -23,6 +23,9 @@
 //!
 //! The probe's session is revoked at once. A converged store (stamps fresh, login
 //! accepted) writes nothing. The AppRole is shared instance state and is never revoked.
+//! DECISION: as in CobaltCore, every pass re-checks the instance (ProvisioningReady), so a
+//! converged pass still makes the provisioner's TokenRequest — a create on a subresource
+//! that stores nothing.
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -110,13 +113,13 @@ pub(crate) fn run(
     let name = format!("{}{APPROLE_SECRET_SUFFIX}", pass.store.name());
     let key = pass.key(&name);
     let namespace = pass.store.namespace().to_owned();
-    let current: Option<Secret> = pass
-        .cluster
-        .get_typed(Some(&namespace), &name)
-        .map_err(|source| Error::Cluster {
-            what: format!("fetching the AppRole credentials Secret {key}"),
-            source,
-        })?;
+    let current: Option<Secret> =
+        pass.cluster
+            .get_typed(Some(&namespace), &name)
+            .map_err(|source| Error::Cluster {
+                what: format!("fetching the AppRole credentials Secret {key}"),
+                source,
+            })?;
     let held = current.as_ref().and_then(|s| {
         let (minted_at, ttl) = stamp(s)?;
         let pair = (value(s, ROLE_ID_KEY), value(s, SECRET_ID_KEY));
@@ -190,7 +193,10 @@ fn mint(
         },
         type_: Some("Opaque".to_owned()),
         data: Some(BTreeMap::from([
-            (ROLE_ID_KEY.to_owned(), ByteString(role_id.as_bytes().to_vec())),
+            (
+                ROLE_ID_KEY.to_owned(),
+                ByteString(role_id.as_bytes().to_vec()),
+            ),
             (SECRET_ID_KEY.to_owned(), ByteString(secret_id.into_bytes())),
         ])),
         ..Secret::default()
@@ -208,7 +214,12 @@ fn mint(
     if let Err(e) = probe(pass, url, role_id, &secret_id) {
         return Ok(pass.fail_openbao(CREDENTIALS_READY, INVALID_CREDENTIALS, &e));
     }
-    Ok(ready(pass, &key, minted_at, Duration::from_secs(ttl_seconds)))
+    Ok(ready(
+        pass,
+        &key,
+        minted_at,
+        Duration::from_secs(ttl_seconds),
+    ))
 }
 
 #[cfg(test)]

@@ -59,7 +59,12 @@ impl Pass<'_> {
 
     /// CobaltCore's `failOpenBao`: a 403 is the policy gap `denied` names, anything else
     /// the server being out of reach; the call's error text is the message.
-    pub(crate) fn fail_openbao(&mut self, type_: &str, denied: &str, error: &openbao::Error) -> Gate {
+    pub(crate) fn fail_openbao(
+        &mut self,
+        type_: &str,
+        denied: &str,
+        error: &openbao::Error,
+    ) -> Gate {
         let reason = if error.is_permission_denied() {
             denied
         } else {
@@ -70,10 +75,8 @@ impl Pass<'_> {
 
     /// Records a Warning event on the store; a failure to record is logged, not fatal.
     fn warn(&self, reason: &str, note: &str) {
-        let regarding = ObjectRef::of::<BarbicanSecretStore>(
-            Some(self.store.namespace()),
-            self.store.name(),
-        );
+        let regarding =
+            ObjectRef::of::<BarbicanSecretStore>(Some(self.store.namespace()), self.store.name());
         let event = Event {
             event_type: EventType::Warning,
             reason: reason.to_owned(),

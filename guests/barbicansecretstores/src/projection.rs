@@ -56,10 +56,22 @@ pub(crate) fn run(
         section_header: &header,
     })?;
     if projected {
-        conditions::set(store, CONFIG_PROJECTED, true, CONFIG_PROJECTED_REASON, PROJECTED);
+        conditions::set(
+            store,
+            CONFIG_PROJECTED,
+            true,
+            CONFIG_PROJECTED_REASON,
+            PROJECTED,
+        );
         Ok(None)
     } else {
-        conditions::set(store, CONFIG_PROJECTED, false, WAITING_FOR_PROJECTION, WAITING);
+        conditions::set(
+            store,
+            CONFIG_PROJECTED,
+            false,
+            WAITING_FOR_PROJECTION,
+            WAITING,
+        );
         Ok(Some(SECRET_STORE_RETRY))
     }
 }

@@ -52,8 +52,7 @@ pub(crate) fn reconcile_with(
     transport: &dyn Transport,
     now: Timestamp,
 ) -> Result<Outcome, ReconcileError> {
-    let object =
-        ObjectRef::of::<BarbicanSecretStore>(request.namespace.as_deref(), &request.name);
+    let object = ObjectRef::of::<BarbicanSecretStore>(request.namespace.as_deref(), &request.name);
     let cached = cluster
         .get(&object, ReadFrom::Cache)
         .map_err(|e| ReconcileError::Transient(format!("reading {object}: {e}")))?;

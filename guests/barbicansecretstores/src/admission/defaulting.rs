@@ -38,7 +38,10 @@ mod tests {
             (json!("barbican"), json!("barbican")),
         ];
         for (written, expected) in table {
-            let object = with(brownfield(), &[("/spec/openBao/kvMountpoint", written.clone())]);
+            let object = with(
+                brownfield(),
+                &[("/spec/openBao/kvMountpoint", written.clone())],
+            );
             let defaulted =
                 default_object(&request(Operation::Create, object, None)).expect("defaulted");
             assert_eq!(

@@ -50,7 +50,10 @@ pub(crate) const DENYLIST: &[(&str, &str)] = &[
         "secret_store_plugin",
         "the operator (secret-store section wiring)",
     ),
-    ("crypto_plugin", "the operator (secret-store section wiring)"),
+    (
+        "crypto_plugin",
+        "the operator (secret-store section wiring)",
+    ),
     ("global_default", "spec.isDefault"),
 ];
 

@@ -106,3 +106,7 @@ pub(super) fn check(
         }
     }
 }
+
+#[cfg(test)]
+#[path = "siblings_tests.rs"]
+mod tests;

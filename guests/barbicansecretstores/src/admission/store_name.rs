@@ -3,8 +3,14 @@
 //!
 //! | Rule | When | Field | Message |
 //! |---|---|---|---|
-//! | at most 56 characters (63 − len(`-approle`)) | create only (the name cannot change; an update of a stored object must stay possible) | `metadata.name` | name must be at most 56 characters: the operator appends "-approle" to name the AppRole credentials Secret |
+//! | at most 55 characters (63 − len(`-approle`)) | create only (the name cannot change; an update of a stored object must stay possible) | `metadata.name` | name must be at most 55 characters: the operator appends "-approle" to name the AppRole credentials Secret |
 //! | not one of [`RESERVED`] (compared lowercased) | create, update | `metadata.name` | name "n" collides with the reserved or operator-managed barbican.conf section of the same name |
+
+//!
+//! DECISION: facts §3.6 writes the bound as "63−len(`-approle`) = 56", but `-approle` is 8
+//! characters: the formula, CobaltCore's `MaxBarbicanSecretStoreNameLength` (and its type's
+//! doc, "caps the usable name at 55 characters") give 55, so the message CobaltCore
+//! computes says 55 — the formula is kept, not the slip.
 
 use serde_json::json;
 use wasm_operator_sdk::admission::FieldErrors;

@@ -35,7 +35,11 @@ pub(crate) struct Sent {
 impl Sent {
     /// `METHOD /v1/path`.
     pub(crate) fn line(&self) -> String {
-        let verb = if self.method == Method::Get { "GET" } else { "POST" };
+        let verb = if self.method == Method::Get {
+            "GET"
+        } else {
+            "POST"
+        };
         format!("{verb} {}", self.path)
     }
 }
@@ -154,7 +158,12 @@ impl FakeOpenBao {
 
     /// The requests received, as `METHOD /v1/path` lines.
     pub(crate) fn requests(&self) -> Vec<String> {
-        self.state.borrow().requests.iter().map(Sent::line).collect()
+        self.state
+            .borrow()
+            .requests
+            .iter()
+            .map(Sent::line)
+            .collect()
     }
 
     /// The requests received, in full.
@@ -210,7 +219,13 @@ impl FakeOpenBao {
         reply(200, Some(json!({"auth": {"client_token": token}})))
     }
 
-    fn route(state: &mut State, session: &Session, method: Method, path: &str, body: &Value) -> Response {
+    fn route(
+        state: &mut State,
+        session: &Session,
+        method: Method,
+        path: &str,
+        body: &Value,
+    ) -> Response {
         let segments: Vec<&str> = path.split('/').collect();
         let provisioner = matches!(session, Session::Provisioner);
         match (method, segments.as_slice()) {
@@ -224,18 +239,24 @@ impl FakeOpenBao {
                         .unwrap_or_else(|| vec!["deny".into()]),
                     Session::Provisioner => vec!["deny".into()],
                 };
-                reply(200, Some(json!({"capabilities": caps, asked.clone(): caps,
-                                       "data": {"capabilities": caps, asked: caps}})))
+                reply(
+                    200,
+                    Some(json!({"capabilities": caps, asked.clone(): caps,
+                                       "data": {"capabilities": caps, asked: caps}})),
+                )
             }
             (Method::Post, ["auth", "token", "revoke-self"]) => reply(204, None),
             _ if !provisioner => reply(403, Some(json!({"errors": ["permission denied"]}))),
-            (Method::Get, ["sys", "mounts", mount]) if state.mounts.contains(*mount) => {
-                reply(200, Some(json!({"data": {"type": "kv", "options": {"version": "2"}}})))
+            (Method::Get, ["sys", "mounts", mount]) if state.mounts.contains(*mount) => reply(
+                200,
+                Some(json!({"data": {"type": "kv", "options": {"version": "2"}}})),
+            ),
+            (Method::Get, ["auth", "approle", "role", role, "role-id"]) => {
+                match state.roles.get(*role) {
+                    Some(r) => reply(200, Some(json!({"data": {"role_id": r.role_id}}))),
+                    None => reply(404, Some(json!({"errors": []}))),
+                }
             }
-            (Method::Get, ["auth", "approle", "role", role, "role-id"]) => match state.roles.get(*role) {
-                Some(r) => reply(200, Some(json!({"data": {"role_id": r.role_id}}))),
-                None => reply(404, Some(json!({"errors": []}))),
-            },
             (Method::Post, ["auth", "approle", "role", role, "secret-id"]) => {
                 state.minted += 1;
                 let secret_id = format!("secret-{:04}", state.minted);
@@ -300,7 +321,9 @@ impl Transport for FakeOpenBao {
         let body = body.unwrap_or(Value::Null);
         let inner = path.trim_start_matches("/v1/");
         match (request.method, inner) {
-            (Method::Post, "auth/approle/login") => return Ok(Self::approle_login(&mut state, &body)),
+            (Method::Post, "auth/approle/login") => {
+                return Ok(Self::approle_login(&mut state, &body));
+            }
             (Method::Post, "auth/kubernetes/login") => {
                 return Ok(Self::kubernetes_login(&mut state, &body));
             }

@@ -159,7 +159,13 @@ impl<'t> Client<'t> {
 
     /// Sends `method /v1/{path}` with `body`; 2xx answers are kept. `what` names the
     /// operation in the error.
-    fn exchange(&self, what: &str, method: Method, path: &str, body: Option<Value>) -> Result<Value> {
+    fn exchange(
+        &self,
+        what: &str,
+        method: Method,
+        path: &str,
+        body: Option<Value>,
+    ) -> Result<Value> {
         let verb = if method == Method::Get { "GET" } else { "POST" };
         let call = format!("{verb} /v1/{path}");
         let mut request = Request::new(method, format!("{}/v1/{path}", self.base))

@@ -18,7 +18,9 @@ fn bao() -> FakeOpenBao {
 fn an_approle_session_is_sent_as_x_vault_token_with_the_namespace_on_every_call() {
     let bao = bao();
     let client = Client::new(&bao, URL, "tenant-a");
-    client.login_approle("role-1", "secret-a").expect("accepted");
+    client
+        .login_approle("role-1", "secret-a")
+        .expect("accepted");
     let caps = client
         .capabilities_self("barbican/data/probe")
         .expect("read");
@@ -33,7 +35,10 @@ fn an_approle_session_is_sent_as_x_vault_token_with_the_namespace_on_every_call(
             "POST /v1/auth/token/revoke-self"
         ]
     );
-    assert_eq!(sent[0].url, "https://openbao.example.com:8200/v1/auth/approle/login");
+    assert_eq!(
+        sent[0].url,
+        "https://openbao.example.com:8200/v1/auth/approle/login"
+    );
     assert_eq!(
         sent[0].body,
         Some(serde_json::json!({"role_id": "role-1", "secret_id": "secret-a"}))
@@ -45,7 +50,10 @@ fn an_approle_session_is_sent_as_x_vault_token_with_the_namespace_on_every_call(
         sent[1].body,
         Some(serde_json::json!({"paths": ["barbican/data/probe"]}))
     );
-    assert!(sent.iter().all(|s| s.namespace.as_deref() == Some("tenant-a")));
+    assert!(
+        sent.iter()
+            .all(|s| s.namespace.as_deref() == Some("tenant-a"))
+    );
     assert_eq!(bao.live_sessions(), 0);
 }
 
@@ -64,7 +72,9 @@ fn failed_calls_name_the_operation_and_the_status_and_never_the_credentials() {
     assert!(!rejected.is_permission_denied());
     assert!(!rejected.to_string().contains("wrong-secret"));
     // Without a session, a call is denied.
-    let denied = client.capabilities_self("barbican/data/probe").expect_err("denied");
+    let denied = client
+        .capabilities_self("barbican/data/probe")
+        .expect_err("denied");
     assert_eq!(
         denied.to_string(),
         "reading the token capabilities on \"barbican/data/probe\": POST /v1/sys/capabilities-self: HTTP 403"
@@ -73,7 +83,9 @@ fn failed_calls_name_the_operation_and_the_status_and_never_the_credentials() {
     // A server that does not answer.
     let down = FakeOpenBao::new().unreachable();
     let client = Client::new(&down, URL, "");
-    let error = client.login_approle("role-1", "secret-a").expect_err("down");
+    let error = client
+        .login_approle("role-1", "secret-a")
+        .expect_err("down");
     assert_eq!(
         error.to_string(),
         "logging in to OpenBao with the approle auth method: https://openbao.example.com:8200/v1/auth/approle/login: cannot connect: connection refused"
@@ -85,7 +97,9 @@ fn failed_calls_name_the_operation_and_the_status_and_never_the_credentials() {
 fn the_provisioner_reads_mounts_and_the_role_id_and_mints_secret_ids_with_their_ttl() {
     let bao = bao();
     let client = Client::new(&bao, "https://vault.openstack.svc:8200", "");
-    client.login_kubernetes("jwt-1", "provisioner").expect("logged in");
+    client
+        .login_kubernetes("jwt-1", "provisioner")
+        .expect("logged in");
     assert!(client.mount_exists("barbican").expect("read"));
     assert!(!client.mount_exists("other").expect("read"));
     assert_eq!(client.read_role_id("barbican").expect("read"), "role-1");
@@ -104,7 +118,9 @@ fn the_provisioner_reads_mounts_and_the_role_id_and_mints_secret_ids_with_their_
     assert!(denied.is_permission_denied());
     // A wrong token for the role is refused with 403.
     let other = Client::new(&bao, "https://vault.openstack.svc:8200", "");
-    let refused = other.login_kubernetes("jwt-2", "provisioner").expect_err("refused");
+    let refused = other
+        .login_kubernetes("jwt-2", "provisioner")
+        .expect_err("refused");
     assert!(refused.is_permission_denied());
 }
 
@@ -114,7 +130,9 @@ fn a_secret_id_without_a_ttl_does_not_expire() {
         .with_approle("barbican", "role-1", 0)
         .with_kubernetes_role("provisioner", "jwt-1");
     let client = Client::new(&bao, URL, "");
-    client.login_kubernetes("jwt-1", "provisioner").expect("logged in");
+    client
+        .login_kubernetes("jwt-1", "provisioner")
+        .expect("logged in");
     let (_, ttl) = client.generate_secret_id("barbican").expect("minted");
     assert_eq!(ttl, 0);
 }

@@ -1,0 +1,210 @@
+use std::time::Duration;
+
+use serde_json::json;
+use wasm_operator_sdk::Outcome;
+use wasm_operator_sdk::http::Method;
+use wasm_operator_sdk::testing::Call;
+
+use crate::openbao::fake::FakeOpenBao;
+use crate::testing::{
+    ALL, JWT, ROLE_ID, Said, World, barbican, cond, managed_store, openbao, openbao_cluster,
+    provisioner_account, secret,
+};
+
+const NOT_PROVISIONED: &str = "; the instance must run the self-init requests barbican_kv, approle_auth, barbican_approle_role";
+
+/// (case, the world, ProvisioningReady)
+type Row = (&'static str, World, Said);
+
+/// The managed world against `bao`.
+fn against(bao: FakeOpenBao) -> World {
+    World::of(managed_store(), bao)
+        .with(barbican(None))
+        .with(openbao_cluster(true))
+        .with(secret("bao-tls-ca", &[("ca.crt", "pem")]))
+        .with(provisioner_account())
+}
+
+fn failing(method: Method, prefix: &str, status: u16) -> FakeOpenBao {
+    let bao = openbao(&ALL, 3600);
+    bao.fail(method, prefix, status);
+    bao
+}
+
+#[test]
+fn the_instance_is_checked_step_by_step_each_gap_with_its_reason_event_and_30_s() {
+    let without_mount = FakeOpenBao::new()
+        .with_approle("barbican", ROLE_ID, 3600)
+        .with_kubernetes_role("provisioner", JWT);
+    let without_role = FakeOpenBao::new()
+        .with_mount("barbican")
+        .with_kubernetes_role("provisioner", JWT);
+    let rows: Vec<Row> = vec![
+        (
+            "no OpenBaoCluster",
+            World::of(managed_store(), openbao(&ALL, 3600)).with(barbican(None)),
+            cond(
+                "False",
+                "InstanceNotFound",
+                "OpenBaoCluster openstack/bao does not exist",
+            ),
+        ),
+        (
+            "an instance not Available",
+            World::managed(3600).with(openbao_cluster(false)),
+            cond(
+                "False",
+                "WaitingForInstance",
+                "OpenBaoCluster openstack/bao is not Available yet",
+            ),
+        ),
+        (
+            "no CA Secret",
+            World::of(managed_store(), openbao(&ALL, 3600))
+                .with(barbican(None))
+                .with(openbao_cluster(true))
+                .with(provisioner_account()),
+            cond(
+                "False",
+                "WaitingForInstanceTLS",
+                "waiting for Secret openstack/bao-tls-ca to carry the \"ca.crt\" trust bundle of OpenBaoCluster \"bao\"",
+            ),
+        ),
+        (
+            "no provisioner ServiceAccount",
+            World::of(managed_store(), openbao(&ALL, 3600))
+                .with(barbican(None))
+                .with(openbao_cluster(true))
+                .with(secret("bao-tls-ca", &[("ca.crt", "pem")])),
+            cond(
+                "False",
+                "WaitingForInstance",
+                "waiting for the provisioner ServiceAccount openstack/bao-provisioner of OpenBaoCluster \"bao\"",
+            ),
+        ),
+        (
+            "a token the provisioner role refuses",
+            against(FakeOpenBao::new().with_kubernetes_role("provisioner", "another-jwt")),
+            cond(
+                "False",
+                "ProvisioningDenied",
+                "logging in to OpenBao: logging in to OpenBao with the kubernetes auth method: POST /v1/auth/kubernetes/login: HTTP 403",
+            ),
+        ),
+        (
+            "no answer",
+            against(openbao(&ALL, 3600).unreachable()),
+            cond(
+                "False",
+                "OpenBaoUnreachable",
+                "logging in to OpenBao: logging in to OpenBao with the kubernetes auth method: https://bao.openstack.svc:8200/v1/auth/kubernetes/login: cannot connect: connection refused",
+            ),
+        ),
+        (
+            "no KV mount",
+            against(without_mount),
+            cond(
+                "False",
+                "InstanceNotProvisioned",
+                &format!(
+                    "the KV mount \"barbican\" is not mounted on OpenBaoCluster \"bao\"{NOT_PROVISIONED}"
+                ),
+            ),
+        ),
+        (
+            "the mount read denied",
+            against(failing(Method::Get, "/v1/sys/mounts/", 403)),
+            cond(
+                "False",
+                "ProvisioningDenied",
+                "reading the OpenBao mount \"barbican\": GET /v1/sys/mounts/barbican: HTTP 403",
+            ),
+        ),
+        (
+            "no AppRole",
+            against(without_role),
+            cond(
+                "False",
+                "InstanceNotProvisioned",
+                &format!(
+                    "the AppRole \"barbican\" does not exist on OpenBaoCluster \"bao\"{NOT_PROVISIONED}"
+                ),
+            ),
+        ),
+        (
+            "the role ID read failing",
+            against(failing(Method::Get, "/v1/auth/approle/role/", 500)),
+            cond(
+                "False",
+                "OpenBaoUnreachable",
+                "reading the role ID of AppRole \"barbican\": GET /v1/auth/approle/role/barbican/role-id: HTTP 500",
+            ),
+        ),
+    ];
+    for (case, world, expected) in rows {
+        assert_eq!(
+            world.run(),
+            Ok(Outcome::requeue(Duration::from_secs(30))),
+            "{case}"
+        );
+        assert_eq!(world.said("ProvisioningReady"), expected, "{case}");
+        assert_eq!(
+            world.events(),
+            [("Warning".to_owned(), expected.1.clone(), expected.2.clone())],
+            "{case}"
+        );
+        assert_eq!(world.condition("CredentialsReady"), None, "{case}");
+        assert_eq!(world.said("Ready").1, "NotAllReady", "{case}");
+        assert_eq!(world.minted(), None, "{case}: nothing minted");
+        assert_eq!(
+            world.bao.live_sessions(),
+            0,
+            "{case}: the session is revoked"
+        );
+    }
+}
+
+#[test]
+fn a_provisioned_instance_is_reached_at_its_service_with_its_ca_and_a_bound_token() {
+    let world = World::managed(3600);
+    world.run().expect("a pass");
+    assert_eq!(
+        world.said("ProvisioningReady"),
+        cond(
+            "True",
+            "Provisioned",
+            "OpenBaoCluster \"bao\" carries the KV mount \"barbican\" and the AppRole \"barbican\""
+        )
+    );
+    let token_requests: Vec<_> = world
+        .cluster
+        .calls()
+        .into_iter()
+        .filter_map(|c| match c {
+            Call::CreateSubresource(object, subresource, body) => {
+                Some((object.key(), subresource, body))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(token_requests.len(), 1);
+    let (account, subresource, body) = &token_requests[0];
+    assert_eq!(
+        (account.as_str(), subresource.as_str()),
+        ("openstack/bao-provisioner", "token")
+    );
+    assert_eq!(body["spec"]["audiences"], json!(["bao"]));
+    assert_eq!(body["spec"]["expirationSeconds"], 600);
+    assert_eq!(world.bao.trusted(), ["openstack/bao-tls-ca ca.crt"]);
+    let sent = world.bao.sent();
+    assert!(
+        sent.iter()
+            .all(|s| s.url.starts_with("https://bao.openstack.svc:8200/v1/"))
+    );
+    assert!(sent.iter().all(|s| s.namespace.is_none()));
+    assert_eq!(
+        sent[0].body,
+        Some(json!({"role": "provisioner", "jwt": JWT}))
+    );
+    assert_eq!(world.bao.live_sessions(), 0);
+}
