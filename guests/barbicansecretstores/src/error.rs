@@ -19,7 +19,7 @@ pub(crate) enum Error {
         /// `namespace/name` of the Secret.
         secret: String,
         #[source]
-        source: secrets::Error,
+        source: Box<secrets::Error>,
     },
     /// A call to the cluster failed.
     #[error("{what}: {source}")]

@@ -191,10 +191,40 @@ fn a_rejection_within_ten_minutes_of_the_mint_is_reported_not_reminted() {
     assert_eq!(world.said("ProvisioningReady").1, "Provisioned");
 }
 
+/// (case, the Secret held, the failure injected, the reason, the message)
+type FailureRow = (
+    &'static str,
+    Option<Value>,
+    (Method, &'static str, u16),
+    &'static str,
+    &'static str,
+);
+
+#[test]
+fn a_secret_id_revoked_behind_the_operator_is_reported_then_reminted_after_ten_minutes() {
+    let mut world = World::managed(3600).projected();
+    world.run().expect("minted");
+    world.bao.revoke_secret_id("barbican", "secret-0001");
+    world.now = at(300);
+    assert_eq!(world.run(), Ok(Outcome::requeue(Duration::from_secs(30))));
+    assert_eq!(world.said("CredentialsReady").1, "InvalidCredentials");
+    assert_eq!(world.said("Ready").1, "NotAllReady");
+    assert_eq!(world.bao.minted(), 1);
+    world.now = at(600);
+    assert_eq!(world.run(), Ok(Outcome::requeue(Duration::from_secs(2400))));
+    assert_eq!(world.bao.minted(), 2);
+    assert_eq!(minted(&world).0, "secret-0002");
+    assert_eq!(minted(&world).1, at(600).to_string());
+    assert_eq!(
+        world.said("CredentialsReady"),
+        cond("True", "CredentialsAvailable", ACCEPTED)
+    );
+}
+
 #[test]
 fn failures_of_the_probe_and_the_mint_are_reported_with_their_reasons() {
     // (case, the Secret held, the failure injected, CredentialsReady reason and message)
-    let rows: Vec<(&str, Option<Value>, (Method, &str, u16), &str, &str)> = vec![
+    let rows: Vec<FailureRow> = vec![
         (
             "the probe fails",
             Some(held("secret-a", 60, "3600")),

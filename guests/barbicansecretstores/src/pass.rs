@@ -100,7 +100,7 @@ impl Pass<'_> {
             Err(source) => Err(Error::Secret {
                 key: key.to_owned(),
                 secret: self.key(name),
-                source,
+                source: Box::new(source),
             }),
         }
     }

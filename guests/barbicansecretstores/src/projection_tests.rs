@@ -11,12 +11,20 @@ const PROJECTED: &str = "secret-store section is rendered into the Barbican Depl
 const WAITING: &str =
     "waiting for the Barbican Deployment to mount this store's rendered secret-store section";
 
+/// (case, objects added, ConfigProjected as (status, reason, message), requeue)
+type Row = (
+    &'static str,
+    Vec<serde_json::Value>,
+    (&'static str, &'static str, &'static str),
+    Duration,
+);
+
 #[test]
 fn config_projected_follows_the_section_header_through_the_deployment_config_volume() {
     let fifteen_min = Duration::from_secs(15 * 60);
     let thirty = Duration::from_secs(30);
     // (case, objects added, ConfigProjected, requeue)
-    let rows: Vec<(&str, Vec<serde_json::Value>, (&str, &str, &str), Duration)> = vec![
+    let rows: Vec<Row> = vec![
         (
             "the header in barbican.conf",
             vec![deployment("config"), projection(RENDERED)],

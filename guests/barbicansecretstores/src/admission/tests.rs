@@ -241,7 +241,7 @@ fn an_update_keeps_the_barbican_the_mount_and_the_mode_and_not_the_name_bound() 
         ))
     };
     // (stored, changes, errors)
-    let table: Vec<(Value, Vec<(&str, Value)>, Vec<&str>)> = vec![
+    let table: Vec<(Value, Changes<'_>, Vec<&str>)> = vec![
         (
             brownfield(),
             vec![
@@ -290,6 +290,9 @@ fn an_update_keeps_the_barbican_the_mount_and_the_mode_and_not_the_name_bound() 
         assert_eq!(update(old, &changes), expected, "{changes:?}");
     }
 }
+
+/// Changes to a store, as `(pointer, value)`.
+type Changes<'a> = Vec<(&'a str, Value)>;
 
 fn stored(name: &str) -> ObjectRef {
     ObjectRef {
