@@ -1,9 +1,9 @@
 use std::time::Duration;
 
 use serde_json::json;
-use wasm_operator_sdk::Outcome;
 use wasm_operator_sdk::http::Method;
 use wasm_operator_sdk::testing::Call;
+use wasm_operator_sdk::{ApiError, Outcome};
 
 use crate::openbao::fake::FakeOpenBao;
 use crate::testing::{
@@ -207,4 +207,103 @@ fn a_provisioned_instance_is_reached_at_its_service_with_its_ca_and_a_bound_toke
         Some(json!({"role": "provisioner", "jwt": JWT}))
     );
     assert_eq!(world.bao.live_sessions(), 0);
+}
+
+/// The FakeCluster, refusing every TokenRequest as the host does outside the pass's reach.
+struct TokensForbidden<'a>(&'a wasm_operator_sdk::testing::FakeCluster);
+
+impl wasm_operator_sdk::Cluster for TokensForbidden<'_> {
+    fn get(
+        &self,
+        object: &wasm_operator_sdk::ObjectRef,
+        from: wasm_operator_sdk::ReadFrom,
+    ) -> Result<Option<serde_json::Value>, ApiError> {
+        self.0.get(object, from)
+    }
+    fn list(
+        &self,
+        kind: &wasm_operator_sdk::KindRef,
+        namespace: Option<&str>,
+        options: &wasm_operator_sdk::ListOptions,
+    ) -> Result<Vec<serde_json::Value>, ApiError> {
+        self.0.list(kind, namespace, options)
+    }
+    fn apply(
+        &self,
+        object: &serde_json::Value,
+        owner: Option<&wasm_operator_sdk::Owner>,
+    ) -> Result<serde_json::Value, ApiError> {
+        self.0.apply(object, owner)
+    }
+    fn create(&self, object: &serde_json::Value) -> Result<serde_json::Value, ApiError> {
+        self.0.create(object)
+    }
+    fn patch(
+        &self,
+        object: &wasm_operator_sdk::ObjectRef,
+        patch: &wasm_operator_sdk::Patch,
+        resource_version: Option<&str>,
+    ) -> Result<serde_json::Value, ApiError> {
+        self.0.patch(object, patch, resource_version)
+    }
+    fn delete_with(
+        &self,
+        object: &wasm_operator_sdk::ObjectRef,
+        options: &wasm_operator_sdk::DeleteOptions,
+    ) -> Result<(), ApiError> {
+        self.0.delete_with(object, options)
+    }
+    fn update_status(&self, object: &serde_json::Value) -> Result<serde_json::Value, ApiError> {
+        self.0.update_status(object)
+    }
+    fn record_event(
+        &self,
+        regarding: &wasm_operator_sdk::ObjectRef,
+        event: &wasm_operator_sdk::Event,
+    ) -> Result<(), ApiError> {
+        self.0.record_event(regarding, event)
+    }
+    fn served(&self, kind: &wasm_operator_sdk::KindRef) -> Result<bool, ApiError> {
+        self.0.served(kind)
+    }
+    fn create_subresource(
+        &self,
+        _object: &wasm_operator_sdk::ObjectRef,
+        _subresource: &str,
+        _body: &serde_json::Value,
+    ) -> Result<serde_json::Value, ApiError> {
+        Err(ApiError::Forbidden(
+            "create serviceaccounts/token is not granted".into(),
+        ))
+    }
+}
+
+#[test]
+fn a_refused_token_request_is_provisioning_denied_naming_the_account() {
+    let world = World::managed(3600);
+    let request = wasm_operator_sdk::Request {
+        namespace: Some("openstack".into()),
+        name: "vault".into(),
+    };
+    let outcome = crate::reconcile::reconcile_with(
+        &TokensForbidden(&world.cluster),
+        &request,
+        &world.bao,
+        world.now,
+    );
+    assert_eq!(outcome, Ok(Outcome::requeue(Duration::from_secs(30))));
+    let message = "the operator may not mint a bound token for the provisioner ServiceAccount openstack/bao-provisioner: forbidden: create serviceaccounts/token is not granted";
+    assert_eq!(
+        world.said("ProvisioningReady"),
+        cond("False", "ProvisioningDenied", message)
+    );
+    assert_eq!(
+        world.events(),
+        [(
+            "Warning".to_owned(),
+            "ProvisioningDenied".to_owned(),
+            message.to_owned()
+        )]
+    );
+    assert_eq!(world.bao.requests(), Vec::<String>::new());
 }
