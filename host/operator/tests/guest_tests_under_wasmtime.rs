@@ -63,6 +63,7 @@ const PACKAGES: &[(&str, &str)] = &[
     ("barbican", "guests/barbican"),
     ("cinder", "guests/cinder"),
     ("glancebackends", "guests/glancebackends"),
+    ("barbicansecretstores", "guests/barbicansecretstores"),
     ("wasm-operator-planner", "crates/planner"),
 ];
 

@@ -1,0 +1,59 @@
+//! The BarbicanSecretStore's admission (facts §3.6 "Webhook"): defaulting and validation of
+//! writes of stores, as the plugin's `default_object` and `validate_object`.
+//!
+//! - [`default_object`] fills the documented default ([`defaulting`]).
+//! - [`validate_object`] checks every rule of CobaltCore's validating webhook — on create
+//!   the name's length, then the union and the modes ([`spec`]), the store name
+//!   ([`store_name`]), extraOptions ([`extra_options`]), and against the other stores of
+//!   the same Barbican the single default and the one OpenBao store ([`siblings`]) — then the
+//!   schema's CEL rules the webhook has no twin of ([`cel`]: the extraOptions bounds, and
+//!   on update the immutables), since the embedded API server does not evaluate CEL. One
+//!   denial names every field at fault, worded as kube-apiserver words field errors.
+//!
+//! Admission reads a store's name and `spec`, never its status.
+
+mod cel;
+mod defaulting;
+mod extra_options;
+mod siblings;
+mod spec;
+mod store_name;
+mod validation;
+
+#[cfg(test)]
+mod tests;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Serialize};
+
+use crate::types::{BarbicanSecretStore, BarbicanSecretStoreSpec};
+
+pub(crate) use defaulting::default_object;
+pub(crate) use validation::validate_object;
+
+/// What admission reads of a store: its metadata (read, never written back) and spec.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Admitted {
+    #[serde(default, skip_serializing)]
+    metadata: ObjectMeta,
+    #[serde(default)]
+    spec: BarbicanSecretStoreSpec,
+}
+
+impl Admitted {
+    /// The store, named `name` when its metadata carries no name.
+    fn into_store(self, name: &str, namespace: Option<&str>) -> BarbicanSecretStore {
+        let mut metadata = self.metadata;
+        if metadata.name.as_deref().is_none_or(str::is_empty) {
+            metadata.name = Some(name.to_owned());
+        }
+        if metadata.namespace.is_none() {
+            metadata.namespace = namespace.map(str::to_owned);
+        }
+        BarbicanSecretStore {
+            metadata,
+            spec: self.spec,
+            ..BarbicanSecretStore::default()
+        }
+    }
+}

@@ -1,0 +1,117 @@
+//! The cluster as the controller reads it: a kind the cluster does not serve has no
+//! objects.
+//!
+//! | Read | Answer |
+//! |---|---|
+//! | `get` of a kind the cluster serves | the cluster's answer |
+//! | `get` of a kind it does not serve (`NotServed`) | `None`: the object does not exist |
+//! | any other call | the cluster's answer, unchanged |
+//!
+//! DECISION: the plugin loads while the Glance CRD (or ESO's) is not installed yet. A
+//! Glance of an unserved kind cannot exist, so the SDK's
+//! [`resolve_parent_children`](wasm_operator_sdk::blocks::satellite::resolve_parent_children)
+//! reads it as a missing parent (CredentialsReady False `WaitingForParent`, 15 s) rather
+//! than failing the pass; the optional Glance watch wakes the backend once the kind is
+//! served. Likewise an ExternalSecret of an unserved kind reads as "not found yet".
+
+use serde_json::Value;
+use wasm_operator_sdk::{
+    ApiError, Cluster, DeleteOptions, Event, KindRef, ListOptions, ObjectRef, Owner, Patch,
+    ReadFrom,
+};
+
+/// `cluster`, with a `get` of an unserved kind answering `None`.
+pub(crate) struct UnservedIsAbsent<'a>(pub(crate) &'a dyn Cluster);
+
+impl Cluster for UnservedIsAbsent<'_> {
+    fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
+        match self.0.get(object, from) {
+            Err(ApiError::NotServed(_)) => Ok(None),
+            other => other,
+        }
+    }
+    fn list(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Value>, ApiError> {
+        self.0.list(kind, namespace, options)
+    }
+    fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
+        self.0.apply(object, owner)
+    }
+    fn create(&self, object: &Value) -> Result<Value, ApiError> {
+        self.0.create(object)
+    }
+    fn patch(
+        &self,
+        object: &ObjectRef,
+        patch: &Patch,
+        resource_version: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        self.0.patch(object, patch, resource_version)
+    }
+    fn delete_with(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError> {
+        self.0.delete_with(object, options)
+    }
+    fn update_status(&self, object: &Value) -> Result<Value, ApiError> {
+        self.0.update_status(object)
+    }
+    fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError> {
+        self.0.record_event(regarding, event)
+    }
+    fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
+        self.0.served(kind)
+    }
+    fn create_subresource(
+        &self,
+        object: &ObjectRef,
+        subresource: &str,
+        body: &Value,
+    ) -> Result<Value, ApiError> {
+        self.0.create_subresource(object, subresource, body)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+    use wasm_operator_sdk::testing::{FakeCluster, Op};
+
+    use super::*;
+
+    fn secret() -> ObjectRef {
+        ObjectRef {
+            api_version: "v1".into(),
+            kind: "Secret".into(),
+            namespace: Some("openstack".into()),
+            name: "s3".into(),
+        }
+    }
+
+    #[test]
+    fn a_get_of_an_unserved_kind_reads_as_absent_and_other_answers_pass_through() {
+        let stored = json!({"apiVersion": "v1", "kind": "Secret",
+                            "metadata": {"name": "s3", "namespace": "openstack"}});
+        // (the failure injected on the get, what the get answers)
+        let table: Vec<(Option<ApiError>, Result<bool, ApiError>)> = vec![
+            (None, Ok(true)),
+            (Some(ApiError::NotServed("secrets".into())), Ok(false)),
+            (
+                Some(ApiError::Forbidden("no".into())),
+                Err(ApiError::Forbidden("no".into())),
+            ),
+        ];
+        for (failure, expected) in table {
+            let mut cluster = FakeCluster::new().with(stored.clone());
+            if let Some(failure) = failure.clone() {
+                cluster = cluster.failing(Op::Get, "s3", failure);
+            }
+            let got = UnservedIsAbsent(&cluster)
+                .get(&secret(), ReadFrom::Cache)
+                .map(|found| found.is_some());
+            assert_eq!(got, expected, "{failure:?}");
+        }
+    }
+}
