@@ -1,5 +1,5 @@
-//! The cluster the satellite tests run on: the embedded API server with the workload and
-//! mariadb-operator actors, the parent's and the satellite's CRDs, and the operator
+//! The cluster the satellite tests run on: the embedded API server with the workload,
+//! mariadb-operator and OpenBao actors, the parent's and the satellite's CRDs, and the operator
 //! running both shipped plugins with their webhooks.
 
 use std::time::Duration;
@@ -39,7 +39,8 @@ impl Harness {
     pub(crate) async fn start(plugins: &[&str], crds: &[&str], admission: bool) -> Self {
         wasm_operator_e2e::init_logs();
         let crds: Vec<Value> = crds.iter().map(|f| crd(f)).collect();
-        let cluster = cluster_with_actors(&[Actor::Workloads, Actor::MariaDb], &crds).await;
+        let cluster =
+            cluster_with_actors(&[Actor::Workloads, Actor::MariaDb, Actor::OpenBao], &crds).await;
         let dir = tempfile::tempdir().expect("plugins");
         for plugin in plugins {
             let file = format!("{plugin}.wasm");

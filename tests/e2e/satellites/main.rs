@@ -1,7 +1,8 @@
 //! The satellite handshake end to end (`cobaltcore-common-packages.txt`, "Package:
 //! satellite"): the shipped parent and satellite plugins, run by the operator against the
-//! embedded API server with the workload and mariadb-operator actors, for each parent and
-//! its satellite kind.
+//! embedded API server with the workload, mariadb-operator and OpenBao actors, for each
+//! parent and its satellite kind.
 
+mod barbican;
 mod glance;
 mod harness;
