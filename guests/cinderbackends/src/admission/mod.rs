@@ -22,6 +22,8 @@ mod spec;
 mod validation;
 
 #[cfg(test)]
+mod blocks_tests;
+#[cfg(test)]
 mod tests;
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
