@@ -61,6 +61,8 @@ const PACKAGES: &[(&str, &str)] = &[
     ),
     ("glance", "guests/glance"),
     ("glancebackends", "guests/glancebackends"),
+    ("cinderbackends", "guests/cinderbackends"),
+    ("cinderbackupbackends", "guests/cinderbackupbackends"),
     ("wasm-operator-planner", "crates/planner"),
 ];
 
