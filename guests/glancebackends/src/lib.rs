@@ -24,7 +24,6 @@ mod indexes;
 mod projection;
 mod reconcile;
 pub mod types;
-mod unserved;
 
 #[cfg(test)]
 mod crd;

@@ -13,19 +13,21 @@
 //! (retried with backoff) after the status write; a Conflict on the status write runs the
 //! pass again after 1 s.
 //!
-//! Every read goes through [`UnservedIsAbsent`]: a kind the cluster does not serve has no
-//! objects.
+//! Every read goes through the SDK's [`UnservedIsAbsent`]: a kind the cluster does not
+//! serve has no objects. DECISION: the plugin loads while the Glance CRD (or ESO's) is not
+//! installed yet; a Glance of an unserved kind reads as a missing parent (CredentialsReady
+//! False `WaitingForParent`, 15 s), and the optional Glance watch wakes the backend once
+//! the kind is served.
 
 use std::time::Duration;
 
-use wasm_operator_sdk::blocks::satellite::Resolution;
+use wasm_operator_sdk::blocks::satellite::{Resolution, UnservedIsAbsent};
 use wasm_operator_sdk::{
     ApiError, Cluster, ClusterExt, ObjectRef, Outcome, ReadFrom, ReconcileError, Request, log,
 };
 
 use crate::error::Error;
 use crate::types::{GlanceBackend, GlanceBackendStatus};
-use crate::unserved::UnservedIsAbsent;
 use crate::{conditions, credentials, glance_ref, projection};
 
 /// RequeueSecretPolling: waiting on the parent, the credentials or the projection.

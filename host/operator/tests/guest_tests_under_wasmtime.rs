@@ -64,6 +64,8 @@ const PACKAGES: &[(&str, &str)] = &[
     ("cinder", "guests/cinder"),
     ("glancebackends", "guests/glancebackends"),
     ("barbicansecretstores", "guests/barbicansecretstores"),
+    ("cinderbackends", "guests/cinderbackends"),
+    ("cinderbackupbackends", "guests/cinderbackupbackends"),
     ("wasm-operator-planner", "crates/planner"),
 ];
 

@@ -10,10 +10,13 @@
 //! - [`observe`]: [`secret_name_for_volume`], [`section_present`], [`section_projected`] —
 //!   whether a satellite's section reached the config the parent's Deployment mounts.
 //! - [`mod@collect`]: [`collect()`] — a parent's satellites as one pass sees them.
+//! - [`unserved`]: [`UnservedIsAbsent`] — the cluster a satellite controller reads, where
+//!   a kind not served yet (the parent's CRD, ESO's) has no objects.
 
 pub mod collect;
 pub mod observe;
 pub mod resolve;
+pub mod unserved;
 
 pub use collect::{CollectParams, Collection, collect};
 pub use observe::{ObserveParams, secret_name_for_volume, section_present, section_projected};
@@ -21,6 +24,7 @@ pub use resolve::{
     Children, ClusterResolver, REASON_TARGET_CLUSTER_UNAVAILABLE, Resolution, ResolveParams,
     TargetClusterRefSpec, resolve_parent_children,
 };
+pub use unserved::UnservedIsAbsent;
 
 /// Why a satellite helper failed.
 #[derive(Debug, thiserror::Error)]

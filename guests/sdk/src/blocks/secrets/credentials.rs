@@ -39,6 +39,9 @@ pub enum Waiting {
     MissingExpectedKeys,
     /// The ExternalSecret exists and ESO has not synced it.
     NotSynced,
+    /// The Secret carries every key, and a check of a value refused it
+    /// ([`cephx_key_gate`](super::cephx::cephx_key_gate)).
+    Refused,
 }
 
 /// What a credential gate found.

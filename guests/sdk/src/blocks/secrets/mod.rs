@@ -5,17 +5,21 @@
 //!   keys or password onto the Secret in use.
 //! - [`credentials`]: [`credential_gate`] — a Secret with its keys, or why not yet (from
 //!   its ExternalSecret).
+//! - [`cephx`]: [`cephx_key_gate`] — the same gate for a Ceph key, whose value must also
+//!   be a cephx key ([`cephx_key_fault`]).
 //! - [`external`]: [`wait_for_external_secret`] (tri-state), [`ensure_push_secret`].
 //! - [`store`]: the per-CR secret store selection: [`effective_store_ref`], the readiness
 //!   checks, [`gate_store_ready`], the ESO store refs, and the watches and permissions a
 //!   plugin declares in `describe()` for the stores it may select.
 
+pub mod cephx;
 pub mod credentials;
 pub mod external;
 pub mod rotation;
 pub mod secret;
 pub mod store;
 
+pub use cephx::{CephxFault, cephx_key_fault, cephx_key_gate};
 pub use credentials::{CredentialGate, GateOutcome, Waiting, credential_gate, waiting_outcome};
 pub use external::{ExternalSecretState, ensure_push_secret, wait_for_external_secret};
 pub use rotation::{Rotation, RotationError, StagedRotation, commit_staged_rotation};

@@ -1,5 +1,5 @@
-//! The cluster as the controller reads it: a kind the cluster does not serve has no
-//! objects.
+//! The cluster as a satellite controller reads it: a kind the cluster does not serve has
+//! no objects.
 //!
 //! | Read | Answer |
 //! |---|---|
@@ -7,21 +7,22 @@
 //! | `get` of a kind it does not serve (`NotServed`) | `None`: the object does not exist |
 //! | any other call | the cluster's answer, unchanged |
 //!
-//! DECISION: the plugin loads while the Glance CRD (or ESO's) is not installed yet. A
-//! Glance of an unserved kind cannot exist, so the SDK's
-//! [`resolve_parent_children`](wasm_operator_sdk::blocks::satellite::resolve_parent_children)
-//! reads it as a missing parent (CredentialsReady False `WaitingForParent`, 15 s) rather
-//! than failing the pass; the optional Glance watch wakes the backend once the kind is
+//! A satellite plugin loads while its parent's CRD (or ESO's) is not installed yet. A
+//! parent of an unserved kind cannot exist, so [`resolve_parent_children`] reads it as a
+//! missing parent (the gate False with the waiting reason, a requeue) rather than failing
+//! the pass; an optional watch of the parent kind wakes the satellite once the kind is
 //! served. Likewise an ExternalSecret of an unserved kind reads as "not found yet".
+//!
+//! [`resolve_parent_children`]: super::resolve_parent_children
 
 use serde_json::Value;
-use wasm_operator_sdk::{
-    ApiError, Cluster, DeleteOptions, Event, KindRef, ListOptions, ObjectRef, Owner, Patch,
-    ReadFrom,
-};
+
+use crate::cluster::{Cluster, DeleteOptions, Event, ListOptions, Owner, Patch, ReadFrom};
+use crate::error::ApiError;
+use crate::object::{KindRef, ObjectRef};
 
 /// `cluster`, with a `get` of an unserved kind answering `None`.
-pub(crate) struct UnservedIsAbsent<'a>(pub(crate) &'a dyn Cluster);
+pub struct UnservedIsAbsent<'a>(pub &'a dyn Cluster);
 
 impl Cluster for UnservedIsAbsent<'_> {
     fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
@@ -77,9 +78,9 @@ impl Cluster for UnservedIsAbsent<'_> {
 #[cfg(test)]
 mod tests {
     use serde_json::json;
-    use wasm_operator_sdk::testing::{FakeCluster, Op};
 
     use super::*;
+    use crate::testing::{FakeCluster, Op};
 
     fn secret() -> ObjectRef {
         ObjectRef {
@@ -113,5 +114,23 @@ mod tests {
                 .map(|found| found.is_some());
             assert_eq!(got, expected, "{failure:?}");
         }
+    }
+
+    #[test]
+    fn a_list_of_an_unserved_kind_is_not_rewritten() {
+        let kind = KindRef {
+            api_version: "external-secrets.io/v1".into(),
+            kind: "ExternalSecret".into(),
+            plural: "externalsecrets".into(),
+            namespaced: true,
+        };
+        let cluster = FakeCluster::new().failing(
+            Op::List,
+            "ExternalSecret",
+            ApiError::NotServed("externalsecrets".into()),
+        );
+        let got =
+            UnservedIsAbsent(&cluster).list(&kind, Some("openstack"), &ListOptions::default());
+        assert_eq!(got, Err(ApiError::NotServed("externalsecrets".into())));
     }
 }

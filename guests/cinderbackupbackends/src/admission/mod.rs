@@ -1,0 +1,60 @@
+//! The CinderBackupBackend's admission (facts §3.5; CobaltCore's webhook): defaulting and
+//! validation of writes of backup targets, as the plugin's `default_object` and
+//! `validate_object`.
+//!
+//! - [`default_object`] fills the documented defaults ([`defaulting`]).
+//! - [`validate_object`] checks every rule of CobaltCore's validating webhook — the union,
+//!   fileSize, compression and the NFS export ([`spec`]), the RBD block ([`rbd`]),
+//!   extraOptions per type ([`extra_options`]), at most one target per Cinder
+//!   ([`siblings`]) — then the schema's CEL rules the webhook has no twin of ([`cel`]: the
+//!   extraOptions bounds, and on update the immutables), since the embedded API server
+//!   does not evaluate CEL. One denial names every field at fault, worded as
+//!   kube-apiserver words field errors.
+//!
+//! Admission reads a target's name and `spec`, never its status.
+
+mod cel;
+mod defaulting;
+mod extra_options;
+mod rbd;
+mod siblings;
+mod spec;
+mod validation;
+
+#[cfg(test)]
+mod tests;
+
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Deserialize, Serialize};
+
+use crate::types::{CinderBackupBackend, CinderBackupBackendSpec};
+
+pub(crate) use defaulting::default_object;
+pub(crate) use validation::validate_object;
+
+/// What admission reads of a target: its metadata (read, never written back) and spec.
+#[derive(Debug, Default, Serialize, Deserialize)]
+struct Admitted {
+    #[serde(default, skip_serializing)]
+    metadata: ObjectMeta,
+    #[serde(default)]
+    spec: CinderBackupBackendSpec,
+}
+
+impl Admitted {
+    /// The target, named `name` when its metadata carries no name.
+    fn into_target(self, name: &str, namespace: Option<&str>) -> CinderBackupBackend {
+        let mut metadata = self.metadata;
+        if metadata.name.as_deref().is_none_or(str::is_empty) {
+            metadata.name = Some(name.to_owned());
+        }
+        if metadata.namespace.is_none() {
+            metadata.namespace = namespace.map(str::to_owned);
+        }
+        CinderBackupBackend {
+            metadata,
+            spec: self.spec,
+            ..CinderBackupBackend::default()
+        }
+    }
+}

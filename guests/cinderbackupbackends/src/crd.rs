@@ -1,0 +1,53 @@
+//! The CinderBackupBackend CRD, generated from [`crate::types`] (native tests only).
+//!
+//! The schema rules (required fields, the enum, bounds, patterns, defaults and the CEL
+//! `x-kubernetes-validations` with CobaltCore's messages) are attached to the types; this
+//! module adds the printer columns, and drops the `default` schemars derives from a serde
+//! default where the field is required. The committed YAML ([`crate::CRD_YAML`]) is
+//! compared with the generated one; regenerate it with
+//! `UPDATE_CRDS=1 cargo test -p cinderbackupbackends`.
+
+use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
+use wasm_operator_sdk::crd::{Crd, drop_required_defaults, schema_of};
+
+use crate::types::{
+    CinderBackupBackendSpec, CinderBackupBackendStatus, GROUP, KIND, PLURAL, VERSION,
+};
+
+/// The committed CRD, relative to this crate.
+pub(crate) const CRD_PATH: &str = "../../crds/cinder.openstack.c5c3.io_cinderbackupbackends.yaml";
+/// How to regenerate it.
+pub(crate) const REGENERATE: &str = "UPDATE_CRDS=1 cargo test -p cinderbackupbackends";
+
+/// The CinderBackupBackend CRD.
+pub(crate) fn crd() -> CustomResourceDefinition {
+    let mut spec = schema_of::<CinderBackupBackendSpec>();
+    drop_required_defaults(&mut spec);
+    Crd {
+        group: GROUP,
+        version: VERSION,
+        kind: KIND,
+        plural: PLURAL,
+        namespaced: true,
+        description: "The backup target of a Cinder: the NFS export or Ceph RBD pool the \
+            Cinder's cinder-backup Deployment writes volume backups to; at most one per Cinder.",
+        printer_columns: &[
+            (
+                "Ready",
+                "string",
+                ".status.conditions[?(@.type=='Ready')].status",
+            ),
+            ("Type", "string", ".spec.type"),
+            ("Cinder", "string", ".spec.cinderRef.name"),
+            ("Age", "date", ".metadata.creationTimestamp"),
+        ],
+        spec,
+        status: schema_of::<CinderBackupBackendStatus>(),
+        spec_required: true,
+    }
+    .build()
+}
+
+#[cfg(test)]
+#[path = "crd_tests.rs"]
+mod tests;

@@ -1,0 +1,120 @@
+//! One pass over a CinderBackupBackend (facts §3.5).
+//!
+//! | # | Step | Module | Ends the pass when |
+//! |---|---|---|---|
+//! | 0 | read the target | — | it is gone, or being deleted (done, no write: no finalizer, nothing to unregister) |
+//! | 1 | the Cinder, and the cluster its children live on | [`cinder_ref`] | no Cinder, or a target cluster (15 s) |
+//! | 2 | the credential gate (NFS none, RBD the key Secret) | [`credentials`] | the gate holds (15 s) |
+//! | 3 | ConfigProjected | [`projection`] | not projected (15 s); projected (done) |
+//!
+//! Whatever ended steps 1–3, the status is written once: Ready recomputed over
+//! CredentialsReady + ConfigProjected ([`conditions::finish`]), observedGeneration
+//! stamped, and no write at all when nothing changed. A failed read fails the pass
+//! (retried with backoff) after the status write; a Conflict on the status write runs the
+//! pass again after 1 s.
+//!
+//! Every read goes through the SDK's [`UnservedIsAbsent`]: a kind the cluster does not
+//! serve has no objects (the plugin loads, and its targets wait, before the Cinder CRD
+//! or ESO's is installed).
+
+use std::time::Duration;
+
+use wasm_operator_sdk::blocks::satellite::{Resolution, UnservedIsAbsent};
+use wasm_operator_sdk::{
+    ApiError, Cluster, ClusterExt, ObjectRef, Outcome, ReadFrom, ReconcileError, Request, log,
+};
+
+use crate::error::Error;
+use crate::types::{CinderBackupBackend, CinderBackupBackendStatus};
+use crate::{cinder_ref, conditions, credentials, projection};
+
+/// RequeueSecretPolling: waiting on the parent, the credentials or the projection.
+pub(crate) const SECRET_POLLING: Duration = Duration::from_secs(15);
+/// How soon a pass whose status write hit a Conflict runs again.
+const CONFLICT_RETRY: Duration = Duration::from_secs(1);
+
+/// One pass for the backup target of `request`.
+pub(crate) fn reconcile(
+    cluster: &dyn Cluster,
+    request: &Request,
+) -> Result<Outcome, ReconcileError> {
+    let object = ObjectRef::of::<CinderBackupBackend>(request.namespace.as_deref(), &request.name);
+    let cached = cluster
+        .get(&object, ReadFrom::Cache)
+        .map_err(|e| ReconcileError::Transient(format!("reading {object}: {e}")))?;
+    let Some(cached) = cached else {
+        return Ok(Outcome::done());
+    };
+    let mut target: CinderBackupBackend = serde_json::from_value(cached)
+        .map_err(|e| ReconcileError::Permanent(format!("{object} does not decode: {e}")))?;
+    if target.is_deleting() {
+        return Ok(Outcome::done());
+    }
+    let reads = UnservedIsAbsent(cluster);
+    let before = target.status.clone();
+    let result = steps(&reads, &mut target);
+    conditions::finish(&mut target);
+    let written = write_status(cluster, &target, before.as_ref());
+    outcome(&object, written.and(result))
+}
+
+/// Steps 1–3: when to run again (`None`: on the next change).
+fn steps(
+    cluster: &dyn Cluster,
+    target: &mut CinderBackupBackend,
+) -> Result<Option<Duration>, Error> {
+    let parent = cinder_ref::Parent::of(target);
+    let (cinder, children) = match cinder_ref::run(cluster, target, &parent)? {
+        Resolution::Resolved { parent, children } => (parent, children),
+        Resolution::Requeue(after) => return Ok(Some(after)),
+    };
+    if !credentials::run(&*children, target)? {
+        return Ok(Some(SECRET_POLLING));
+    }
+    projection::run(&*children, target, &cinder)
+}
+
+/// Writes the status when it differs from `before`.
+fn write_status(
+    cluster: &dyn Cluster,
+    target: &CinderBackupBackend,
+    before: Option<&CinderBackupBackendStatus>,
+) -> Result<(), Error> {
+    if target.status.as_ref() == before {
+        return Ok(());
+    }
+    cluster
+        .update_status_typed(target)
+        .map_err(|source| Error::Cluster {
+            what: format!(
+                "writing the status of CinderBackupBackend {}/{}",
+                target.namespace(),
+                target.name()
+            ),
+            source,
+        })?;
+    Ok(())
+}
+
+/// The pass's outcome.
+fn outcome(
+    object: &ObjectRef,
+    result: Result<Option<Duration>, Error>,
+) -> Result<Outcome, ReconcileError> {
+    match result {
+        Ok(None) => Ok(Outcome::done()),
+        Ok(Some(after)) => Ok(Outcome::requeue(after)),
+        Err(Error::Cluster {
+            source: wasm_operator_sdk::Error::Api(ApiError::Conflict(_)),
+            ..
+        }) => Ok(Outcome::requeue(CONFLICT_RETRY)),
+        Err(error) => {
+            log::warn(&format!("{object}: {error}"));
+            Err(ReconcileError::Transient(error.to_string()))
+        }
+    }
+}
+
+#[cfg(test)]
+#[path = "reconcile_tests.rs"]
+mod tests;
