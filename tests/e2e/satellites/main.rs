@@ -4,5 +4,6 @@
 //! parent and its satellite kind.
 
 mod barbican;
+mod cinder;
 mod glance;
 mod harness;
