@@ -20,10 +20,17 @@ pub const KEYSTONE_CRD: &str =
 pub const IDENTITY_BACKEND_CRD: &str =
     include_str!("../../../../../crds/keystone.openstack.c5c3.io_keystoneidentitybackends.yaml");
 
-/// The Glance and GlanceBackend CRDs: their plugins serve in the demo, with no object.
-const GLANCE_CRD: &str = include_str!("../../../../../crds/glance.openstack.c5c3.io_glances.yaml");
-const GLANCE_BACKEND_CRD: &str =
-    include_str!("../../../../../crds/glance.openstack.c5c3.io_glancebackends.yaml");
+/// The CRDs of the other parents and satellites: their plugins serve in the demo, with no
+/// object.
+const SERVICE_CRDS: [&str; 7] = [
+    include_str!("../../../../../crds/glance.openstack.c5c3.io_glances.yaml"),
+    include_str!("../../../../../crds/glance.openstack.c5c3.io_glancebackends.yaml"),
+    include_str!("../../../../../crds/barbican.openstack.c5c3.io_barbicans.yaml"),
+    include_str!("../../../../../crds/barbican.openstack.c5c3.io_barbicansecretstores.yaml"),
+    include_str!("../../../../../crds/cinder.openstack.c5c3.io_cinders.yaml"),
+    include_str!("../../../../../crds/cinder.openstack.c5c3.io_cinderbackends.yaml"),
+    include_str!("../../../../../crds/cinder.openstack.c5c3.io_cinderbackupbackends.yaml"),
+];
 
 /// The namespace and name of the demo's Keystone.
 pub(crate) const NAMESPACE: &str = "openstack";
@@ -151,20 +158,18 @@ fn keystones() -> ApiResource {
     )
 }
 
-/// Installs the Keystone, KeystoneIdentityBackend, Glance and GlanceBackend CRDs (before
-/// the operator starts, so their plugins find their kinds).
+/// Installs the Keystone and KeystoneIdentityBackend CRDs and those of the other parents
+/// and satellites (before the operator starts, so their plugins find their kinds).
 pub(crate) async fn install_crds(client: &kube::Client) -> anyhow::Result<()> {
     let crd = resource(
         "apiextensions.k8s.io/v1",
         "CustomResourceDefinition",
         "customresourcedefinitions",
     );
-    for text in [
-        KEYSTONE_CRD,
-        IDENTITY_BACKEND_CRD,
-        GLANCE_CRD,
-        GLANCE_BACKEND_CRD,
-    ] {
+    for text in [KEYSTONE_CRD, IDENTITY_BACKEND_CRD]
+        .into_iter()
+        .chain(SERVICE_CRDS)
+    {
         create(client, yaml(text)?, &crd).await?;
     }
     Ok(())
