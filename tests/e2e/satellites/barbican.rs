@@ -209,4 +209,19 @@ async fn a_managed_store_is_provisioned_on_its_openbao_cluster_and_projected_int
             .map(str::is_empty),
         Some(false)
     );
+
+    // A converged pass of either plugin writes nothing but the managed store's
+    // TokenRequest (every pass checks the instance as the provisioner, as CobaltCore's
+    // does; a TokenRequest stores nothing).
+    let persistent = |writes: std::collections::BTreeMap<String, u64>| {
+        writes
+            .into_iter()
+            // The TokenRequest: a create on the ServiceAccount's `token` subresource.
+            .filter(|(labels, _)| !labels.starts_with("verb=\"create\",kind=\"ServiceAccount\""))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let writes = persistent(h.writes());
+    h.touch_deployment("barbican", &["barbican", "barbicansecretstores"])
+        .await;
+    assert_eq!(persistent(h.writes()), writes, "a converged pass wrote");
 }

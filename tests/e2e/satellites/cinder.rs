@@ -164,6 +164,17 @@ async fn backends_run_their_own_volume_services_the_backup_its_service_and_a_del
         "{backup_secret}"
     );
 
+    // A converged pass of each of the three plugins writes nothing.
+    let writes = h.writes();
+    h.touch_deployment(
+        "cinder-volume-fast",
+        &["cinder", "cinderbackends", "cinderbackupbackends"],
+    )
+    .await;
+    h.touch_deployment("cinder-backup", &["cinderbackupbackends"])
+        .await;
+    assert_eq!(h.writes(), writes, "a converged pass wrote");
+
     // A second backend: its own Secret and Deployment; the first one's pods do not roll.
     h.cluster.create(nfs("CinderBackend", "slow")).await;
     h.satellite_condition(
