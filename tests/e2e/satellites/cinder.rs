@@ -166,12 +166,10 @@ async fn backends_run_their_own_volume_services_the_backup_its_service_and_a_del
 
     // A converged pass of each of the three plugins writes nothing.
     let writes = h.writes();
-    h.touch_deployment(
-        "cinder-volume-fast",
-        &["cinder", "cinderbackends", "cinderbackupbackends"],
-    )
-    .await;
-    h.touch_deployment("cinder-backup", &["cinderbackupbackends"])
+    // (each satellite watches only its own service's Deployment).
+    h.touch_deployment("cinder-volume-fast", &["cinder", "cinderbackends"])
+        .await;
+    h.touch_deployment("cinder-backup", &["cinder", "cinderbackupbackends"])
         .await;
     assert_eq!(h.writes(), writes, "a converged pass wrote");
 
