@@ -69,35 +69,6 @@ async fn an_apply_that_changes_nothing_writes_nothing() {
 }
 
 #[tokio::test]
-async fn an_apply_carrying_a_resource_version_applies_only_to_that_version() {
-    let (_server, client) = server().await;
-    let first = apply(&client, "alice", false, config_map("a", json!({"k": "v"}))).await;
-    let read_at = rv(&first.body);
-    // Someone else changes the object after it was read.
-    let changed = apply(
-        &client,
-        "bob",
-        false,
-        config_map("a", json!({"other": "x"})),
-    )
-    .await;
-    assert_ne!(rv(&changed.body), read_at);
-    let mut stale = config_map("a", json!({"k": "w"}));
-    stale["metadata"]["resourceVersion"] = json!(read_at.to_string());
-    let refused = apply(&client, "alice", true, stale).await;
-    assert_eq!(refused.status, 409);
-    assert_eq!(
-        refused.body["message"],
-        "Operation cannot be fulfilled on configmaps \"a\": the object has been modified; please apply your changes to the latest version and try again"
-    );
-    let mut current = config_map("a", json!({"k": "w"}));
-    current["metadata"]["resourceVersion"] = json!(rv(&changed.body).to_string());
-    let applied = apply(&client, "alice", true, current).await;
-    assert_eq!(applied.status, 200, "{}", applied.body);
-    assert_eq!(applied.body["data"]["k"], "w");
-}
-
-#[tokio::test]
 async fn applying_a_field_another_manager_owns_with_another_value_is_a_409_naming_field_and_manager()
  {
     let (_server, client) = server().await;

@@ -89,22 +89,6 @@ where
     C: Cluster + ?Sized,
     K: Resource + Metadata<Ty = ObjectMeta> + Serialize + DeserializeOwned,
 {
-    ensure_object_at(cluster, owner, object, None)
-}
-
-/// [`ensure_object`], the apply (when one is sent) valid only while the object still has
-/// `resource_version`: the server answers Conflict when it changed since the caller read
-/// it. For a body built from what was read (a replica count kept from the server).
-pub fn ensure_object_at<C, K>(
-    cluster: &C,
-    owner: &Owner,
-    object: &K,
-    resource_version: Option<&str>,
-) -> Result<K>
-where
-    C: Cluster + ?Sized,
-    K: Resource + Metadata<Ty = ObjectMeta> + Serialize + DeserializeOwned,
-{
     let (namespace, name) = name_of(object)?;
     let mut body = apply_body(object)?;
     let hash = applied_hash(&body, owner);
@@ -127,9 +111,6 @@ where
             .or_insert_with(|| Value::Object(serde_json::Map::new()));
         if let Value::Object(annotations) = annotations {
             annotations.insert(APPLIED_ANNOTATION.to_owned(), Value::String(hash));
-        }
-        if let Some(version) = resource_version {
-            meta.insert("resourceVersion".into(), Value::String(version.to_owned()));
         }
     }
     cluster.apply_typed::<K>(namespace, name, body, Some(owner))

@@ -16,10 +16,8 @@ use crate::status::{ApiError, Result};
 /// `name`, or to its status for a status write.
 ///
 /// 400 without a `fieldManager` query parameter or when `body` is not of the target's type;
-/// 409 on conflicts with other managers unless forced, and, as kube-apiserver, when `body`
-/// carries a `metadata.resourceVersion` that is not the stored object's (an optimistic
-/// lock on the apply). An existing object is stored through [`replace`]; a missing one is
-/// created (201) from the applied configuration.
+/// 409 on conflicts with other managers unless forced. An existing object is stored through
+/// [`replace`]; a missing one is created (201) from the applied configuration.
 pub(super) async fn apply(
     shared: &Shared,
     target: &Target,
@@ -38,24 +36,11 @@ pub(super) async fn apply(
     let rt = &target.rt;
     let force = params.flag("force");
     let sub = target.subresource.as_deref();
-    let precondition = body
-        .pointer("/metadata/resourceVersion")
-        .and_then(Value::as_str)
-        .filter(|v| !v.is_empty())
-        .map(str::to_owned);
     replace(shared, target, name, params, user, |state| {
         let old = state
             .store
             .get(&key_for(rt, target.namespace.as_deref(), name))
             .cloned();
-        if let (Some(wanted), Some(old)) = (&precondition, &old)
-            && old
-                .pointer("/metadata/resourceVersion")
-                .and_then(Value::as_str)
-                != Some(wanted.as_str())
-        {
-            return Err(ApiError::modified(rt, name));
-        }
         let applied = managed::apply(old.as_ref(), &body, manager, force, sub, rt, name)?;
         let Some(old) = old else {
             let mut object = applied;

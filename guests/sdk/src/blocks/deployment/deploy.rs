@@ -4,7 +4,7 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
 
 use super::Error;
-use crate::blocks::apply::{ensure_object_at, name_of};
+use crate::blocks::apply::{ensure_object, name_of};
 use crate::cluster::{Cluster, ClusterExt, Owner, Propagation, ReadFrom};
 use crate::object::object_key;
 
@@ -67,8 +67,7 @@ pub fn is_deployment_ready(deployment: &Deployment) -> bool {
 /// Deployment just re-created (a Deployment changed in between is a conflict, an error);
 /// replicas left unset by the builder keep the count the server holds (read there, so a
 /// lagging cache never scales back what an HPA set; a Deployment whose builder leaves
-/// replicas unset costs one server read per pass, and the apply carries that read's
-/// resourceVersion, so a scale landing in between is a Conflict rather than undone).
+/// replicas unset costs one server read per pass).
 pub fn ensure_deployment<C: Cluster + ?Sized>(
     cluster: &C,
     owner: &Owner,
@@ -105,17 +104,10 @@ pub fn ensure_deployment<C: Cluster + ?Sized>(
             })?;
     }
     let mut desired = deployment.clone();
-    let mut read_at = None;
     if let Some(replicas) = plan.keep_replicas {
         desired.spec.replicas = Some(replicas);
-        // The count was read from the server: applied only while it still stands, so an
-        // HPA scaling in between is a Conflict (the next pass reads again), not undone.
-        read_at = existing
-            .as_ref()
-            .and_then(|e| e.metadata.resource_version.clone());
     }
-    ensure_object_at(cluster, owner, &desired, read_at.as_deref())
-        .map_err(|source| Error::Apply { what, source })
+    ensure_object(cluster, owner, &desired).map_err(|source| Error::Apply { what, source })
 }
 
 #[cfg(test)]
