@@ -24,14 +24,14 @@ use std::collections::BTreeMap;
 use k8s_openapi::api::apps::v1::{Deployment, DeploymentSpec};
 use k8s_openapi::api::core::v1::{
     Container, ContainerPort, EnvVar, EnvVarSource, KeyToPath, PodSpec, PodTemplateSpec,
-    SecretKeySelector, SecretVolumeSource, Service, ServicePort, ServiceSpec, Volume, VolumeMount,
+    SecretKeySelector, SecretVolumeSource, Service, Volume, VolumeMount,
 };
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 use wasm_operator_sdk::ClusterExt as _;
 use wasm_operator_sdk::blocks::deployment::{
     ensure_deployment, ensure_service, is_deployment_ready,
 };
+use wasm_operator_sdk::blocks::service::api;
 
 use crate::conditions::{BARBICAN_API_READY, DEPLOYMENT_READY};
 use crate::error::Error;
@@ -65,11 +65,7 @@ fn labels(barbican: &str) -> BTreeMap<String, String> {
 
 /// `http://{name}.{ns}.svc.cluster.local:9292`.
 pub(crate) fn endpoint(pass: &Pass<'_>) -> String {
-    format!(
-        "http://{}.{}.svc.cluster.local:{API_PORT}",
-        pass.name(),
-        pass.namespace()
-    )
+    api::endpoint(&pass.service(), API_PORT)
 }
 
 fn secret_volume(name: &str, secret: &str) -> Volume {
@@ -188,26 +184,12 @@ pub(crate) fn deployment(pass: &Pass<'_>) -> Deployment {
 
 /// The Service `{name}` in front of the API.
 fn service(pass: &Pass<'_>) -> Service {
-    Service {
-        metadata: ObjectMeta {
-            name: Some(pass.name().to_owned()),
-            namespace: Some(pass.namespace().to_owned()),
-            labels: Some(labels(pass.name())),
-            ..Default::default()
-        },
-        spec: Some(ServiceSpec {
-            selector: Some(labels(pass.name())),
-            ports: Some(vec![ServicePort {
-                name: Some("barbican-api".into()),
-                port: API_PORT,
-                target_port: Some(IntOrString::Int(API_PORT)),
-                protocol: Some("TCP".into()),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }),
-        status: None,
-    }
+    api::api_service(
+        &pass.service(),
+        &labels(pass.name()),
+        "barbican-api",
+        API_PORT,
+    )
 }
 
 /// Runs the step.

@@ -9,12 +9,11 @@
 //! DECISION: CinderAPIReady follows the Deployment's readiness (no health probe of the API
 //! yet: there is no Cinder to answer one here); the README lists it as minimal.
 
-use k8s_openapi::api::core::v1::{Service, ServicePort, ServiceSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+use k8s_openapi::api::core::v1::Service;
 use wasm_operator_sdk::blocks::deployment::{
     ensure_deployment, ensure_service, is_deployment_ready,
 };
+use wasm_operator_sdk::blocks::service::api;
 
 use crate::conditions::{CINDER_API_READY, DEPLOYMENT_READY};
 use crate::error::Error;
@@ -24,35 +23,17 @@ use crate::workload::{Workload, labels};
 
 /// `http://{name}.{ns}.svc.cluster.local:8776`.
 pub(crate) fn endpoint(pass: &Pass<'_>) -> String {
-    format!(
-        "http://{}.{}.svc.cluster.local:{API_PORT}",
-        pass.name(),
-        pass.namespace()
-    )
+    api::endpoint(&pass.service(), API_PORT)
 }
 
 /// The Service `{name}` in front of the API.
 fn service(pass: &Pass<'_>) -> Service {
-    Service {
-        metadata: ObjectMeta {
-            name: Some(pass.name().to_owned()),
-            namespace: Some(pass.namespace().to_owned()),
-            labels: Some(labels(pass.name(), "api")),
-            ..Default::default()
-        },
-        spec: Some(ServiceSpec {
-            selector: Some(labels(pass.name(), "api")),
-            ports: Some(vec![ServicePort {
-                name: Some("cinder-api".into()),
-                port: API_PORT,
-                target_port: Some(IntOrString::Int(API_PORT)),
-                protocol: Some("TCP".into()),
-                ..Default::default()
-            }]),
-            ..Default::default()
-        }),
-        status: None,
-    }
+    api::api_service(
+        &pass.service(),
+        &labels(pass.name(), "api"),
+        "cinder-api",
+        API_PORT,
+    )
 }
 
 /// Runs the step.

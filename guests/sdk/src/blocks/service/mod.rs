@@ -8,7 +8,9 @@
 //!   `OS_DATABASE__CONNECTION` from.
 //! - [`database`]: the managed MariaDB Database, User and Grant, and the schema sync Job.
 //! - [`authtoken`]: the `[keystone_authtoken]` section.
+//! - [`api`]: the API's Service and endpoint URL.
 
+pub mod api;
 pub mod authtoken;
 pub mod connection;
 pub mod credentials;
