@@ -93,6 +93,16 @@ async fn server_defaulted_deployment_fields_the_builder_omits_survive_an_update(
     assert_eq!(container["imagePullPolicy"], "IfNotPresent");
     assert_eq!(container["terminationMessagePath"], "/dev/termination-log");
     assert_eq!(updated["spec"]["replicas"], 3, "the HPA's replicas survive");
+    let owners: Vec<&Value> = updated["metadata"]["managedFields"]
+        .as_array()
+        .expect("managedFields")
+        .iter()
+        .filter(|e| e.pointer("/fieldsV1/f:spec/f:replicas").is_some())
+        .collect();
+    assert!(
+        !owners.is_empty() && owners.iter().all(|e| e["operation"] == "Update"),
+        "only the scaler owns replicas, the operator's apply left them out: {owners:?}"
+    );
     assert_eq!(updated["spec"]["progressDeadlineSeconds"], 600);
     assert_eq!(updated["spec"]["revisionHistoryLimit"], 10);
     assert_eq!(updated["spec"]["strategy"], created["spec"]["strategy"]);

@@ -1,7 +1,7 @@
 //! EnsureDeployment and IsDeploymentReady.
 
 use k8s_openapi::api::apps::v1::Deployment;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
 
 use super::Error;
 use crate::blocks::apply::{ensure_object, name_of};
@@ -13,27 +13,49 @@ use crate::object::object_key;
 pub struct DeploymentPlan {
     /// Delete the existing Deployment first: its selector differs from the desired one.
     pub recreate: bool,
-    /// Apply with this replica count: the builder left replicas unset and the existing
-    /// Deployment has one (set by an HPA).
+    /// Apply with this replica count: the builder left replicas unset, and the existing
+    /// Deployment's count is owned by an applier (an earlier builder of this operator set
+    /// it) and by no updater (an HPA, `kubectl scale`), so leaving it out of the apply
+    /// would remove it and reset the Deployment to one replica.
     pub keep_replicas: Option<i32>,
 }
 
 /// Decides what [`ensure_deployment`] does given the existing and the desired Deployment.
 pub fn plan_deployment(existing: Option<&Deployment>, desired: &Deployment) -> DeploymentPlan {
-    let Some(existing) = existing.map(|e| &e.spec) else {
+    let Some(existing_deployment) = existing else {
         return DeploymentPlan::default();
     };
+    let existing = &existing_deployment.spec;
     let desired = &desired.spec;
     let recreate = !same_selector(&existing.selector, &desired.selector);
     let keep_replicas = match desired.replicas {
         Some(_) => None,
         None if recreate => None,
-        None => existing.replicas,
+        None if replicas_owned_by(&existing_deployment.metadata, "Apply")
+            && !replicas_owned_by(&existing_deployment.metadata, "Update") =>
+        {
+            existing.replicas
+        }
+        // An updater owns the count (the apply leaves it to them), or no one does (the
+        // server's default stays when the apply leaves it out).
+        None => None,
     };
     DeploymentPlan {
         recreate,
         keep_replicas,
     }
+}
+
+/// Whether a managedFields entry of `operation` (`Apply` or `Update`) owns
+/// `spec.replicas`.
+fn replicas_owned_by(metadata: &ObjectMeta, operation: &str) -> bool {
+    metadata.managed_fields.iter().flatten().any(|entry| {
+        entry.operation.as_deref() == Some(operation)
+            && entry
+                .fields_v1
+                .as_ref()
+                .is_some_and(|fields| fields.0.pointer("/f:spec/f:replicas").is_some())
+    })
 }
 
 /// Selectors compare equal when their labels and expressions do, an absent list and an
@@ -65,9 +87,11 @@ pub fn is_deployment_ready(deployment: &Deployment) -> bool {
 /// the change is confirmed on the server first and the delete carries the uid and
 /// resourceVersion read there as preconditions, so a lagging cache never deletes the
 /// Deployment just re-created (a Deployment changed in between is a conflict, an error);
-/// replicas left unset by the builder keep the count the server holds (read there, so a
-/// lagging cache never scales back what an HPA set; a Deployment whose builder leaves
-/// replicas unset costs one server read per pass).
+/// replicas left unset by the builder are left out of the apply, so an HPA's count stays
+/// (an apply carrying the count it read would undo a scale made between the read and the
+/// apply), except while this operator still owns them from an earlier builder that set
+/// them: then the count the server holds is applied (read there, so a lagging cache never
+/// scales back what an HPA set), and the pass costs one server read.
 pub fn ensure_deployment<C: Cluster + ?Sized>(
     cluster: &C,
     owner: &Owner,

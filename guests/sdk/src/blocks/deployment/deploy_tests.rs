@@ -4,7 +4,9 @@ use k8s_openapi::api::apps::v1::{
     Deployment, DeploymentCondition, DeploymentSpec, DeploymentStatus,
 };
 use k8s_openapi::api::core::v1::{Container, PodSpec, PodTemplateSpec};
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::{LabelSelector, ObjectMeta};
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::{
+    FieldsV1, LabelSelector, ManagedFieldsEntry, ObjectMeta,
+};
 use serde_json::json;
 
 use super::*;
@@ -47,6 +49,24 @@ fn deployment(app: &str, replicas: Option<i32>) -> Deployment {
         },
         status: None,
     }
+}
+
+/// `d` with managedFields entries of `operations` owning `spec.replicas`.
+fn owning_replicas(mut d: Deployment, operations: &[&str]) -> Deployment {
+    d.metadata.managed_fields = Some(
+        operations
+            .iter()
+            .map(|operation| ManagedFieldsEntry {
+                manager: Some(format!("{operation}-manager")),
+                operation: Some((*operation).to_owned()),
+                api_version: Some("apps/v1".into()),
+                fields_type: Some("FieldsV1".into()),
+                fields_v1: Some(FieldsV1(json!({"f:spec": {"f:replicas": {}}}))),
+                ..Default::default()
+            })
+            .collect(),
+    );
+    d
 }
 
 fn with_status(mut d: Deployment, ready: Option<i32>, available: Option<&str>) -> Deployment {
@@ -129,13 +149,28 @@ fn plan_deployment_decides_recreate_and_kept_replicas() {
             DeploymentPlan::default(),
         ),
         (
-            "replicas unset keeps the existing (HPA) count",
-            Some(deployment("a", Some(5))),
+            "replicas unset that only an applier owns (an earlier builder) keep the count",
+            Some(owning_replicas(deployment("a", Some(5)), &["Apply"])),
             deployment("a", None),
             DeploymentPlan {
                 recreate: false,
                 keep_replicas: Some(5),
             },
+        ),
+        (
+            "replicas unset that an updater owns (the HPA) are left to it",
+            Some(owning_replicas(
+                deployment("a", Some(5)),
+                &["Apply", "Update"],
+            )),
+            deployment("a", None),
+            DeploymentPlan::default(),
+        ),
+        (
+            "replicas unset that no one owns (the server's default) stay as defaulted",
+            Some(deployment("a", Some(1))),
+            deployment("a", None),
+            DeploymentPlan::default(),
         ),
         (
             "a changed selector deletes and re-creates",
@@ -236,20 +271,36 @@ fn a_selector_change_deletes_then_applies_the_new_deployment() {
 }
 
 #[test]
-fn unset_replicas_apply_the_count_the_hpa_set() {
-    let cluster = FakeCluster::new().with(stored(&deployment("a", Some(7))));
+fn unset_replicas_this_operator_still_owns_apply_the_count_the_server_holds() {
+    let existing = owning_replicas(deployment("a", Some(7)), &["Apply"]);
+    let cluster = FakeCluster::new().with(stored(&existing));
     ensure_deployment(&cluster, &owner(), &deployment("a", None)).expect("ok");
     assert_eq!(cluster.applied()[0]["spec"]["replicas"], 7);
 }
 
 #[test]
-fn unset_replicas_apply_the_count_the_server_holds_when_the_cache_lags_behind_the_hpa() {
-    let cluster = FakeCluster::new().with(stored(&deployment("a", Some(1))));
-    cluster.freeze_cache();
-    // The HPA scales to 5; the cache still shows 1.
-    cluster.change("Deployment", "api", |d| d["spec"]["replicas"] = json!(5));
+fn unset_replicas_an_hpa_owns_are_left_out_of_the_apply() {
+    let existing = owning_replicas(deployment("a", Some(7)), &["Update"]);
+    let cluster = FakeCluster::new().with(stored(&existing));
     ensure_deployment(&cluster, &owner(), &deployment("a", None)).expect("ok");
-    assert_eq!(cluster.applied()[0]["spec"]["replicas"], 5);
+    let applied = &cluster.applied()[0];
+    assert!(applied["spec"].get("replicas").is_none(), "{applied}");
+}
+
+#[test]
+fn unset_replicas_are_left_out_of_the_apply_when_the_server_shows_the_hpa_took_them_over() {
+    let existing = owning_replicas(deployment("a", Some(1)), &["Apply"]);
+    let cluster = FakeCluster::new().with(stored(&existing));
+    cluster.freeze_cache();
+    // The HPA scales to 5 and owns the count now; the cache still shows 1, owned by the
+    // operator's earlier apply.
+    cluster.change("Deployment", "api", |d| {
+        d["spec"]["replicas"] = json!(5);
+        d["metadata"]["managedFields"][0]["operation"] = json!("Update");
+    });
+    ensure_deployment(&cluster, &owner(), &deployment("a", None)).expect("ok");
+    let applied = &cluster.applied()[0];
+    assert!(applied["spec"].get("replicas").is_none(), "{applied}");
 }
 
 #[test]
