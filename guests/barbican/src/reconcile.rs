@@ -95,7 +95,7 @@ fn write_status(pass: &mut Pass<'_>, before: &Option<BarbicanStatus>) -> Result<
     }
     let what = format!("writing the status of Barbican {}", pass.key(pass.name()));
     pass.cluster
-        .update_status_latest(&pass.barbican)
+        .update_status_typed(&pass.barbican)
         .map_err(Error::cluster(what))?;
     Ok(())
 }

@@ -121,7 +121,7 @@ fn write_status(
         return Ok(());
     }
     cluster
-        .update_status_latest(store)
+        .update_status_typed(store)
         .map_err(|source| Error::Cluster {
             what: format!(
                 "writing the status of BarbicanSecretStore {}/{}",

@@ -104,7 +104,7 @@ fn write_status(pass: &mut Pass<'_>, before: &Option<CinderStatus>) -> Result<()
     }
     let what = format!("writing the status of Cinder {}", pass.key(pass.name()));
     pass.cluster
-        .update_status_latest(&pass.cinder)
+        .update_status_typed(&pass.cinder)
         .map_err(Error::cluster(what))?;
     Ok(())
 }

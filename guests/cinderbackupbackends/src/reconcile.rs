@@ -84,7 +84,7 @@ fn write_status(
         return Ok(());
     }
     cluster
-        .update_status_latest(target)
+        .update_status_typed(target)
         .map_err(|source| Error::Cluster {
             what: format!(
                 "writing the status of CinderBackupBackend {}/{}",

@@ -95,7 +95,7 @@ fn write_status(pass: &mut Pass<'_>, before: &Option<GlanceStatus>) -> Result<()
     }
     let what = format!("writing the status of Glance {}", pass.key(pass.name()));
     pass.cluster
-        .update_status_latest(&pass.glance)
+        .update_status_typed(&pass.glance)
         .map_err(Error::cluster(what))?;
     Ok(())
 }

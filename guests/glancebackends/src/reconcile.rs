@@ -84,7 +84,7 @@ fn write_status(
         return Ok(());
     }
     cluster
-        .update_status_latest(backend)
+        .update_status_typed(backend)
         .map_err(|source| Error::Cluster {
             what: format!(
                 "writing the status of GlanceBackend {}/{}",

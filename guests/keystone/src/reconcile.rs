@@ -175,7 +175,7 @@ pub(crate) fn write_status(
     }
     let what = format!("writing the status of Keystone {}", pass.key(pass.name()));
     pass.cluster
-        .update_status_latest(&pass.keystone)
+        .update_status_typed(&pass.keystone)
         .map_err(Error::cluster(what))?;
     Ok(())
 }

@@ -104,33 +104,6 @@ fn a_pass_that_changes_nothing_writes_no_status() {
 }
 
 #[test]
-fn a_pass_on_a_cached_keystone_older_than_the_server_still_writes_its_status() {
-    let cluster = ready_store().with(keystone());
-    // The watch has not yet delivered a metadata change (another client's label, or this
-    // operator's own last write) when the pass starts: the cached Keystone is at the
-    // resourceVersion before it, so a status write at that version conflicts.
-    cluster.freeze_cache();
-    cluster.change("Keystone", "ks", |k| {
-        k["metadata"]["labels"] = json!({"team": "identity"});
-    });
-    let outcome = reconcile(&cluster, &request()).expect("runs");
-    assert_eq!(
-        outcome,
-        Outcome::requeue(SECRET_POLLING),
-        "not a Conflict requeue"
-    );
-    let status = stored_status(&cluster);
-    assert_eq!(
-        status["conditions"][0]["reason"], "WaitingForDBCredentials",
-        "{status}"
-    );
-    let labels = &cluster
-        .object(&ObjectRef::of::<Keystone>(Some("ns"), "ks"))
-        .expect("stored")["metadata"]["labels"];
-    assert_eq!(labels, &json!({"team": "identity"}), "the label is kept");
-}
-
-#[test]
 fn a_keystone_on_a_target_cluster_is_target_cluster_unavailable_and_waits() {
     let cluster = FakeCluster::new()
         .with(keystone_with(

@@ -118,7 +118,7 @@ fn write_status(
         pass.key(pass.name())
     );
     pass.cluster
-        .update_status_latest(&pass.backend)
+        .update_status_typed(&pass.backend)
         .map_err(Error::cluster(what))?;
     Ok(())
 }

@@ -210,38 +210,6 @@ pub trait ClusterExt: Cluster {
         let stored = self.update_status(&body)?;
         decode(K::KIND, stored)
     }
-
-    /// Writes the status of `object` as [`update_status_typed`](Self::update_status_typed)
-    /// does; when that write is refused with [`ApiError::Conflict`] because the object
-    /// changed since it was read (a stale cache, another writer of its metadata), the status
-    /// is written once more onto the object as the server holds it now, provided it is
-    /// still the same object (uid) at the same `metadata.generation`: the status was
-    /// computed for that spec, and a pass's outcome (a condition that says what the pass
-    /// did) is not lost to a resourceVersion race. Any other change keeps the Conflict.
-    fn update_status_latest<K: Resource + Serialize + DeserializeOwned>(
-        &self,
-        object: &K,
-    ) -> Result<K> {
-        let mut body = encode(K::KIND, object)?;
-        stamp_kind::<K>(&mut body);
-        let conflict = match self.update_status(&body) {
-            Err(ApiError::Conflict(message)) => message,
-            other => return decode(K::KIND, other?),
-        };
-        let target = ObjectRef::from_object(&body)?;
-        let Some(latest) = self.get(&target, ReadFrom::Server)? else {
-            return Err(ApiError::NotFound(format!("{target} not found")).into());
-        };
-        let same = |pointer: &str| latest.pointer(pointer) == body.pointer(pointer);
-        if !same("/metadata/uid") || !same("/metadata/generation") {
-            return Err(ApiError::Conflict(conflict).into());
-        }
-        if let Some(version) = latest.pointer("/metadata/resourceVersion") {
-            body["metadata"]["resourceVersion"] = version.clone();
-        }
-        let stored = self.update_status(&body)?;
-        decode(K::KIND, stored)
-    }
 }
 
 impl<C: Cluster + ?Sized> ClusterExt for C {}
@@ -359,57 +327,6 @@ mod tests {
             err.to_string()
                 .starts_with("cannot decode ConfigMap ns/cm:"),
             "{err}"
-        );
-    }
-
-    fn deployment(replicas: i32) -> Value {
-        json!({"apiVersion": "apps/v1", "kind": "Deployment",
-            "metadata": {"name": "d", "namespace": "ns"},
-            "spec": {"replicas": replicas, "selector": {}, "template": {}}})
-    }
-
-    fn with_ready_replicas(read: &Value, ready: i32) -> k8s_openapi::api::apps::v1::Deployment {
-        let mut object = read.clone();
-        object["status"] = json!({"readyReplicas": ready});
-        serde_json::from_value(object).expect("a Deployment")
-    }
-
-    #[test]
-    fn a_status_write_refused_for_a_stale_resource_version_is_written_onto_the_latest_object_of_the_same_generation()
-     {
-        let cluster = crate::testing::FakeCluster::new().tracking_generation("Deployment");
-        let read = cluster.put(deployment(1));
-        cluster.change("Deployment", "d", |o| {
-            o["metadata"]["labels"] = json!({"touched": "yes"});
-        });
-        let stale = with_ready_replicas(&read, 1);
-        assert!(
-            matches!(
-                cluster.update_status_typed(&stale),
-                Err(Error::Api(ApiError::Conflict(_)))
-            ),
-            "the plain write conflicts"
-        );
-        cluster
-            .update_status_latest(&stale)
-            .expect("written onto the latest");
-        let stored = cluster
-            .get(
-                &ObjectRef::of::<k8s_openapi::api::apps::v1::Deployment>(Some("ns"), "d"),
-                ReadFrom::Server,
-            )
-            .expect("reads")
-            .expect("stored");
-        assert_eq!(stored["status"], json!({"readyReplicas": 1}));
-        assert_eq!(stored["metadata"]["labels"], json!({"touched": "yes"}));
-
-        // A new generation: the status was computed for a spec that is gone.
-        let outdated = with_ready_replicas(&stored, 2);
-        cluster.change("Deployment", "d", |o| o["spec"]["replicas"] = json!(2));
-        let refused = cluster.update_status_latest(&outdated);
-        assert!(
-            matches!(refused, Err(Error::Api(ApiError::Conflict(_)))),
-            "{refused:?}"
         );
     }
 }
