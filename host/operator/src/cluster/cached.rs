@@ -4,7 +4,9 @@
 //! kind when one runs and has synced, and go to the API server otherwise; `get` past the
 //! cache always goes to the server. A `list` with a field index is answered from the
 //! plugin's [field indexes](crate::controller::index), over its primary kind or over the
-//! watched kind the index is declared on. Writes go to the server.
+//! watched kind the index is declared on. Writes go to the server; the objects they
+//! answer are served by later cache reads until the informer has caught up with them
+//! ([`MutationCache`]), so a pass starts from the plugin's own last write.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,6 +19,7 @@ use wasm_operator_types::{
     ReadFrom, object::object_key,
 };
 
+use super::mutation_cache::MutationCache;
 use crate::controller::index::FieldIndexes;
 use crate::informer::Informers;
 use wasm_operator_runtime::backend::{Caller, ClusterBackend};
@@ -28,6 +31,8 @@ pub struct CachedCluster {
     indexes: Arc<FieldIndexes>,
     /// The kind each field index of the plugin is declared on.
     index_kinds: HashMap<String, KindRef>,
+    /// The plugin's writes the informers may not have seen yet.
+    written: MutationCache,
 }
 
 impl CachedCluster {
@@ -55,7 +60,28 @@ impl CachedCluster {
             informers,
             indexes,
             index_kinds,
+            written: MutationCache::default(),
         }
+    }
+
+    /// `cached`, each object as the plugin last wrote it when the informer holds an older
+    /// version (the selection stays the informer's).
+    fn as_written(&self, cached: Vec<Arc<Value>>) -> Vec<Arc<Value>> {
+        cached
+            .into_iter()
+            .map(|o| match ObjectRef::from_object(&o) {
+                Ok(object) => self.written.read(&object, Some(o.clone())).unwrap_or(o),
+                Err(_) => o,
+            })
+            .collect()
+    }
+
+    /// `result`, its object kept for later cache reads when it succeeded.
+    fn keep(&self, result: Result<Value, ApiError>) -> Result<Value, ApiError> {
+        if let Ok(written) = &result {
+            self.written.record(written);
+        }
+        result
     }
 
     fn synced(&self, api_version: &str, kind: &str) -> Option<Arc<crate::informer::Informer>> {
@@ -101,7 +127,7 @@ impl ClusterBackend for CachedCluster {
             && let Some(informer) = self.synced(&object.api_version, &object.kind)
         {
             let key = object_key(object.namespace.as_deref(), &object.name);
-            return Ok(informer.get(&key));
+            return Ok(self.written.read(object, informer.get(&key)));
         }
         self.server.get_shared(object, from).await
     }
@@ -142,16 +168,17 @@ impl ClusterBackend for CachedCluster {
                     kind.api_version, kind.kind
                 ))
             })?;
-            return Ok(self
+            let found = self
                 .indexes
                 .lookup(index, key)
                 .iter()
                 .filter_map(|r| informer.get(&object_key(r.namespace.as_deref(), &r.name)))
                 .filter(|o| in_scope(o))
-                .collect());
+                .collect();
+            return Ok(self.as_written(found));
         }
         match self.synced(&kind.api_version, &kind.kind) {
-            Some(informer) => Ok(informer.filter(in_scope)),
+            Some(informer) => Ok(self.as_written(informer.filter(in_scope))),
             None => self.server.list_shared(kind, namespace, options).await,
         }
     }
@@ -162,11 +189,11 @@ impl ClusterBackend for CachedCluster {
         object: Value,
         owner: Option<&Owner>,
     ) -> Result<Value, ApiError> {
-        self.server.apply(caller, object, owner).await
+        self.keep(self.server.apply(caller, object, owner).await)
     }
 
     async fn create(&self, caller: &Caller, object: Value) -> Result<Value, ApiError> {
-        self.server.create(caller, object).await
+        self.keep(self.server.create(caller, object).await)
     }
 
     async fn patch(
@@ -176,9 +203,11 @@ impl ClusterBackend for CachedCluster {
         patch: &Patch,
         resource_version: Option<&str>,
     ) -> Result<Value, ApiError> {
-        self.server
-            .patch(caller, object, patch, resource_version)
-            .await
+        self.keep(
+            self.server
+                .patch(caller, object, patch, resource_version)
+                .await,
+        )
     }
 
     async fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
@@ -198,11 +227,12 @@ impl ClusterBackend for CachedCluster {
     }
 
     async fn delete(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError> {
+        self.written.forget(object);
         self.server.delete(object, options).await
     }
 
     async fn update_status(&self, caller: &Caller, object: Value) -> Result<Value, ApiError> {
-        self.server.update_status(caller, object).await
+        self.keep(self.server.update_status(caller, object).await)
     }
 
     async fn record_event(

@@ -9,3 +9,4 @@ pub mod cached;
 pub(crate) mod discovery;
 pub mod endpoints;
 pub mod kube;
+pub(crate) mod mutation_cache;

@@ -1,0 +1,141 @@
+//! A plugin's own writes, served by its cache reads until the watch catches up (what
+//! client-go's `MutationCache` does).
+//!
+//! A pass that starts right after the plugin's previous write, before the informer has
+//! seen that write, would otherwise read the object as it was before: its status write
+//! then conflicts, and whatever that pass alone could say (a rotation it committed, the id
+//! of a domain it created) is lost or, worse, decided again from the older object. Every
+//! object a write answers is kept here; a cache read returns it while the informer holds
+//! an older version of the same object, and drops it once the informer holds that version
+//! or a later one.
+//!
+//! | The informer holds | A read from the cache answers |
+//! |---|---|
+//! | no object (not seen yet, or deleted since) | nothing: a write never resurrects an object |
+//! | an older resourceVersion than the write's | the written object |
+//! | the write's resourceVersion or a later one | the informer's object (the entry is dropped) |
+//! | a resourceVersion that is not a number | the informer's object |
+//!
+//! resourceVersions are compared as numbers, as client-go's mutation cache does: the API
+//! contract calls them opaque, but kube-apiserver's (etcd revisions) and the embedded
+//! server's are increasing integers; one that is not is never taken as newer. An entry
+//! also goes after [`TTL`], so a watch that skipped the version (a relist) cannot pin it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use wasm_operator_types::ObjectRef;
+use wasm_operator_types::object::object_key;
+
+/// How long a written object is served at the most, caught up or not.
+pub(crate) const TTL: Duration = Duration::from_secs(30);
+
+/// apiVersion, kind and `namespace/name`.
+type Key = (String, String, String);
+
+struct Entry {
+    object: Arc<Value>,
+    version: u64,
+    stored: Instant,
+}
+
+/// The objects a plugin's writes answered, by object.
+pub(crate) struct MutationCache {
+    entries: Mutex<HashMap<Key, Entry>>,
+    ttl: Duration,
+}
+
+impl Default for MutationCache {
+    fn default() -> Self {
+        Self::with_ttl(TTL)
+    }
+}
+
+fn version_of(object: &Value) -> Option<u64> {
+    object
+        .pointer("/metadata/resourceVersion")
+        .and_then(Value::as_str)
+        .and_then(|v| v.parse().ok())
+}
+
+fn key_of(object: &ObjectRef) -> Key {
+    (
+        object.api_version.clone(),
+        object.kind.clone(),
+        object_key(object.namespace.as_deref(), &object.name),
+    )
+}
+
+impl MutationCache {
+    /// Entries served for `ttl` at the most.
+    pub(crate) fn with_ttl(ttl: Duration) -> Self {
+        Self {
+            entries: Mutex::default(),
+            ttl,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Entry>> {
+        self.entries.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Keeps `written`, the object a write answered (one without apiVersion, kind, name or
+    /// a numeric resourceVersion is not kept); drops the entries past their time.
+    pub(crate) fn record(&self, written: &Value) {
+        let (Ok(object), Some(version)) = (ObjectRef::from_object(written), version_of(written))
+        else {
+            return;
+        };
+        let mut entries = self.lock();
+        let ttl = self.ttl;
+        entries.retain(|_, e| e.stored.elapsed() < ttl);
+        let entry = Entry {
+            object: Arc::new(written.clone()),
+            version,
+            stored: Instant::now(),
+        };
+        match entries.get(&key_of(&object)) {
+            Some(kept) if kept.version >= version => {}
+            _ => {
+                entries.insert(key_of(&object), entry);
+            }
+        }
+    }
+
+    /// Forgets `object` (it was deleted).
+    pub(crate) fn forget(&self, object: &ObjectRef) {
+        self.lock().remove(&key_of(object));
+    }
+
+    /// What a cache read of `object` answers, the informer holding `cached`.
+    pub(crate) fn read(
+        &self,
+        object: &ObjectRef,
+        cached: Option<Arc<Value>>,
+    ) -> Option<Arc<Value>> {
+        let cached = cached?;
+        let key = key_of(object);
+        let mut entries = self.lock();
+        let Some(entry) = entries.get(&key) else {
+            return Some(cached);
+        };
+        let stale = version_of(&cached).is_some_and(|v| v < entry.version);
+        if stale && entry.stored.elapsed() < self.ttl {
+            return Some(entry.object.clone());
+        }
+        entries.remove(&key);
+        Some(cached)
+    }
+
+    /// How many written objects are kept.
+    #[cfg(test)]
+    fn len(&self) -> usize {
+        self.lock().len()
+    }
+}
+
+#[cfg(test)]
+#[path = "mutation_cache_tests.rs"]
+mod tests;
