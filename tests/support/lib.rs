@@ -305,6 +305,57 @@ pub fn passes(operator: &RunningOperator, plugin: &str) -> u64 {
         .sum()
 }
 
+/// The API requests `operator` made for its plugins that write (every verb but get and
+/// list), by their `verb, kind, code` labels.
+pub fn writes(operator: &RunningOperator) -> std::collections::BTreeMap<String, u64> {
+    operator
+        .metrics()
+        .render()
+        .lines()
+        .filter_map(|line| line.strip_prefix("wasm_operator_api_requests_total{"))
+        .filter(|rest| !rest.starts_with("verb=\"get\"") && !rest.starts_with("verb=\"list\""))
+        .filter_map(|rest| {
+            let (labels, count) = rest.rsplit_once(' ')?;
+            Some((labels.to_owned(), count.parse().ok()?))
+        })
+        .collect()
+}
+
+impl Cluster {
+    /// Touches the annotations of Deployment `namespace/name` (a change every plugin
+    /// watching it sees) and waits until each of `plugins` of `operator` has run a pass
+    /// since.
+    pub async fn touch_deployment(
+        &self,
+        operator: &RunningOperator,
+        namespace: &str,
+        name: &str,
+        plugins: &[&str],
+    ) {
+        let before: Vec<u64> = plugins.iter().map(|p| passes(operator, p)).collect();
+        let touched = format!("{:?}", std::time::Instant::now());
+        self.merge_patch(
+            &ObjectRef {
+                api_version: "apps/v1".into(),
+                kind: "Deployment".into(),
+                namespace: Some(namespace.into()),
+                name: name.into(),
+            },
+            json!({"metadata": {"annotations": {"touched": touched}}}),
+        )
+        .await;
+        for (plugin, before) in plugins.iter().zip(before) {
+            counter_rises(
+                &format!("a {plugin} pass"),
+                std::time::Duration::from_secs(90),
+                before,
+                || passes(operator, plugin),
+            )
+            .await;
+        }
+    }
+}
+
 /// Waits until `read()` rises above `baseline` and returns the new value: the proof that a
 /// trigger was processed, taken before asserting that it changed nothing. Panics with
 /// `what` after `timeout`.

@@ -309,18 +309,9 @@ impl Harness {
         self.condition_in("ns", type_, reason).await
     }
 
-    /// API requests the operator made for its plugin that write, by `verb kind code`.
+    /// API requests the operator made for its plugins that write, by `verb kind code`.
     pub(crate) fn plugin_writes(&self) -> std::collections::BTreeMap<String, u64> {
-        let rendered = self.operator.metrics().render();
-        rendered
-            .lines()
-            .filter_map(|line| line.strip_prefix("wasm_operator_api_requests_total{"))
-            .filter(|rest| !rest.starts_with("verb=\"get\"") && !rest.starts_with("verb=\"list\""))
-            .filter_map(|rest| {
-                let (labels, count) = rest.rsplit_once(' ')?;
-                Some((labels.to_owned(), count.parse().ok()?))
-            })
-            .collect()
+        wasm_operator_e2e::writes(&self.operator)
     }
 
     /// The ConfigMap the Deployment `ks` of `ns` mounts as `config`.

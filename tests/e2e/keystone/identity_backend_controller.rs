@@ -11,6 +11,7 @@
 use std::sync::OnceLock;
 
 use serde_json::{Value, json};
+use wasm_operator_apiserver::HOLD_ROLLOUT;
 use wasm_operator_e2e::real_keystone::RealKeystone;
 use wasm_operator_e2e::{current_condition, eventually};
 use wasm_operator_runtime::backend::ClusterBackend as _;
@@ -370,6 +371,54 @@ async fn an_oidc_backend_registers_its_identity_provider_mapping_protocol_and_gr
             "Created identity provider \"corp-oidc\" (remote ID {ISSUER})"
         )]
     );
+
+    // A converged pass of either plugin writes nothing.
+    h.condition("Ready", "AllReady").await;
+    let writes = h.plugin_writes();
+    h.cluster
+        .touch_deployment(
+            &h.operator,
+            "ns",
+            "ks",
+            &["keystone", "keystoneidentitybackends"],
+        )
+        .await;
+    assert_eq!(h.plugin_writes(), writes, "a converged pass wrote");
+
+    // A changed config under a held rollout: mounted in the pod template, not yet running.
+    let deployment = ObjectRef {
+        api_version: "apps/v1".into(),
+        kind: "Deployment".into(),
+        namespace: Some("ns".into()),
+        name: "ks".into(),
+    };
+    h.cluster
+        .merge_patch(
+            &deployment,
+            json!({"metadata": {"annotations": {HOLD_ROLLOUT: "true"}}}),
+        )
+        .await;
+    h.cluster
+        .merge_patch(
+            &backend_ref("corp-oidc"),
+            json!({"spec": {"oidc": {"clientID": "keystone-2"}}}),
+        )
+        .await;
+    let rolling = h
+        .backend_condition("corp-oidc", "ConfigProjected", "WaitingForRollout")
+        .await;
+    assert_eq!(
+        message(&rolling, "ConfigProjected"),
+        "the Keystone Deployment has not finished rolling out this backend's config"
+    );
+    h.cluster
+        .merge_patch(
+            &deployment,
+            json!({"metadata": {"annotations": {HOLD_ROLLOUT: null}}}),
+        )
+        .await;
+    h.backend_condition("corp-oidc", "ConfigProjected", "ConfigProjected")
+        .await;
 
     // Deleting (deletionPolicy Retain): the federation objects go, the domain stays.
     h.cluster

@@ -72,6 +72,12 @@ impl Harness {
             .await
     }
 
+    async fn cinder_condition(&self, type_: &str, reason: &str) -> Value {
+        self.cluster
+            .condition_reached(GROUP_VERSION, "Cinder", NS, "cinder", type_, reason, WAIT)
+            .await
+    }
+
     /// The Secret the Deployment `deployment` mounts as `volume`.
     async fn mounted(&self, deployment: &str, volume: &str) -> Option<String> {
         let deployment = self
@@ -127,18 +133,7 @@ async fn backends_run_their_own_volume_services_the_backup_its_service_and_a_del
     );
     h.satellite_condition("CinderBackupBackend", "nightly", "Ready", "AllReady")
         .await;
-    let cinder = h
-        .cluster
-        .condition_reached(
-            GROUP_VERSION,
-            "Cinder",
-            NS,
-            "cinder",
-            "Ready",
-            "AllReady",
-            WAIT,
-        )
-        .await;
+    let cinder = h.cinder_condition("Ready", "AllReady").await;
     assert_eq!(
         message(&cinder, "BackendsReady"),
         "All 1 attached backends are projected: fast"
@@ -227,5 +222,77 @@ async fn backends_run_their_own_volume_services_the_backup_its_service_and_a_del
                 |c| c.starts_with("cinder-manage service remove cinder-volume cinder@slow")
             ),
         "{job}"
+    );
+}
+
+/// Two CinderBackupBackends: the Cinder names them and stops its backup service; deleting
+/// one de-projects it while its object is still there, and the other is backed up to again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_backup_backend_is_named_on_the_cinder_and_a_deleting_one_leaves_at_once() {
+    let h = start().await;
+    h.cluster
+        .create(nfs("CinderBackupBackend", "nightly"))
+        .await;
+    h.cluster.create(cinder()).await;
+    h.satellite_condition("CinderBackupBackend", "nightly", "Ready", "AllReady")
+        .await;
+    let nightly = h
+        .mounted("cinder-backup", "backup")
+        .await
+        .expect("the backup service mounts its backend");
+
+    let mut weekly = nfs("CinderBackupBackend", "weekly");
+    weekly["metadata"]["finalizers"] = json!(["test.example.com/hold"]);
+    h.cluster.create(weekly).await;
+    let cinder = h
+        .cinder_condition("BackupBackendReady", "MultipleBackupBackends")
+        .await;
+    assert_eq!(
+        message(&cinder, "BackupBackendReady"),
+        "More than one attached, credential-ready CinderBackupBackend (nightly, weekly); \
+         exactly one is supported"
+    );
+    eventually("the backup service stopped", WAIT, || async {
+        h.cluster
+            .get("apps/v1", "Deployment", NS, "cinder-backup")
+            .await
+            .is_none()
+            .then_some(())
+    })
+    .await;
+
+    // Deleting `weekly`: it leaves at once, held by its finalizer, and `nightly` is the
+    // backup backend again.
+    h.cluster
+        .backend
+        .delete(
+            &ObjectRef {
+                api_version: GROUP_VERSION.into(),
+                kind: "CinderBackupBackend".into(),
+                namespace: Some(NS.into()),
+                name: "weekly".into(),
+            },
+            &DeleteOptions::default(),
+        )
+        .await
+        .expect("deleted");
+    let cinder = h
+        .cinder_condition("BackupBackendReady", "BackupBackendProjected")
+        .await;
+    assert_eq!(
+        message(&cinder, "BackupBackendReady"),
+        "Backup backend nightly is projected"
+    );
+    let mounted = eventually("the backup service back", WAIT, || async {
+        h.mounted("cinder-backup", "backup").await
+    })
+    .await;
+    assert_eq!(mounted, nightly, "the same Secret: its hash is stable");
+    assert!(
+        h.cluster
+            .get(GROUP_VERSION, "CinderBackupBackend", NS, "weekly")
+            .await
+            .is_some(),
+        "the backend is still there, held by its finalizer"
     );
 }

@@ -68,50 +68,15 @@ impl Harness {
         }
     }
 
-    /// Touches the annotations of Deployment `name` (a change every plugin watching it
-    /// sees) and waits until each of `plugins` has run a pass since.
+    /// [`Cluster::touch_deployment`] in `ns`, by this harness's operator.
     pub(crate) async fn touch_deployment(&self, name: &str, plugins: &[&str]) {
-        let before: Vec<u64> = plugins
-            .iter()
-            .map(|p| wasm_operator_e2e::passes(&self.operator, p))
-            .collect();
-        use wasm_operator_runtime::backend::ClusterBackend as _;
         self.cluster
-            .backend
-            .patch(
-                &wasm_operator_e2e::setup(),
-                &wasm_operator_sdk::ObjectRef {
-                    api_version: "apps/v1".into(),
-                    kind: "Deployment".into(),
-                    namespace: Some("ns".into()),
-                    name: name.into(),
-                },
-                &wasm_operator_sdk::Patch::Merge(
-                    json!({"metadata": {"annotations": {"touched": format!("{:?}", std::time::Instant::now())}}}),
-                ),
-                None,
-            )
-            .await
-            .expect("annotated");
-        for (plugin, before) in plugins.iter().zip(before) {
-            wasm_operator_e2e::counter_rises(&format!("a {plugin} pass"), WAIT, before, || {
-                wasm_operator_e2e::passes(&self.operator, plugin)
-            })
+            .touch_deployment(&self.operator, "ns", name, plugins)
             .await;
-        }
     }
 
     /// API requests the operator made for its plugins that write, by `verb kind code`.
     pub(crate) fn writes(&self) -> std::collections::BTreeMap<String, u64> {
-        let rendered = self.operator.metrics().render();
-        rendered
-            .lines()
-            .filter_map(|line| line.strip_prefix("wasm_operator_api_requests_total{"))
-            .filter(|rest| !rest.starts_with("verb=\"get\"") && !rest.starts_with("verb=\"list\""))
-            .filter_map(|rest| {
-                let (labels, count) = rest.rsplit_once(' ')?;
-                Some((labels.to_owned(), count.parse().ok()?))
-            })
-            .collect()
+        wasm_operator_e2e::writes(&self.operator)
     }
 }

@@ -71,6 +71,16 @@ impl OpenBaoStandIn {
         role_id
     }
 
+    /// A fresh secret-id of AppRole `role`, as `PUT auth/approle/role/{role}/secret-id`
+    /// answers it (what an operator of OpenBao hands a brownfield store); `None` when
+    /// there is no such role.
+    pub fn mint_secret_id(&self, role: &str) -> Option<String> {
+        match super::auth::mint_secret_id(&mut self.bao.lock(), role) {
+            Ok(super::api::Answer::Data(data)) => data["secret_id"].as_str().map(str::to_owned),
+            _ => None,
+        }
+    }
+
     /// Secret-ids minted for AppRole `role` so far (not expired).
     pub fn live_secret_ids(&self, role: &str) -> usize {
         let now = epoch_seconds();
