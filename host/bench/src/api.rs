@@ -11,7 +11,6 @@ use super::BenchOptions;
 use super::cluster::{BenchCluster, Variant, namespace_names};
 use super::report::{Cell, Section};
 use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
-use wasm_operator_runtime::{Runtime, RuntimeConfig};
 
 const PASSES: &str = "wasm_operator_passes_total";
 
@@ -36,15 +35,8 @@ async fn settle(operator: &RunningOperator, quiet: Duration) -> anyhow::Result<(
     Ok(())
 }
 
-async fn start(
-    options: &BenchOptions,
-    cluster: &BenchCluster,
-    cache: &std::path::Path,
-) -> anyhow::Result<RunningOperator> {
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(cache.to_owned()),
-        ..RuntimeConfig::default()
-    })?;
+async fn start(options: &BenchOptions, cluster: &BenchCluster) -> anyhow::Result<RunningOperator> {
+    let runtime = options.artifact_runtime()?;
     let mut config = OperatorConfig::new(&options.plugins);
     config.watch_interval = None;
     config.rate_limit = None;
@@ -61,8 +53,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     let cluster = BenchCluster::start().await?;
     let namespaces = namespace_names("api", if options.quick { 1 } else { 3 });
     cluster.namespaces(&namespaces).await?;
-    let cache = tempfile::tempdir()?;
-    let operator = start(options, &cluster, cache.path()).await?;
+    let operator = start(options, &cluster).await?;
     cluster.gitlabsecrets(Variant::Full, &namespaces).await?;
     cluster
         .wait_ready(namespaces.len(), Instant::now(), Duration::from_secs(300))
@@ -76,7 +67,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     let mut ran = 0.0;
     for _ in 0..restarts {
         let before = cluster.server.counts();
-        let operator = start(options, &cluster, cache.path()).await?;
+        let operator = start(options, &cluster).await?;
         let deadline = Instant::now() + Duration::from_secs(60);
         while passes(&operator) < namespaces.len() as f64 {
             anyhow::ensure!(

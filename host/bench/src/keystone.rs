@@ -19,7 +19,6 @@ use wasm_operator::informer::Informers;
 use wasm_operator_apiserver::{Actor, ApiServer, Counts, ServerConfig};
 use wasm_operator_runtime::backend::access::Access;
 use wasm_operator_runtime::backend::{Caller, ClusterBackend};
-use wasm_operator_runtime::{Runtime, RuntimeConfig};
 use wasm_operator_sdk::{ListOptions, Reconciler as _};
 
 use super::BenchOptions;
@@ -183,11 +182,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
 
-    let cache = tempfile::tempdir()?;
-    let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: Some(cache.path().to_owned()),
-        ..RuntimeConfig::default()
-    })?;
+    let runtime = options.artifact_runtime()?;
     // As deploy/plugins.toml grants it: the store gate reads a ClusterSecretStore.
     let access = Access {
         cluster_scoped: true,

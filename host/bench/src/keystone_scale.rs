@@ -108,7 +108,7 @@ async fn one(options: &BenchOptions, n: usize) -> anyhow::Result<Run> {
         &options.exe,
         &kubeconfig,
         &plugins,
-        &scratch.path().join("cache"),
+        &options.artifacts(),
         &logs.join(format!("keystone-scale-{n}.log")),
         &[],
     )?;

@@ -123,6 +123,28 @@ impl BenchOptions {
         }
     }
 
+    /// The artifact cache of the scenarios that do not measure compiling (`artifact-cache`
+    /// under [`out`](Self::out)): each plugin is compiled once per output directory, not
+    /// once per scenario or run.
+    pub fn artifacts(&self) -> PathBuf {
+        self.out.join("artifact-cache")
+    }
+
+    /// A runtime whose artifact cache is [`artifacts`](Self::artifacts), sealed with the
+    /// key the operator processes of the run use too (written when missing).
+    pub fn artifact_runtime(&self) -> anyhow::Result<wasm_operator_runtime::Runtime> {
+        let key = self.out.join("artifact-cache.key");
+        std::fs::create_dir_all(&self.out)?;
+        wasm_operator_runtime::write_cache_key(&key)?;
+        Ok(wasm_operator_runtime::Runtime::new(
+            wasm_operator_runtime::RuntimeConfig {
+                cache_dir: Some(self.artifacts()),
+                cache_key_file: Some(key),
+                ..wasm_operator_runtime::RuntimeConfig::default()
+            },
+        )?)
+    }
+
     /// `full` samples, or a tenth of them (at least 2) in a quick run.
     pub fn samples(&self, full: usize) -> usize {
         if self.quick { (full / 10).max(2) } else { full }

@@ -27,14 +27,20 @@ struct Run {
     resync_rss: f64,
 }
 
-async fn one(options: &BenchOptions, variant: Variant, n: usize) -> anyhow::Result<Run> {
+/// One run of `n` GitLabSecrets of `variant`, the operator's compiled plugins kept in
+/// `cache` (compiling is not what a run measures).
+async fn one(
+    options: &BenchOptions,
+    cache: &std::path::Path,
+    variant: Variant,
+    n: usize,
+) -> anyhow::Result<Run> {
     let scratch = tempfile::tempdir()?;
     let cluster = BenchCluster::start().await?;
     let kubeconfig = scratch.path().join("kubeconfig");
     cluster.server.write_kubeconfig(&kubeconfig)?;
     let namespaces = namespace_names("scale", n);
     cluster.namespaces(&namespaces).await?;
-    let cache = scratch.path().join("cache");
     // Logs outlive the run, so a failure's "see <log>" can be followed.
     let logs = options.out.join("logs");
     std::fs::create_dir_all(&logs)?;
@@ -48,7 +54,7 @@ async fn one(options: &BenchOptions, variant: Variant, n: usize) -> anyhow::Resu
             &options.exe,
             &kubeconfig,
             &options.plugins,
-            &cache,
+            cache,
             &logs.join(format!("scale-{label}-{n}-{step}.log")),
             &[],
         )
@@ -105,11 +111,12 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     } else {
         (options.scale.clone(), options.scale_full.clone())
     };
+    let cache = options.artifacts();
     let mut runs = Vec::new();
     for (variant, counts) in [(Variant::NoRsa4096, &light), (Variant::Full, &full)] {
         for &n in counts {
             tracing::info!(variant = variant.label(), n, "scale run");
-            runs.push(one(options, variant, n).await?);
+            runs.push(one(options, &cache, variant, n).await?);
         }
     }
     let mut columns = vec!["measure".to_owned()];
