@@ -122,6 +122,18 @@ async fn backends_run_their_own_volume_services_the_backup_its_service_and_a_del
         message(&waiting, "CredentialsReady"),
         "parent Cinder ns/cinder does not exist; the cluster this backend's volume service runs on is unknown"
     );
+    let waiting = h
+        .satellite_condition(
+            "CinderBackupBackend",
+            "nightly",
+            "CredentialsReady",
+            "WaitingForParent",
+        )
+        .await;
+    assert_eq!(
+        message(&waiting, "CredentialsReady"),
+        "parent Cinder ns/cinder does not exist; the cluster this backup target is written from is unknown"
+    );
     h.cluster.create(cinder()).await;
 
     let fast = h
