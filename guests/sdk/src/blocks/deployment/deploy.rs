@@ -90,8 +90,9 @@ pub fn is_deployment_ready(deployment: &Deployment) -> bool {
 /// replicas left unset by the builder are left out of the apply, so an HPA's count stays
 /// (an apply carrying the count it read would undo a scale made between the read and the
 /// apply), except while this operator still owns them from an earlier builder that set
-/// them: then the count the server holds is applied (read there, so a lagging cache never
-/// scales back what an HPA set), and the pass costs one server read.
+/// them: then the count the server holds is applied. Who owns them is read on the server
+/// (the cache keeps no managedFields), so a Deployment whose builder leaves replicas unset
+/// costs one server read per pass.
 pub fn ensure_deployment<C: Cluster + ?Sized>(
     cluster: &C,
     owner: &Owner,
@@ -112,10 +113,10 @@ pub fn ensure_deployment<C: Cluster + ?Sized>(
     };
     let mut existing = get(ReadFrom::Cache)?;
     let mut plan = plan_deployment(existing.as_ref(), deployment);
-    if plan.recreate || plan.keep_replicas.is_some() {
+    if plan.recreate || (existing.is_some() && deployment.spec.replicas.is_none()) {
         // The cache may not show yet the Deployment an earlier pass re-created, nor the
-        // replicas an HPA set since: confirm on the server before deleting anything or
-        // applying a replica count.
+        // replicas an HPA set since, and it keeps no managedFields (who owns replicas):
+        // confirm on the server before deleting anything or deciding on a replica count.
         existing = get(ReadFrom::Server)?;
         plan = plan_deployment(existing.as_ref(), deployment);
     }

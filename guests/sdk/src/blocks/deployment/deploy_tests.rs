@@ -272,8 +272,14 @@ fn a_selector_change_deletes_then_applies_the_new_deployment() {
 
 #[test]
 fn unset_replicas_this_operator_still_owns_apply_the_count_the_server_holds() {
-    let existing = owning_replicas(deployment("a", Some(7)), &["Apply"]);
-    let cluster = FakeCluster::new().with(stored(&existing));
+    let cluster = FakeCluster::new().with(stored(&deployment("a", Some(7))));
+    // The host's cache keeps no managedFields; the server says the operator's earlier
+    // apply owns the count.
+    cluster.freeze_cache();
+    let owned = owning_replicas(deployment("a", Some(7)), &["Apply"]);
+    cluster.change("Deployment", "api", |d| {
+        d["metadata"]["managedFields"] = stored(&owned)["metadata"]["managedFields"].clone();
+    });
     ensure_deployment(&cluster, &owner(), &deployment("a", None)).expect("ok");
     assert_eq!(cluster.applied()[0]["spec"]["replicas"], 7);
 }
