@@ -231,6 +231,7 @@ struct State {
 ///   from the cache, which follows every write at once until
 ///   [`freeze_cache`](Self::freeze_cache) and is brought up to the server again by
 ///   [`sync_cache`](Self::sync_cache). [`ReadFrom::Server`] reads the server's copy.
+///   Cached objects carry no `metadata.managedFields`, as the host's cache strips them.
 /// - **get** of a missing object is `Ok(None)`.
 /// - **list** filters by kind, namespace, label selector (the API's text form; one that
 ///   does not parse is [`ApiError::Invalid`]) and field index. A field index is computed by
@@ -446,7 +447,11 @@ impl FakeCluster {
     /// Brings the cache up to the server and lets it follow again.
     pub fn sync_cache(&self) {
         let mut s = self.state.borrow_mut();
-        s.cache = s.server.clone();
+        s.cache = s
+            .server
+            .iter()
+            .map(|(r, o)| (r.clone(), cache_entry(o)))
+            .collect();
         s.frozen = false;
     }
 
@@ -616,7 +621,7 @@ impl FakeCluster {
         metadata_mut(&mut object).insert("resourceVersion".into(), json!(version));
         s.server.insert(r.clone(), object.clone());
         if !s.frozen {
-            s.cache.insert(r.clone(), object.clone());
+            s.cache.insert(r.clone(), cache_entry(&object));
         }
         object
     }
@@ -754,6 +759,15 @@ fn patch_sets_owner_references(patch: &Patch) -> bool {
 }
 
 /// The object's metadata, made an object if it is not one.
+/// `object` as the cache holds it: without `metadata.managedFields`.
+fn cache_entry(object: &Value) -> Value {
+    let mut entry = object.clone();
+    if let Some(meta) = entry.get_mut("metadata").and_then(Value::as_object_mut) {
+        meta.remove("managedFields");
+    }
+    entry
+}
+
 fn metadata_mut(object: &mut Value) -> &mut Map<String, Value> {
     if !object.is_object() {
         *object = json!({});

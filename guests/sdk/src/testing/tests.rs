@@ -383,3 +383,32 @@ fn fake_cluster_runs_a_plugins_admission_before_it_stores() {
         .delete(&cm("a"), Propagation::Background)
         .expect("an unprotected delete");
 }
+
+#[test]
+fn fake_cluster_cache_reads_carry_no_managed_fields_as_the_hosts_cache() {
+    let mut object = config_map("a", json!({}));
+    object["metadata"]["managedFields"] =
+        json!([{"manager": "m", "operation": "Apply", "fieldsV1": {"f:data": {}}}]);
+    let cluster = FakeCluster::new().with(object);
+    let cached = cluster
+        .get(&cm("a"), ReadFrom::Cache)
+        .expect("reads")
+        .expect("cached");
+    assert!(
+        cached["metadata"].get("managedFields").is_none(),
+        "{cached}"
+    );
+    let listed = cluster
+        .list(
+            &KindRef::of::<k8s_openapi::api::core::v1::ConfigMap>(),
+            Some("ns"),
+            &ListOptions::default(),
+        )
+        .expect("lists");
+    assert!(listed[0]["metadata"].get("managedFields").is_none());
+    let server = cluster
+        .get(&cm("a"), ReadFrom::Server)
+        .expect("reads")
+        .expect("stored");
+    assert_eq!(server["metadata"]["managedFields"][0]["manager"], "m");
+}
