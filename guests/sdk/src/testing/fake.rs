@@ -1,221 +1,58 @@
-//! [`FakeCluster`]: the in-memory API server and cache behind [`Cluster`] in tests.
+//! [`FakeCluster`]: the in-memory API server and cache behind [`Cluster`](crate::Cluster) in tests.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::fmt;
 
 use serde_json::{Map, Value, json};
-use wasm_operator_types::selector::LabelSelector;
 
-use crate::cluster::{Cluster, DeleteOptions, Event, ListOptions, Owner, Patch, ReadFrom};
+use crate::cluster::Event;
 use crate::error::ApiError;
-use crate::object::{KindRef, ObjectRef};
+use crate::object::ObjectRef;
+
+use super::calls::{Call, Op};
+use super::refusals::Refusal;
 
 /// The `metadata.creationTimestamp` the fake gives an object stored without one.
 pub const CREATION_TIMESTAMP: &str = "2026-01-01T00:00:00Z";
 
-/// A verb of [`Cluster`], as failures are injected ([`FakeCluster::fail`]) and calls
-/// refused ([`Refusal::Op`]).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Op {
-    /// Any [`Cluster::get`], from the cache or the server.
-    Get,
-    /// A [`Cluster::get`] past the cache ([`ReadFrom::Server`]) only.
-    GetServer,
-    /// [`Cluster::list`]; failures are keyed by the kind (e.g. `ConfigMap`), not a name.
-    List,
-    /// [`Cluster::apply`].
-    Apply,
-    /// [`Cluster::create`].
-    Create,
-    /// [`Cluster::patch`], merge or JSON.
-    Patch,
-    /// [`Cluster::delete`].
-    Delete,
-    /// [`Cluster::update_status`].
-    UpdateStatus,
-    /// [`Cluster::record_event`]; failures are keyed by the name of the object regarded.
-    RecordEvent,
-    /// [`Cluster::served`]; failures are keyed by the kind's plural (e.g. `certificates`).
-    Served,
-}
-
-/// One call the code under test made, in the order made, whether it succeeded or not.
-///
-/// [`Display`](fmt::Display) renders a call as one line, e.g. `create Secret ns/a`, which is
-/// what [`FakeCluster::write_log`] lists.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Call {
-    /// A read of one object, and where it was served from.
-    Get(ObjectRef, ReadFrom),
-    /// A list: the kind's name, the namespace (`None`: all) and the options.
-    List(String, Option<String>, ListOptions),
-    /// A server-side apply of `body`; `wrote` is false when it changed nothing (or failed).
-    Apply {
-        object: ObjectRef,
-        body: Value,
-        owner: Option<Owner>,
-        wrote: bool,
-    },
-    /// A create.
-    Create(ObjectRef),
-    /// A patch, with the patch sent.
-    Patch(ObjectRef, Patch),
-    /// A delete, with its propagation and preconditions.
-    Delete(ObjectRef, DeleteOptions),
-    /// A create on a subresource (e.g. a TokenRequest), with the body sent.
-    CreateSubresource(ObjectRef, String, Value),
-    /// A status update.
-    UpdateStatus(ObjectRef),
-    /// An event recorded about the object.
-    Event(ObjectRef, Event),
-}
-
-impl Call {
-    /// The object the call is about (`None` for a list).
-    pub fn object(&self) -> Option<&ObjectRef> {
-        match self {
-            Self::Get(object, _)
-            | Self::Apply { object, .. }
-            | Self::Create(object)
-            | Self::Patch(object, _)
-            | Self::Delete(object, _)
-            | Self::CreateSubresource(object, ..)
-            | Self::UpdateStatus(object)
-            | Self::Event(object, _) => Some(object),
-            Self::List(..) => None,
-        }
-    }
-
-    /// Whether the call writes to the cluster: an apply that changed something, a create,
-    /// a patch, a delete or a status update (events do not count).
-    pub fn is_write(&self) -> bool {
-        match self {
-            Self::Apply { wrote, .. } => *wrote,
-            Self::Create(_)
-            | Self::Patch(..)
-            | Self::Delete(..)
-            | Self::UpdateStatus(_)
-            | Self::CreateSubresource(..) => true,
-            Self::Get(..) | Self::List(..) | Self::Event(..) => false,
-        }
-    }
-}
-
-impl fmt::Display for Call {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let on = |f: &mut fmt::Formatter<'_>, verb: &str, r: &ObjectRef| {
-            write!(f, "{verb} {} {}", r.kind, r.key())
-        };
-        match self {
-            Self::Get(r, ReadFrom::Cache) => on(f, "get", r),
-            Self::Get(r, ReadFrom::Server) => on(f, "get-server", r),
-            Self::List(kind, Some(namespace), _) => write!(f, "list {kind} {namespace}"),
-            Self::List(kind, None, _) => write!(f, "list {kind}"),
-            Self::Apply { object, .. } => on(f, "apply", object),
-            Self::Create(r) => on(f, "create", r),
-            Self::Patch(r, _) => on(f, "patch", r),
-            Self::Delete(r, _) => on(f, "delete", r),
-            Self::CreateSubresource(r, subresource, _) => {
-                write!(f, "create {} {} {subresource}", r.kind, r.key())
-            }
-            Self::UpdateStatus(r) => on(f, "update-status", r),
-            Self::Event(r, event) => write!(f, "event {} {} {}", event.reason, r.kind, r.key()),
-        }
-    }
-}
-
-/// Something the code under test must never do. The fake panics when it is done, so the
-/// test fails naming it; register refusals with [`FakeCluster::refusing`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Refusal {
-    /// `op` on an object of `kind`, or of any kind with `None`.
-    Op { op: Op, kind: Option<String> },
-    /// An RFC 6902 JSON patch of an object of `kind` (any kind with `None`): only merge
-    /// patches are expected.
-    JsonPatch { kind: Option<String> },
-    /// A create, apply or patch that gives an object of `kind` (any kind with `None`) an
-    /// owner reference: a body that carries `metadata.ownerReferences`, an apply with an
-    /// owner, a JSON patch operation under `/metadata/ownerReferences`.
-    OwnerReference { kind: Option<String> },
-}
-
-impl Refusal {
-    /// `op` on any object.
-    pub fn op(op: Op) -> Self {
-        Self::Op { op, kind: None }
-    }
-
-    /// `op` on any object of `kind`.
-    pub fn op_on(op: Op, kind: &str) -> Self {
-        Self::Op {
-            op,
-            kind: Some(kind.to_owned()),
-        }
-    }
-
-    /// A JSON patch of any object.
-    pub fn json_patch() -> Self {
-        Self::JsonPatch { kind: None }
-    }
-
-    /// A JSON patch of any object of `kind`.
-    pub fn json_patch_on(kind: &str) -> Self {
-        Self::JsonPatch {
-            kind: Some(kind.to_owned()),
-        }
-    }
-
-    /// An owner reference on any object.
-    pub fn owner_reference() -> Self {
-        Self::OwnerReference { kind: None }
-    }
-
-    /// An owner reference on any object of `kind`.
-    pub fn owner_reference_on(kind: &str) -> Self {
-        Self::OwnerReference {
-            kind: Some(kind.to_owned()),
-        }
-    }
-}
-
 /// Runs over the object a server-side read returns, once (see
 /// [`FakeCluster::after_server_read`]).
-type Hook = Box<dyn FnOnce(&mut Value)>;
+pub(super) type Hook = Box<dyn FnOnce(&mut Value)>;
 
 /// Computes a field index: `(index name, object)` to the keys the object is indexed under.
-type Indexer = Box<dyn Fn(&str, &Value) -> Vec<String>>;
+pub(super) type Indexer = Box<dyn Fn(&str, &Value) -> Vec<String>>;
 
-struct Fault {
-    op: Op,
-    name: String,
-    error: ApiError,
-    times: usize,
+pub(super) struct Fault {
+    pub(super) op: Op,
+    pub(super) name: String,
+    pub(super) error: ApiError,
+    pub(super) times: usize,
 }
 
-struct Recorded {
-    call: Call,
-    ok: bool,
+pub(super) struct Recorded {
+    pub(super) call: Call,
+    pub(super) ok: bool,
 }
 
 #[derive(Default)]
-struct State {
-    server: BTreeMap<ObjectRef, Value>,
-    cache: BTreeMap<ObjectRef, Value>,
+pub(super) struct State {
+    pub(super) server: BTreeMap<ObjectRef, Value>,
+    pub(super) cache: BTreeMap<ObjectRef, Value>,
     /// Whether the cache stopped following the server (a lagging watch).
-    frozen: bool,
+    pub(super) frozen: bool,
     /// The last resourceVersion (and uid number) handed out.
-    version: u64,
-    faults: Vec<Fault>,
-    after_server_read: Vec<(String, Hook)>,
-    calls: Vec<Recorded>,
-    /// Kinds ([`KindRef::plural`] of each) the cluster does not serve.
-    unserved: Vec<String>,
+    pub(super) version: u64,
+    pub(super) faults: Vec<Fault>,
+    pub(super) after_server_read: Vec<(String, Hook)>,
+    pub(super) calls: Vec<Recorded>,
+    /// Kinds ([`KindRef::plural`](crate::object::KindRef::plural) of each) the cluster does
+    /// not serve.
+    pub(super) unserved: Vec<String>,
     /// What a create on each subresource answers.
-    subresource_answers: BTreeMap<String, Value>,
+    pub(super) subresource_answers: BTreeMap<String, Value>,
 }
 
-/// An in-memory API server and its watch cache, implementing [`Cluster`].
+/// An in-memory API server and its watch cache, implementing [`Cluster`](crate::Cluster).
 ///
 /// The contract, i.e. how it behaves like kube-apiserver and the host's cache:
 ///
@@ -223,15 +60,17 @@ struct State {
 ///   under test, and each [`put`](Self::put) or [`change`](Self::change) by the test, gives
 ///   the object a new `metadata.resourceVersion` (a counter, as a decimal string). An object
 ///   stored without `metadata.uid` or `metadata.creationTimestamp` gets `uid-<n>` and
-///   [`CREATION_TIMESTAMP`]; [`create`](Cluster::create) always assigns both, as the API
+///   [`CREATION_TIMESTAMP`]; [`create`](crate::Cluster::create) always assigns both, as the API
 ///   server does. `metadata.generation` is maintained only for the kinds named with
 ///   [`tracking_generation`](Self::tracking_generation): 1 when first stored, plus 1 on
 ///   every write that changes anything outside `metadata` and `status`.
-/// - **Cache.** [`Cluster::get`] from [`ReadFrom::Cache`] and [`Cluster::list`] are served
-///   from the cache, which follows every write at once until
+/// - **Cache.** [`Cluster::get`](crate::Cluster::get) from
+///   [`ReadFrom::Cache`](crate::ReadFrom::Cache) and [`Cluster::list`](crate::Cluster::list)
+///   are served from the cache, which follows every write at once until
 ///   [`freeze_cache`](Self::freeze_cache) and is brought up to the server again by
-///   [`sync_cache`](Self::sync_cache). [`ReadFrom::Server`] reads the server's copy.
-///   Cached objects carry no `metadata.managedFields`, as the host's cache strips them.
+///   [`sync_cache`](Self::sync_cache). [`ReadFrom::Server`](crate::ReadFrom::Server) reads
+///   the server's copy. Cached objects carry no `metadata.managedFields`, as the host's
+///   cache strips them.
 /// - **get** of a missing object is `Ok(None)`.
 /// - **list** filters by kind, namespace, label selector (the API's text form; one that
 ///   does not parse is [`ApiError::Invalid`]) and field index. A field index is computed by
@@ -267,11 +106,11 @@ struct State {
 /// `&dyn Cluster`.
 #[derive(Default)]
 pub struct FakeCluster {
-    state: RefCell<State>,
-    refusals: Vec<Refusal>,
-    generation_kinds: Vec<String>,
-    indexer: Option<Indexer>,
-    admission: Option<super::admission::Admission>,
+    pub(super) state: RefCell<State>,
+    pub(super) refusals: Vec<Refusal>,
+    pub(super) generation_kinds: Vec<String>,
+    pub(super) indexer: Option<Indexer>,
+    pub(super) admission: Option<super::admission::Admission>,
 }
 
 impl FakeCluster {
@@ -292,7 +131,7 @@ impl FakeCluster {
     }
 
     /// `new` as admission leaves it (`old` is the stored object, for an update).
-    fn admit_write(
+    pub(super) fn admit_write(
         &self,
         key: &ObjectRef,
         new: Value,
@@ -312,7 +151,7 @@ impl FakeCluster {
     }
 
     /// Whether admission lets `old` be deleted.
-    fn admit_delete(&self, key: &ObjectRef, old: Value) -> Result<(), ApiError> {
+    pub(super) fn admit_delete(&self, key: &ObjectRef, old: Value) -> Result<(), ApiError> {
         match &self.admission {
             Some(admission) => admission
                 .admit(
@@ -327,7 +166,7 @@ impl FakeCluster {
         }
     }
 
-    /// Makes the cluster not serve the kind of plural `plural`: [`served`](Cluster::served)
+    /// Makes the cluster not serve the kind of plural `plural`: [`served`](crate::Cluster::served)
     /// answers false for it. (Calls on it are not refused: the host does that.)
     pub fn not_serving(self, plural: &str) -> Self {
         self.state.borrow_mut().unserved.push(plural.to_owned());
@@ -390,7 +229,7 @@ impl FakeCluster {
     }
 
     /// Computes field indexes with `indexer`, given the index name and the object: the keys
-    /// the object is listed under ([`ListOptions::field_index`]).
+    /// the object is listed under ([`ListOptions::field_index`](crate::ListOptions::field_index)).
     pub fn with_indexer(mut self, indexer: impl Fn(&str, &Value) -> Vec<String> + 'static) -> Self {
         self.indexer = Some(Box::new(indexer));
         self
@@ -560,7 +399,7 @@ impl FakeCluster {
 
     // --- The server ---
 
-    fn find(&self, kind: &str, name: &str) -> Option<(ObjectRef, Value)> {
+    pub(super) fn find(&self, kind: &str, name: &str) -> Option<(ObjectRef, Value)> {
         self.state
             .borrow()
             .server
@@ -569,13 +408,13 @@ impl FakeCluster {
             .map(|(r, v)| (r.clone(), v.clone()))
     }
 
-    fn tracks_generation(&self, kind: &str) -> bool {
+    pub(super) fn tracks_generation(&self, kind: &str) -> bool {
         self.generation_kinds.iter().any(|k| k == kind)
     }
 
     /// Increments a tracked generation when `after` differs from `before` outside metadata
     /// and status; a new object starts at 1.
-    fn bump_generation(&self, kind: &str, before: Option<&Value>, after: &mut Value) {
+    pub(super) fn bump_generation(&self, kind: &str, before: Option<&Value>, after: &mut Value) {
         if !self.tracks_generation(kind) {
             return;
         }
@@ -597,7 +436,7 @@ impl FakeCluster {
 
     /// Gives `object` a uid and creationTimestamp: always with `assign`, otherwise when it
     /// has none.
-    fn fill_server_fields(&self, object: &mut Value, assign: bool) {
+    pub(super) fn fill_server_fields(&self, object: &mut Value, assign: bool) {
         let uid = {
             let mut s = self.state.borrow_mut();
             s.version += 1;
@@ -614,7 +453,7 @@ impl FakeCluster {
 
     /// Stores `object` under `r` with a new resourceVersion, on the server and, unless
     /// frozen, in the cache.
-    fn store(&self, r: &ObjectRef, mut object: Value) -> Value {
+    pub(super) fn store(&self, r: &ObjectRef, mut object: Value) -> Value {
         let mut s = self.state.borrow_mut();
         s.version += 1;
         let version = s.version.to_string();
@@ -626,12 +465,12 @@ impl FakeCluster {
         object
     }
 
-    fn record(&self, call: Call, ok: bool) {
+    pub(super) fn record(&self, call: Call, ok: bool) {
         self.state.borrow_mut().calls.push(Recorded { call, ok });
     }
 
     /// The first injected failure of one of `ops` on `name` that has times left.
-    fn fault(&self, ops: &[Op], name: &str) -> Result<(), ApiError> {
+    pub(super) fn fault(&self, ops: &[Op], name: &str) -> Result<(), ApiError> {
         let mut s = self.state.borrow_mut();
         let found = s
             .faults
@@ -645,122 +484,10 @@ impl FakeCluster {
             None => Ok(()),
         }
     }
-
-    // --- Refusals ---
-
-    fn refuse_op(&self, op: Op, kind: &str, what: &dyn fmt::Display) {
-        for refusal in &self.refusals {
-            if let Refusal::Op {
-                op: refused,
-                kind: k,
-            } = refusal
-                && *refused == op
-                && applies(k, kind)
-            {
-                panic!(
-                    "the code under test must never {}: {what}",
-                    phrase(op, k.as_deref())
-                );
-            }
-        }
-    }
-
-    fn refuse_json_patch(&self, kind: &str, patch: &Patch, object: &ObjectRef) {
-        if let Patch::Json(body) = patch {
-            for refusal in &self.refusals {
-                if let Refusal::JsonPatch { kind: k } = refusal
-                    && applies(k, kind)
-                {
-                    panic!(
-                        "the code under test must never JSON-patch {}, only merge-patch it: \
-                         {object}: {body}",
-                        article(k.as_deref())
-                    );
-                }
-            }
-        }
-    }
-
-    fn refuse_owner_reference(&self, kind: &str, sets_owner: bool, what: &dyn fmt::Display) {
-        if !sets_owner {
-            return;
-        }
-        for refusal in &self.refusals {
-            if let Refusal::OwnerReference { kind: k } = refusal
-                && applies(k, kind)
-            {
-                let subject = match k.as_deref() {
-                    None => "An object".to_owned(),
-                    Some(k) if starts_with_vowel(k) => format!("An {k}"),
-                    Some(k) => format!("A {k}"),
-                };
-                panic!("{subject} must never get an owner reference: {what}");
-            }
-        }
-    }
 }
 
-/// Whether a refusal for `refused` (any kind with `None`) applies to `kind`.
-fn applies(refused: &Option<String>, kind: &str) -> bool {
-    refused.as_deref().is_none_or(|k| k == kind)
-}
-
-/// `a Secret`, `an Ingress`, or `an object` for any kind.
-fn article(kind: Option<&str>) -> String {
-    match kind {
-        None => "an object".to_owned(),
-        Some(kind) if starts_with_vowel(kind) => format!("an {kind}"),
-        Some(kind) => format!("a {kind}"),
-    }
-}
-
-fn starts_with_vowel(kind: &str) -> bool {
-    kind.starts_with(['A', 'E', 'I', 'O', 'U'])
-}
-
-/// What refusing `op` on `kind` forbids, e.g. `apply a Secret server-side`.
-fn phrase(op: Op, kind: Option<&str>) -> String {
-    let object = article(kind);
-    match op {
-        Op::Get => format!("read {object}"),
-        Op::GetServer => format!("read {object} past the cache"),
-        Op::List => format!(
-            "list {}",
-            kind.map_or("objects".to_owned(), |k| format!("{k}s"))
-        ),
-        Op::Apply => format!("apply {object} server-side"),
-        Op::Create => format!("create {object}"),
-        Op::Patch => format!("patch {object}"),
-        Op::Delete => format!("delete {object}"),
-        Op::UpdateStatus => format!("update {object}'s status"),
-        Op::RecordEvent => format!("record an event about {object}"),
-        Op::Served => format!("ask whether {object} is served"),
-    }
-}
-
-/// Whether `body` carries `metadata.ownerReferences` (not null).
-fn has_owner_references(body: &Value) -> bool {
-    body.pointer("/metadata/ownerReferences")
-        .is_some_and(|v| !v.is_null())
-}
-
-/// Whether `patch` sets an owner reference.
-fn patch_sets_owner_references(patch: &Patch) -> bool {
-    match patch {
-        Patch::Merge(body) => has_owner_references(body),
-        Patch::Json(ops) => ops.as_array().into_iter().flatten().any(|op| {
-            op.get("op").and_then(Value::as_str) != Some("remove")
-                && op
-                    .get("path")
-                    .and_then(Value::as_str)
-                    .is_some_and(|p| p.starts_with("/metadata/ownerReferences"))
-        }),
-    }
-}
-
-/// The object's metadata, made an object if it is not one.
 /// `object` as the cache holds it: without `metadata.managedFields`.
-fn cache_entry(object: &Value) -> Value {
+pub(super) fn cache_entry(object: &Value) -> Value {
     let mut entry = object.clone();
     if let Some(meta) = entry.get_mut("metadata").and_then(Value::as_object_mut) {
         meta.remove("managedFields");
@@ -768,7 +495,8 @@ fn cache_entry(object: &Value) -> Value {
     entry
 }
 
-fn metadata_mut(object: &mut Value) -> &mut Map<String, Value> {
+/// The object's metadata, made an object if it is not one.
+pub(super) fn metadata_mut(object: &mut Value) -> &mut Map<String, Value> {
     if !object.is_object() {
         *object = json!({});
     }
@@ -781,325 +509,9 @@ fn metadata_mut(object: &mut Value) -> &mut Map<String, Value> {
 }
 
 /// The object's fields but metadata and status: what a generation counts.
-fn without_metadata_and_status(object: &Value) -> Map<String, Value> {
+pub(super) fn without_metadata_and_status(object: &Value) -> Map<String, Value> {
     let mut map = object.as_object().cloned().unwrap_or_default();
     map.remove("metadata");
     map.remove("status");
     map
-}
-
-fn incomplete(error: impl fmt::Display) -> ApiError {
-    ApiError::Invalid(error.to_string())
-}
-
-impl Cluster for FakeCluster {
-    fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
-        let op = match from {
-            ReadFrom::Cache => Op::Get,
-            ReadFrom::Server => Op::GetServer,
-        };
-        self.refuse_op(op, &object.kind, object);
-        if from == ReadFrom::Server {
-            self.refuse_op(Op::Get, &object.kind, object);
-        }
-        let result = match from {
-            ReadFrom::Cache => self
-                .fault(&[Op::Get], &object.name)
-                .map(|()| self.cached(object)),
-            ReadFrom::Server => self
-                .fault(&[Op::Get, Op::GetServer], &object.name)
-                .map(|()| {
-                    let found = self.object(object);
-                    let hook = {
-                        let mut s = self.state.borrow_mut();
-                        s.after_server_read
-                            .iter()
-                            .position(|(n, _)| *n == object.name)
-                            .map(|i| s.after_server_read.remove(i).1)
-                    };
-                    if let (Some(hook), Some(current)) = (hook, found.clone()) {
-                        let mut changed = current;
-                        hook(&mut changed);
-                        let mut s = self.state.borrow_mut();
-                        s.version += 1;
-                        let version = s.version.to_string();
-                        metadata_mut(&mut changed).insert("resourceVersion".into(), json!(version));
-                        s.server.insert(object.clone(), changed);
-                    }
-                    found
-                }),
-        };
-        self.record(Call::Get(object.clone(), from), result.is_ok());
-        result
-    }
-
-    fn list(
-        &self,
-        kind: &KindRef,
-        namespace: Option<&str>,
-        options: &ListOptions,
-    ) -> Result<Vec<Value>, ApiError> {
-        self.refuse_op(Op::List, &kind.kind, kind);
-        let result = self.fault(&[Op::List], &kind.kind).and_then(|()| {
-            let selector = options
-                .label_selector
-                .as_deref()
-                .map(LabelSelector::parse)
-                .transpose()
-                .map_err(|e| ApiError::Invalid(e.to_string()))?;
-            let s = self.state.borrow();
-            let mut listed = Vec::new();
-            for (r, v) in &s.cache {
-                if !kind.matches(r)
-                    || namespace.is_some_and(|ns| r.namespace.as_deref() != Some(ns))
-                {
-                    continue;
-                }
-                if selector.as_ref().is_some_and(|sel| !sel.matches(v)) {
-                    continue;
-                }
-                if let Some((index, key)) = &options.field_index {
-                    let indexer = self.indexer.as_ref().unwrap_or_else(|| {
-                        panic!(
-                            "a list by field index {index:?}, but the FakeCluster has no \
-                             indexer: build it with `with_indexer`"
-                        )
-                    });
-                    if !indexer(index, v).contains(key) {
-                        continue;
-                    }
-                }
-                listed.push(v.clone());
-            }
-            Ok(listed)
-        });
-        self.record(
-            Call::List(
-                kind.kind.clone(),
-                namespace.map(str::to_owned),
-                options.clone(),
-            ),
-            result.is_ok(),
-        );
-        result
-    }
-
-    fn apply(&self, body: &Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
-        let key = ObjectRef::from_object(body).map_err(incomplete)?;
-        self.refuse_op(Op::Apply, &key.kind, body);
-        self.refuse_owner_reference(
-            &key.kind,
-            owner.is_some() || has_owner_references(body),
-            body,
-        );
-        let result = self.fault(&[Op::Apply], &key.name);
-        let existing = self.object(&key);
-        let mut merged = existing.clone().unwrap_or_else(|| json!({}));
-        json_patch::merge(&mut merged, body);
-        if let Some(owner) = owner {
-            metadata_mut(&mut merged).insert(
-                "ownerReferences".into(),
-                json!([{
-                    "apiVersion": owner.api_version, "kind": owner.kind, "name": owner.name,
-                    "uid": owner.uid, "controller": true, "blockOwnerDeletion": true,
-                }]),
-            );
-        }
-        let (result, mut merged) = match result {
-            Ok(()) => match self.admit_write(&key, merged.clone(), existing.clone()) {
-                Ok(admitted) => (Ok(()), admitted),
-                Err(e) => (Err(e), merged),
-            },
-            Err(e) => (Err(e), merged),
-        };
-        let wrote = result.is_ok() && existing.as_ref() != Some(&merged);
-        self.record(
-            Call::Apply {
-                object: key.clone(),
-                body: body.clone(),
-                owner: owner.cloned(),
-                wrote,
-            },
-            result.is_ok(),
-        );
-        result?;
-        if !wrote {
-            return Ok(merged);
-        }
-        self.fill_server_fields(&mut merged, false);
-        self.bump_generation(&key.kind, existing.as_ref(), &mut merged);
-        Ok(self.store(&key, merged))
-    }
-
-    fn create(&self, object: &Value) -> Result<Value, ApiError> {
-        let key = ObjectRef::from_object(object).map_err(incomplete)?;
-        self.refuse_op(Op::Create, &key.kind, object);
-        self.refuse_owner_reference(&key.kind, has_owner_references(object), object);
-        let result = self.fault(&[Op::Create], &key.name).and_then(|()| {
-            let mut stored = self.admit_write(&key, object.clone(), None)?;
-            if self.state.borrow().server.contains_key(&key) {
-                return Err(ApiError::Conflict(format!("{key} already exists")));
-            }
-            self.fill_server_fields(&mut stored, true);
-            self.bump_generation(&key.kind, None, &mut stored);
-            Ok(self.store(&key, stored))
-        });
-        self.record(Call::Create(key), result.is_ok());
-        result
-    }
-
-    fn patch(
-        &self,
-        object: &ObjectRef,
-        patch: &Patch,
-        resource_version: Option<&str>,
-    ) -> Result<Value, ApiError> {
-        self.refuse_op(Op::Patch, &object.kind, object);
-        self.refuse_json_patch(&object.kind, patch, object);
-        self.refuse_owner_reference(&object.kind, patch_sets_owner_references(patch), object);
-        let result = self.fault(&[Op::Patch], &object.name).and_then(|()| {
-            let Some(current) = self.object(object) else {
-                return Err(ApiError::NotFound(format!("{object} not found")));
-            };
-            if let Some(version) = resource_version
-                && current
-                    .pointer("/metadata/resourceVersion")
-                    .and_then(Value::as_str)
-                    != Some(version)
-            {
-                return Err(ApiError::Conflict(format!(
-                    "Operation cannot be fulfilled on {object}: the object has been modified"
-                )));
-            }
-            let mut patched = current.clone();
-            match patch {
-                Patch::Merge(body) => json_patch::merge(&mut patched, body),
-                Patch::Json(body) => {
-                    let operations: json_patch::Patch = serde_json::from_value(body.clone())
-                        .map_err(|e| ApiError::Invalid(format!("the JSON patch: {e}")))?;
-                    json_patch::patch(&mut patched, &operations)
-                        .map_err(|e| ApiError::Invalid(format!("the JSON patch: {e}")))?;
-                }
-            }
-            let mut patched = self.admit_write(object, patched, Some(current.clone()))?;
-            self.bump_generation(&object.kind, Some(&current), &mut patched);
-            Ok(self.store(object, patched))
-        });
-        self.record(Call::Patch(object.clone(), patch.clone()), result.is_ok());
-        result
-    }
-
-    fn delete_with(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError> {
-        self.refuse_op(Op::Delete, &object.kind, object);
-        let result = self.fault(&[Op::Delete], &object.name).and_then(|()| {
-            if let Some(current) = self.object(object) {
-                self.admit_delete(object, current)?;
-            }
-            let mut s = self.state.borrow_mut();
-            if let Some(current) = s.server.get(object) {
-                let meta = |field: &str| {
-                    current
-                        .pointer(&format!("/metadata/{field}"))
-                        .and_then(Value::as_str)
-                        .map(str::to_owned)
-                };
-                let wanted = &options.preconditions;
-                if wanted.uid.is_some() && wanted.uid != meta("uid") {
-                    return Err(ApiError::Conflict(format!(
-                        "Precondition failed: UID in precondition: {}, UID in object meta: {}",
-                        wanted.uid.as_deref().unwrap_or_default(),
-                        meta("uid").unwrap_or_default()
-                    )));
-                }
-                if wanted.resource_version.is_some()
-                    && wanted.resource_version != meta("resourceVersion")
-                {
-                    return Err(ApiError::Conflict(format!(
-                        "Precondition failed: ResourceVersion in precondition: {}, ResourceVersion in object meta: {}",
-                        wanted.resource_version.as_deref().unwrap_or_default(),
-                        meta("resourceVersion").unwrap_or_default()
-                    )));
-                }
-            }
-            let removed = s.server.remove(object);
-            if !s.frozen {
-                s.cache.remove(object);
-            }
-            match removed {
-                Some(_) => Ok(()),
-                None => Err(ApiError::NotFound(format!("{object} not found"))),
-            }
-        });
-        self.record(
-            Call::Delete(object.clone(), options.clone()),
-            result.is_ok(),
-        );
-        result
-    }
-
-    fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
-        self.fault(&[Op::Served], &kind.plural)?;
-        Ok(!self.state.borrow().unserved.contains(&kind.plural))
-    }
-
-    fn create_subresource(
-        &self,
-        object: &ObjectRef,
-        subresource: &str,
-        body: &Value,
-    ) -> Result<Value, ApiError> {
-        let answer = self
-            .state
-            .borrow()
-            .subresource_answers
-            .get(subresource)
-            .cloned();
-        let result = match (self.object(object), answer) {
-            (None, _) => Err(ApiError::NotFound(format!("{object} not found"))),
-            (Some(_), Some(answer)) => Ok(answer),
-            (Some(_), None) => Err(ApiError::Other(format!(
-                "FakeCluster: no answer set for subresource {subresource:?} (answer_subresource)"
-            ))),
-        };
-        self.record(
-            Call::CreateSubresource(object.clone(), subresource.to_owned(), body.clone()),
-            result.is_ok(),
-        );
-        result
-    }
-
-    fn update_status(&self, object: &Value) -> Result<Value, ApiError> {
-        let key = ObjectRef::from_object(object).map_err(incomplete)?;
-        self.refuse_op(Op::UpdateStatus, &key.kind, &key);
-        let result = self.fault(&[Op::UpdateStatus], &key.name).and_then(|()| {
-            let Some(mut current) = self.object(&key) else {
-                return Err(ApiError::NotFound(format!("{key} not found")));
-            };
-            let sent = object
-                .pointer("/metadata/resourceVersion")
-                .and_then(Value::as_str);
-            if sent.is_some()
-                && current
-                    .pointer("/metadata/resourceVersion")
-                    .and_then(Value::as_str)
-                    != sent
-            {
-                return Err(ApiError::Conflict(format!("{key} has been modified")));
-            }
-            current["status"] = object.get("status").cloned().unwrap_or(Value::Null);
-            Ok(self.store(&key, current))
-        });
-        self.record(Call::UpdateStatus(key), result.is_ok());
-        result
-    }
-
-    fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError> {
-        self.refuse_op(Op::RecordEvent, &regarding.kind, regarding);
-        let result = self.fault(&[Op::RecordEvent], &regarding.name);
-        self.record(
-            Call::Event(regarding.clone(), event.clone()),
-            result.is_ok(),
-        );
-        result
-    }
 }

@@ -40,9 +40,14 @@
 //! ```
 
 mod admission;
+mod calls;
 mod fake;
+mod refusals;
+mod served;
 
-pub use fake::{CREATION_TIMESTAMP, Call, FakeCluster, Op, Refusal};
+pub use calls::{Call, Op};
+pub use fake::{CREATION_TIMESTAMP, FakeCluster};
+pub use refusals::Refusal;
 
 /// The owner the SDK's block tests apply under.
 #[cfg(test)]

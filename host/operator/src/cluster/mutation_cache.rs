@@ -7,7 +7,7 @@
 //! of a domain it created) is lost or, worse, decided again from the older object. Every
 //! object a write answers is kept here; a cache read returns it while the informer holds
 //! an older version of the same object, and drops it once the informer holds that version
-//! or a later one.
+//! or a later one. A kept object has no `metadata.managedFields`, as the informer's.
 //!
 //! | The informer holds | A read from the cache answers |
 //! |---|---|
@@ -91,8 +91,13 @@ impl MutationCache {
         let mut entries = self.lock();
         let ttl = self.ttl;
         entries.retain(|_, e| e.stored.elapsed() < ttl);
+        // As the informer keeps it: without managedFields.
+        let mut stripped = written.clone();
+        if let Some(metadata) = stripped.get_mut("metadata").and_then(Value::as_object_mut) {
+            metadata.remove("managedFields");
+        }
         let entry = Entry {
-            object: Arc::new(written.clone()),
+            object: Arc::new(stripped),
             version,
             stored: Instant::now(),
         };

@@ -116,3 +116,17 @@ fn an_answer_without_a_numeric_resource_version_or_a_name_is_not_kept() {
     );
     assert_eq!(cache.len(), 0);
 }
+
+#[test]
+fn a_kept_object_carries_no_managed_fields_as_the_informers() {
+    let cache = MutationCache::default();
+    let mut written = keystone("12", Some("d-1"));
+    written["metadata"]["managedFields"] = json!([{"manager": "keystone", "operation": "Update"}]);
+    cache.record(&written);
+    let served = read(&cache, Some(keystone("11", None))).expect("served");
+    assert!(
+        served["metadata"].get("managedFields").is_none(),
+        "{served}"
+    );
+    assert_eq!(served["status"]["domainID"], "d-1");
+}
