@@ -64,18 +64,6 @@ impl CachedCluster {
         }
     }
 
-    /// `cached`, each object as the plugin last wrote it when the informer holds an older
-    /// version (the selection stays the informer's).
-    fn as_written(&self, cached: Vec<Arc<Value>>) -> Vec<Arc<Value>> {
-        cached
-            .into_iter()
-            .map(|o| match ObjectRef::from_object(&o) {
-                Ok(object) => self.written.read(&object, Some(o.clone())).unwrap_or(o),
-                Err(_) => o,
-            })
-            .collect()
-    }
-
     /// `result`, its object kept for later cache reads when it succeeded.
     fn keep(&self, result: Result<Value, ApiError>) -> Result<Value, ApiError> {
         if let Ok(written) = &result {
@@ -175,10 +163,14 @@ impl ClusterBackend for CachedCluster {
                 .filter_map(|r| informer.get(&object_key(r.namespace.as_deref(), &r.name)))
                 .filter(|o| in_scope(o))
                 .collect();
-            return Ok(self.as_written(found));
+            return Ok(self.written.read_all(&kind.api_version, &kind.kind, found));
         }
         match self.synced(&kind.api_version, &kind.kind) {
-            Some(informer) => Ok(self.as_written(informer.filter(in_scope))),
+            Some(informer) => {
+                Ok(self
+                    .written
+                    .read_all(&kind.api_version, &kind.kind, informer.filter(in_scope)))
+            }
             None => self.server.list_shared(kind, namespace, options).await,
         }
     }

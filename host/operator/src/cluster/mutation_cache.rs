@@ -32,8 +32,8 @@ use wasm_operator_types::object::object_key;
 /// How long a written object is served at the most, caught up or not.
 pub(crate) const TTL: Duration = Duration::from_secs(30);
 
-/// apiVersion, kind and `namespace/name`.
-type Key = (String, String, String);
+/// apiVersion and kind.
+type KindKey = (String, String);
 
 struct Entry {
     object: Arc<Value>,
@@ -41,9 +41,13 @@ struct Entry {
     stored: Instant,
 }
 
-/// The objects a plugin's writes answered, by object.
+/// The kept objects of one kind, by `namespace/name`.
+type OfKind = HashMap<String, Entry>;
+
+/// The objects a plugin's writes answered, by kind and object: a list of a kind the plugin
+/// wrote nothing of costs one lookup.
 pub(crate) struct MutationCache {
-    entries: Mutex<HashMap<Key, Entry>>,
+    entries: Mutex<HashMap<KindKey, OfKind>>,
     ttl: Duration,
 }
 
@@ -60,12 +64,8 @@ fn version_of(object: &Value) -> Option<u64> {
         .and_then(|v| v.parse().ok())
 }
 
-fn key_of(object: &ObjectRef) -> Key {
-    (
-        object.api_version.clone(),
-        object.kind.clone(),
-        object_key(object.namespace.as_deref(), &object.name),
-    )
+fn kind_key(api_version: &str, kind: &str) -> KindKey {
+    (api_version.to_owned(), kind.to_owned())
 }
 
 impl MutationCache {
@@ -77,7 +77,7 @@ impl MutationCache {
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<Key, Entry>> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<KindKey, OfKind>> {
         self.entries.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
@@ -90,7 +90,10 @@ impl MutationCache {
         };
         let mut entries = self.lock();
         let ttl = self.ttl;
-        entries.retain(|_, e| e.stored.elapsed() < ttl);
+        entries.retain(|_, of_kind| {
+            of_kind.retain(|_, e| e.stored.elapsed() < ttl);
+            !of_kind.is_empty()
+        });
         // As the informer keeps it: without managedFields.
         let mut stripped = written.clone();
         if let Some(metadata) = stripped.get_mut("metadata").and_then(Value::as_object_mut) {
@@ -101,17 +104,26 @@ impl MutationCache {
             version,
             stored: Instant::now(),
         };
-        match entries.get(&key_of(&object)) {
+        let of_kind = entries
+            .entry(kind_key(&object.api_version, &object.kind))
+            .or_default();
+        let key = object_key(object.namespace.as_deref(), &object.name);
+        match of_kind.get(&key) {
             Some(kept) if kept.version >= version => {}
             _ => {
-                entries.insert(key_of(&object), entry);
+                of_kind.insert(key, entry);
             }
         }
     }
 
     /// Forgets `object` (it was deleted).
     pub(crate) fn forget(&self, object: &ObjectRef) {
-        self.lock().remove(&key_of(object));
+        if let Some(of_kind) = self
+            .lock()
+            .get_mut(&kind_key(&object.api_version, &object.kind))
+        {
+            of_kind.remove(&object_key(object.namespace.as_deref(), &object.name));
+        }
     }
 
     /// What a cache read of `object` answers, the informer holding `cached`.
@@ -121,23 +133,58 @@ impl MutationCache {
         cached: Option<Arc<Value>>,
     ) -> Option<Arc<Value>> {
         let cached = cached?;
-        let key = key_of(object);
         let mut entries = self.lock();
-        let Some(entry) = entries.get(&key) else {
+        let Some(of_kind) = entries.get_mut(&kind_key(&object.api_version, &object.kind)) else {
             return Some(cached);
+        };
+        let key = object_key(object.namespace.as_deref(), &object.name);
+        Some(self.newer(of_kind, &key, cached))
+    }
+
+    /// What a cache list of `kind` answers, the informer holding `cached` (the selection
+    /// stays the informer's; each object is answered as [`read`](Self::read) answers it).
+    pub(crate) fn read_all(
+        &self,
+        api_version: &str,
+        kind: &str,
+        cached: Vec<Arc<Value>>,
+    ) -> Vec<Arc<Value>> {
+        let mut entries = self.lock();
+        let Some(of_kind) = entries.get_mut(&kind_key(api_version, kind)) else {
+            return cached;
+        };
+        cached
+            .into_iter()
+            .map(|o| {
+                let metadata = o.get("metadata");
+                let field = |f: &str| metadata.and_then(|m| m.get(f)).and_then(Value::as_str);
+                let key = field("name").map(|name| object_key(field("namespace"), name));
+                match key {
+                    Some(key) => self.newer(of_kind, &key, o),
+                    None => o,
+                }
+            })
+            .collect()
+    }
+
+    /// The kept object under `key` when `cached` is older than it and it is still in time;
+    /// `cached` otherwise, the entry dropped.
+    fn newer(&self, of_kind: &mut OfKind, key: &str, cached: Arc<Value>) -> Arc<Value> {
+        let Some(entry) = of_kind.get(key) else {
+            return cached;
         };
         let stale = version_of(&cached).is_some_and(|v| v < entry.version);
         if stale && entry.stored.elapsed() < self.ttl {
-            return Some(entry.object.clone());
+            return entry.object.clone();
         }
-        entries.remove(&key);
-        Some(cached)
+        of_kind.remove(key);
+        cached
     }
 
     /// How many written objects are kept.
     #[cfg(test)]
     fn len(&self) -> usize {
-        self.lock().len()
+        self.lock().values().map(HashMap::len).sum()
     }
 }
 

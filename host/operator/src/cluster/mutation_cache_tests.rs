@@ -130,3 +130,20 @@ fn a_kept_object_carries_no_managed_fields_as_the_informers() {
     );
     assert_eq!(served["status"]["domainID"], "d-1");
 }
+
+#[test]
+fn a_list_answers_each_object_as_a_read_does_and_a_kind_without_writes_as_the_informer() {
+    let cache = MutationCache::default();
+    cache.record(&keystone("12", Some("d-1")));
+    let mut other = keystone("5", None);
+    other["metadata"]["name"] = json!("other");
+    let listed = cache.read_all(
+        "keystone.openstack.c5c3.io/v1alpha1",
+        "Keystone",
+        vec![Arc::new(keystone("11", None)), Arc::new(other.clone())],
+    );
+    let listed: Vec<Value> = listed.into_iter().map(Arc::unwrap_or_clone).collect();
+    assert_eq!(listed, [keystone("12", Some("d-1")), other]);
+    let secrets = cache.read_all("v1", "Secret", vec![Arc::new(keystone("11", None))]);
+    assert_eq!(*secrets[0], keystone("11", None));
+}
