@@ -8,9 +8,9 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 use wasm_operator_e2e::{current_condition, eventually};
 use wasm_operator_runtime::backend::ClusterBackend as _;
-use wasm_operator_sdk::{DeleteOptions, ObjectRef};
+use wasm_operator_sdk::DeleteOptions;
 
-use crate::harness::{Harness, WAIT, secret};
+use crate::harness::{Harness, WAIT, in_ns, secret};
 
 const GROUP_VERSION: &str = "barbican.openstack.c5c3.io/v1alpha1";
 const NS: &str = "ns";
@@ -330,12 +330,7 @@ async fn a_second_default_store_is_named_on_the_barbican_name2_is_not_name_and_a
     h.cluster
         .backend
         .delete(
-            &ObjectRef {
-                api_version: GROUP_VERSION.into(),
-                kind: "BarbicanSecretStore".into(),
-                namespace: Some(NS.into()),
-                name: "vault2".into(),
-            },
+            &in_ns(GROUP_VERSION, "BarbicanSecretStore", "vault2"),
             &DeleteOptions::default(),
         )
         .await
@@ -445,12 +440,7 @@ async fn a_brownfield_store_is_validated_read_only_projected_and_its_gate_closes
     .expect("the policy parses");
     h.cluster
         .merge_patch(
-            &ObjectRef {
-                api_version: GROUP_VERSION.into(),
-                kind: "BarbicanSecretStore".into(),
-                namespace: Some(NS.into()),
-                name: "legacy".into(),
-            },
+            &in_ns(GROUP_VERSION, "BarbicanSecretStore", "legacy"),
             json!({"metadata": {"annotations": {"example.com/recheck": "1"}}}),
         )
         .await;

@@ -6,9 +6,9 @@
 use serde_json::{Value, json};
 use wasm_operator_e2e::{current_condition, eventually};
 use wasm_operator_runtime::backend::ClusterBackend as _;
-use wasm_operator_sdk::{DeleteOptions, ObjectRef};
+use wasm_operator_sdk::DeleteOptions;
 
-use crate::harness::{Harness, WAIT, secret};
+use crate::harness::{Harness, WAIT, in_ns, secret};
 
 const GROUP_VERSION: &str = "cinder.openstack.c5c3.io/v1alpha1";
 const NS: &str = "ns";
@@ -196,12 +196,7 @@ async fn backends_run_their_own_volume_services_the_backup_its_service_and_a_del
     );
 
     // Deleting `slow`: its service stops, the removal Job runs, the finalizer goes.
-    let slow = ObjectRef {
-        api_version: GROUP_VERSION.into(),
-        kind: "CinderBackend".into(),
-        namespace: Some(NS.into()),
-        name: "slow".into(),
-    };
+    let slow = in_ns(GROUP_VERSION, "CinderBackend", "slow");
     h.cluster
         .backend
         .delete(&slow, &DeleteOptions::default())
@@ -278,12 +273,7 @@ async fn a_second_backup_backend_is_named_on_the_cinder_and_a_deleting_one_leave
     h.cluster
         .backend
         .delete(
-            &ObjectRef {
-                api_version: GROUP_VERSION.into(),
-                kind: "CinderBackupBackend".into(),
-                namespace: Some(NS.into()),
-                name: "weekly".into(),
-            },
+            &in_ns(GROUP_VERSION, "CinderBackupBackend", "weekly"),
             &DeleteOptions::default(),
         )
         .await

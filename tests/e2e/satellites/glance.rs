@@ -9,7 +9,7 @@ use wasm_operator_e2e::{counter_rises, current_condition, eventually, passes, se
 use wasm_operator_runtime::backend::ClusterBackend as _;
 use wasm_operator_sdk::{DeleteOptions, ObjectRef, Patch};
 
-use crate::harness::{Harness, WAIT, secret};
+use crate::harness::{Harness, WAIT, in_ns, secret};
 
 const GROUP_VERSION: &str = "glance.openstack.c5c3.io/v1alpha1";
 const NS: &str = "ns";
@@ -75,12 +75,7 @@ fn s3_secret(name: &str, secret_key: &str) -> Value {
 }
 
 fn object_ref(kind: &str, name: &str) -> ObjectRef {
-    ObjectRef {
-        api_version: GROUP_VERSION.into(),
-        kind: kind.into(),
-        namespace: Some(NS.into()),
-        name: name.into(),
-    }
+    in_ns(GROUP_VERSION, kind, name)
 }
 
 impl Harness {
@@ -184,12 +179,7 @@ async fn a_backend_applied_before_its_glance_waits_then_is_projected_and_a_conve
         .backend
         .patch(
             &setup(),
-            &ObjectRef {
-                api_version: "apps/v1".into(),
-                kind: "Deployment".into(),
-                namespace: Some(NS.into()),
-                name: "glance".into(),
-            },
+            &in_ns("apps/v1", "Deployment", "glance"),
             &Patch::Merge(json!({"metadata": {"annotations": {"touched": "yes"}}})),
             None,
         )
@@ -238,12 +228,7 @@ async fn a_new_backend_rolls_the_glance_a_deleting_one_leaves_at_once_and_name2_
     // the Glance side, only `[store2]` is mounted and `store` is not projected.
     h.cluster
         .merge_patch(
-            &ObjectRef {
-                api_version: "v1".into(),
-                kind: "Secret".into(),
-                namespace: Some(NS.into()),
-                name: "store-s3".into(),
-            },
+            &in_ns("v1", "Secret", "store-s3"),
             json!({"stringData": {"secret-access-key": "line\ninjected = yes"}}),
         )
         .await;

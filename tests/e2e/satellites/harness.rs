@@ -9,6 +9,7 @@ use wasm_operator::operator::{OperatorConfig, RunningOperator};
 use wasm_operator_apiserver::Actor;
 use wasm_operator_e2e::webhooks::webhook_config;
 use wasm_operator_e2e::{Cluster, cluster_with_actors};
+use wasm_operator_sdk::ObjectRef;
 
 /// Long enough for a cold start of the plugins and every actor on a busy machine.
 pub(crate) const WAIT: Duration = Duration::from_secs(90);
@@ -18,6 +19,16 @@ fn crd(file: &str) -> Value {
     let path = format!("{}/../crds/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
     wasm_operator_e2e::yaml_objects(&text).remove(0)
+}
+
+/// The object of `api_version` and `kind` named `name` in namespace `ns`.
+pub(crate) fn in_ns(api_version: &str, kind: &str, name: &str) -> ObjectRef {
+    ObjectRef {
+        api_version: api_version.into(),
+        kind: kind.into(),
+        namespace: Some("ns".into()),
+        name: name.into(),
+    }
 }
 
 pub(crate) fn secret(namespace: &str, name: &str, data: Value) -> Value {
