@@ -225,6 +225,32 @@ pub fn setup() -> Caller {
     }
 }
 
+/// The namespace the operator reads target cluster registrations from by default.
+pub const CLUSTERS_NAMESPACE: &str = "c5c3-clusters";
+
+impl Cluster {
+    /// Registers `target` on this cluster as the target cluster `name`: the namespace
+    /// [`CLUSTERS_NAMESPACE`] (when missing) and the registration Secret there, labelled
+    /// `sigs.k8s.io/multicluster-runtime-kubeconfig=true`, with `target`'s kubeconfig.
+    pub async fn register_target(&self, name: &str, target: &Cluster) {
+        let namespace = json!({"apiVersion": "v1", "kind": "Namespace",
+            "metadata": {"name": CLUSTERS_NAMESPACE}});
+        match self.backend.create(&setup(), namespace).await {
+            Ok(_) | Err(wasm_operator_types::ApiError::Conflict(_)) => {}
+            Err(e) => panic!("the namespace {CLUSTERS_NAMESPACE} is created: {e}"),
+        }
+        self.create(target_registration(name, target)).await;
+    }
+}
+
+/// The registration Secret of `target` as the target cluster `name`.
+pub fn target_registration(name: &str, target: &Cluster) -> Value {
+    json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": name, "namespace": CLUSTERS_NAMESPACE,
+            "labels": {"sigs.k8s.io/multicluster-runtime-kubeconfig": "true"}},
+        "stringData": {"kubeconfig": target.server.kubeconfig()}})
+}
+
 /// A fresh embedded API server with namespace `ns` and `objects` created in it.
 pub async fn cluster_with(objects: &[Value]) -> Cluster {
     cluster_with_actors(&[], objects).await

@@ -32,6 +32,6 @@ pub use names::is_dns_label;
 pub use object::{KindRef, ObjectRef, object_key, split_api_version};
 pub use plugin::{
     Description, FieldIndex, KindIndex, Mapping, Outcome, Permission, Predicate, Request,
-    SubresourcePermission, Verb, Watch,
+    SubresourcePermission, TargetDescription, Verb, Watch,
 };
 pub use selector::{LabelSelector, SelectorError};

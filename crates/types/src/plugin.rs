@@ -134,6 +134,36 @@ pub struct Description {
     pub egress: Vec<String>,
     /// The kinds whose writes the plugin defaults and validates (contract 1.2).
     pub admission: Vec<crate::admission::AdmittedKind>,
+    /// How the plugin writes children to target clusters (contract 1.3).
+    pub targets: TargetDescription,
+}
+
+/// How a plugin writes a primary's children to target clusters (contract 1.3).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TargetDescription {
+    /// The prefix of the owner labels (`<prefix>/owner-kind`, `-name`, `-namespace`) the
+    /// host writes on a child instead of an owner reference; empty when the plugin writes to
+    /// no target.
+    pub owner_label_prefix: String,
+    /// Kinds watched on every engaged target, mapped to primaries by the owner labels.
+    pub watches: Vec<crate::KindRef>,
+}
+
+impl TargetDescription {
+    /// Whether the plugin may open targets.
+    pub fn targets(&self) -> bool {
+        !self.owner_label_prefix.is_empty()
+    }
+
+    /// The three owner label keys: kind, name, namespace.
+    pub fn owner_labels(&self) -> [String; 3] {
+        let p = &self.owner_label_prefix;
+        [
+            format!("{p}/owner-kind"),
+            format!("{p}/owner-name"),
+            format!("{p}/owner-namespace"),
+        ]
+    }
 }
 
 /// The primary object of one pass.

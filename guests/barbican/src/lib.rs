@@ -16,6 +16,7 @@ mod pass;
 pub mod reconcile;
 mod steps;
 mod store;
+mod targeting;
 pub mod types;
 
 #[cfg(test)]

@@ -45,8 +45,14 @@ pub(crate) struct Projection {
 
 /// One pass over one Barbican.
 pub(crate) struct Pass<'c> {
-    /// The cluster the children live on.
+    /// The cluster the children live on: the target cluster the Barbican's
+    /// `targetClusterRef` names, or the Barbican's own.
     pub(crate) cluster: &'c dyn Cluster,
+    /// The Barbican's own cluster: the Barbican (its status, finalizers, events) and its
+    /// BarbicanSecretStores.
+    pub(crate) primary_cluster: &'c dyn Cluster,
+    /// Why the target cluster the Barbican names did not open (the host's text).
+    pub(crate) target_error: Option<String>,
     /// The Barbican as the pass found it; its status is what the pass writes.
     pub(crate) barbican: Barbican,
     /// The controller owner of every child.
@@ -66,6 +72,8 @@ impl<'c> Pass<'c> {
     pub(crate) fn new(cluster: &'c dyn Cluster, barbican: Barbican, owner: Owner) -> Self {
         Self {
             cluster,
+            primary_cluster: cluster,
+            target_error: None,
             barbican,
             owner,
             db_connection_hash: String::new(),
@@ -138,7 +146,7 @@ impl<'c> Pass<'c> {
             action: "Reconcile".to_owned(),
             note: note.to_owned(),
         };
-        if let Err(e) = self.cluster.record_event(&regarding, &event) {
+        if let Err(e) = self.primary_cluster.record_event(&regarding, &event) {
             log::warn(&format!("recording event {reason} on {regarding}: {e}"));
         }
     }

@@ -70,8 +70,12 @@ pub(crate) fn store(name: &str, ready: bool, default: bool) -> Value {
 
 /// The cluster: the Barbican, its credentials and a ready MariaDB.
 pub(crate) fn cluster() -> FakeCluster {
+    children_cluster().with(barbican())
+}
+
+/// What the Barbican's children need where they run: its credentials and a ready MariaDB.
+pub(crate) fn children_cluster() -> FakeCluster {
     FakeCluster::new()
-        .with(barbican())
         .with(secret(
             "barbican-db",
             &[("username", "barbican"), ("password", "db-pw")],

@@ -5,7 +5,8 @@
 //! | Case | CredentialsReady | ConfigProjected | Pass |
 //! |---|---|---|---|
 //! | the Barbican does not exist (or its kind is not served) | False `WaitingForParent` "parent Barbican ns/b does not exist; the cluster this store's credentials belong on is unknown" | a True one demoted to False `WaitingForProjection` "parent Barbican ns/b does not exist; nothing mounts this store's rendered secret-store section"; absent or False left | ends, 15 s |
-//! | the Barbican names a `targetClusterRef` | False `TargetClusterUnavailable` "target cluster \"t\" cannot be resolved: this host runs children on its own cluster only" | unchanged | ends, 15 s |
+//! | the Barbican names a `targetClusterRef` the host cannot open | False `TargetClusterUnavailable` with the host's text ("target cluster \"t\" is not registered") | unchanged | ends, 15 s |
+//! | the Barbican names a `targetClusterRef` the host opens | — | — | goes on, the store's Secrets read and minted on that cluster |
 //! | reading the Barbican fails otherwise | unchanged | unchanged | error "fetching parent Barbican ns/b: …" |
 //! | the Barbican, no `targetClusterRef` | — | — | goes on, on the management cluster |
 //!
@@ -14,12 +15,10 @@
 //! the Barbican is gone, and a True condition would keep Ready True over a store no
 //! Barbican serves.
 //!
-//! DECISION: this host runs every child on its own cluster (as the Keystone and Glance
-//! plugins), so the resolver ([`LocalOnly`]) resolves no target: a Barbican placed on
-//! another cluster holds its stores rather than have them read, mint or validate
-//! credentials on the wrong cluster. Hence no remote-children finalizer and no
-//! `openstack.c5c3.io/children-cluster` annotation either (facts §3.6 "Remote target"):
-//! a local store has none.
+//! The resolver is the host's (the SDK's `HostTargets`, contract 1.3): the store stays on
+//! the management cluster, next to its Barbican; its credentials, its minted Secret and the
+//! Barbican's Deployment live where the Barbican's children do ([`remote`](crate::remote)
+//! for what a managed store of a targeted Barbican holds).
 //!
 //! The Barbican kind is another plugin's; this crate reads only what it needs of it
 //! ([`Barbican`]) and never creates its CRD.
@@ -81,19 +80,6 @@ impl Barbican {
     }
 }
 
-/// Resolves no target cluster: this host runs children on its own cluster only.
-pub(crate) struct LocalOnly;
-
-impl ClusterResolver for LocalOnly {
-    fn resolve(&self, target: &TargetClusterRefSpec) -> Result<Box<dyn Cluster + '_>, String> {
-        Err(format!(
-            "target cluster {:?} cannot be resolved: this host runs children on its own \
-             cluster only",
-            target.name
-        ))
-    }
-}
-
 fn target_cluster_ref(barbican: &Barbican) -> Option<TargetClusterRefSpec> {
     barbican.spec.target_cluster_ref.clone()
 }
@@ -129,9 +115,10 @@ impl Parent {
 }
 
 /// Runs step 1 for `store`, whose Barbican is `parent`, against the management cluster
-/// `cluster`.
+/// `cluster`, opening target clusters through `resolver`.
 pub(crate) fn run<'a>(
     cluster: &'a dyn Cluster,
+    resolver: &'a dyn ClusterResolver,
     store: &mut BarbicanSecretStore,
     parent: &'a Parent,
 ) -> Result<Resolution<'a, Barbican>, Error> {
@@ -139,7 +126,7 @@ pub(crate) fn run<'a>(
     let status = store.status.get_or_insert_with(Default::default);
     let resolution = resolve_parent_children(ResolveParams {
         client: cluster,
-        resolver: Some(&LocalOnly),
+        resolver: Some(resolver),
         parent_namespace: &parent.namespace,
         parent_name: &parent.name,
         parent_kind: BARBICAN_KIND,

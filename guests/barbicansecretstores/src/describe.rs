@@ -5,16 +5,16 @@
 //!
 //! | Kind | Verbs | Why |
 //! |---|---|---|
-//! | BarbicanSecretStore | get, list, watch, update-status | the primary; its status is written; admission lists the siblings (single default, one OpenBao store per Barbican) |
+//! | BarbicanSecretStore | get, list, watch, patch, update-status | the primary; its status is written; admission lists the siblings (single default, one OpenBao store per Barbican); patch for a managed store's remote-children annotation and finalizer |
 //! | Barbican | get, list, watch | the parent (step 1), watched (optional): its creation and changes wake its stores |
-//! | Secret | get, patch | the brownfield credentials and CA bundle, the instance's CA, the projection Secret (get); the managed store's `{store}-approle`, applied (patch) |
+//! | Secret | get, list, patch, delete | the brownfield credentials and CA bundle, the instance's CA, the projection Secret (get); the managed store's `{store}-approle`, applied (patch); list and delete for the sweep of a target cluster |
 //! | Deployment | get, list, watch | ConfigProjected reads the Barbican's Deployment (step 3), watched |
 //! | OpenBaoCluster | get, list, watch | a managed store's instance (Available), watched (optional) |
 //! | ServiceAccount `token` (subresource) | create | the provisioner's bound token (managed) |
 //!
 //! Events (Warning, named after the failed condition's reason) need no declaration: a
-//! plugin records them on its primary. No finalizer (a local store has nothing to clean
-//! up: its Secret is owned), so no patch on the primary.
+//! plugin records them on its primary. Only a managed store of a targeted Barbican holds a
+//! finalizer ([`remote`](crate::remote)); a local store's Secret is owned.
 //!
 //! Egress ([`EGRESS`]): `*.svc:8200` and `*.svc.cluster.local:8200`.
 //! DECISION: the host's allow-list takes `host:port` patterns whose host is a DNS name or
@@ -80,7 +80,7 @@ fn permission(kind: KindRef, verbs: &[Verb]) -> Permission {
 
 /// The plugin's description.
 pub fn describe() -> Description {
-    use Verb::{Get, List, Patch, UpdateStatus, Watch as W};
+    use Verb::{Delete, Get, List, Patch, UpdateStatus, Watch as W};
     let primary = KindRef::of::<BarbicanSecretStore>();
     let by_barbican = || Mapping::FieldIndex(indexes::BARBICAN_REF.into());
     let by_instance = Mapping::FieldIndex(indexes::INSTANCE_REF.into());
@@ -108,9 +108,9 @@ pub fn describe() -> Description {
             },
         ],
         permissions: vec![
-            permission(primary.clone(), &[Get, List, W, UpdateStatus]),
+            permission(primary.clone(), &[Get, List, W, Patch, UpdateStatus]),
             permission(barbican_kind(), &[Get, List, W]),
-            permission(KindRef::of::<Secret>(), &[Get, Patch]),
+            permission(KindRef::of::<Secret>(), &[Get, List, Patch, Delete]),
             permission(KindRef::of::<Deployment>(), &[Get, List, W]),
             permission(openbao_cluster_kind(), &[Get, List, W]),
         ],
@@ -123,6 +123,13 @@ pub fn describe() -> Description {
             validate_on: vec![Operation::Create, Operation::Update],
             failure_policy: FailurePolicy::Fail,
         }],
+        // A managed store of a targeted Barbican mints on the target (owner labels); what it
+        // reads there is polled (nothing on a target maps to a store by a watch).
+        targets: wasm_operator_sdk::TargetDescription {
+            owner_label_prefix: wasm_operator_sdk::blocks::remote_children::OWNER_LABEL_PREFIX
+                .into(),
+            watches: Vec::new(),
+        },
     }
 }
 

@@ -20,7 +20,7 @@ fn it_declares_the_store_and_exactly_the_verbs_its_controller_and_admission_use(
     );
     assert!(d.primary.namespaced);
     assert_eq!(d.primary_predicates, [Predicate::GenerationChanged]);
-    use Verb::{Create, Get, List, Patch, UpdateStatus, Watch};
+    use Verb::{Create, Delete, Get, List, Patch, UpdateStatus, Watch};
     let table: Vec<(&str, &str, &str, Vec<Verb>)> = d
         .permissions
         .iter()
@@ -40,7 +40,7 @@ fn it_declares_the_store_and_exactly_the_verbs_its_controller_and_admission_use(
                 "barbican.openstack.c5c3.io/v1alpha1",
                 "BarbicanSecretStore",
                 "barbicansecretstores",
-                vec![Get, List, Watch, UpdateStatus]
+                vec![Get, List, Watch, Patch, UpdateStatus]
             ),
             (
                 "barbican.openstack.c5c3.io/v1alpha1",
@@ -48,7 +48,7 @@ fn it_declares_the_store_and_exactly_the_verbs_its_controller_and_admission_use(
                 "barbicans",
                 vec![Get, List, Watch]
             ),
-            ("v1", "Secret", "secrets", vec![Get, Patch]),
+            ("v1", "Secret", "secrets", vec![Get, List, Patch, Delete]),
             (
                 "apps/v1",
                 "Deployment",
@@ -137,4 +137,11 @@ fn every_kind_the_plugin_watches_it_may_list_and_watch() {
             );
         }
     }
+}
+
+#[test]
+fn a_store_can_sweep_its_secrets_from_a_target_cluster() {
+    use wasm_operator_sdk::KindRef;
+    use wasm_operator_sdk::k8s_openapi::api::core::v1::Secret;
+    wasm_operator_sdk::testing::assert_can_sweep(&describe(), &[KindRef::of::<Secret>()]);
 }

@@ -32,8 +32,8 @@ mod openbao;
 mod pass;
 mod projection;
 mod reconcile;
+mod remote;
 pub mod types;
-mod unserved;
 
 #[cfg(test)]
 mod crd;

@@ -2,8 +2,8 @@
 //!
 //! | # | Step | Module | Ends the pass when |
 //! |---|---|---|---|
-//! | 0 | read the store | — | it is gone, or being deleted (done, no write: no finalizer, the minted Secret is garbage-collected with its owner) |
-//! | 1 | the Barbican, and the cluster its children live on | [`barbican_ref`] | no Barbican, or a target cluster (15 s, no event) |
+//! | 0 | read the store | [`remote`] when deleting | it is gone, or being deleted: a held store sweeps its Secrets from its target cluster (or waits for it) and releases its finalizer; otherwise done, no write (the minted Secret is garbage-collected with its owner) |
+//! | 1 | the Barbican, and the cluster its children live on | [`barbican_ref`], [`remote`] | no Barbican, or a target that does not open (15 s, no event); a managed store of a targeted Barbican lacking its annotation and finalizer (both added, at once) |
 //! | 2 | the credentials: managed ([`managed`], [`minting`]) or brownfield ([`brownfield`]); neither mode named: CredentialsReady False `WaitingForCredentials` | — | the gate holds (30 s, with a Warning event) |
 //! | 3 | ConfigProjected | [`projection`] | not projected (30 s); projected (step 2's revalidation: 15 min, or the managed re-mint point) |
 //!
@@ -19,7 +19,7 @@
 use std::time::Duration;
 
 use k8s_openapi::jiff::Timestamp;
-use wasm_operator_sdk::blocks::satellite::Resolution;
+use wasm_operator_sdk::blocks::satellite::{HostTargets, Resolution};
 use wasm_operator_sdk::{
     ApiError, Cluster, ClusterExt, ObjectRef, Outcome, ReadFrom, ReconcileError, Request, log,
 };
@@ -28,8 +28,8 @@ use crate::error::Error;
 use crate::openbao::{Egress, Transport};
 use crate::pass::{Gate, Pass};
 use crate::types::{BarbicanSecretStore, BarbicanSecretStoreStatus};
-use crate::unserved::UnservedIsAbsent;
-use crate::{barbican_ref, brownfield, conditions, managed, projection};
+use crate::{barbican_ref, brownfield, conditions, managed, projection, remote};
+use wasm_operator_sdk::blocks::satellite::UnservedIsAbsent;
 
 /// RequeueSecretPolling: waiting on the parent (or its cluster).
 pub(crate) const SECRET_POLLING: Duration = Duration::from_secs(15);
@@ -61,10 +61,15 @@ pub(crate) fn reconcile_with(
     };
     let mut store: BarbicanSecretStore = serde_json::from_value(cached)
         .map_err(|e| ReconcileError::Permanent(format!("{object} does not decode: {e}")))?;
-    if store.is_deleting() {
-        return Ok(Outcome::done());
-    }
     let before = store.status.clone();
+    if store.is_deleting() {
+        let result = remote::delete(cluster, &mut store, now);
+        if matches!(result, Ok(Some(_))) {
+            let written = write_status(cluster, &mut store, before.as_ref());
+            return outcome(&object, written.and(result));
+        }
+        return outcome(&object, result);
+    }
     let reads = UnservedIsAbsent(cluster);
     let result = steps(&reads, transport, now, &mut store);
     let written = write_status(cluster, &mut store, before.as_ref());
@@ -79,10 +84,16 @@ fn steps(
     store: &mut BarbicanSecretStore,
 ) -> Result<Option<Duration>, Error> {
     let parent = barbican_ref::Parent::of(store);
-    let (barbican, children) = match barbican_ref::run(cluster, store, &parent)? {
+    let resolver = HostTargets(cluster);
+    let (barbican, children) = match barbican_ref::run(cluster, &resolver, store, &parent)? {
         Resolution::Resolved { parent, children } => (parent, children),
         Resolution::Requeue(after) => return Ok(Some(after)),
     };
+    if let Some(target) = remote::target_of(&barbican, store)
+        && remote::hold(cluster, store, &target)?
+    {
+        return Ok(Some(Duration::ZERO));
+    }
     let mut pass = Pass {
         cluster: &*children,
         transport,

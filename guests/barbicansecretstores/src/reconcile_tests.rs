@@ -117,7 +117,7 @@ fn a_missing_barbican_demotes_a_projected_store_and_a_targeted_one_is_unavailabl
         cond(
             "False",
             "TargetClusterUnavailable",
-            "target cluster \"remote\" cannot be resolved: this host runs children on its own cluster only"
+            "target cluster \"remote\" is not registered"
         )
     );
     assert_eq!(targeted.events(), Vec::<(String, String, String)>::new());

@@ -4,15 +4,19 @@
 //!
 //! | Kind | Verbs | Why |
 //! |---|---|---|
-//! | Cinder | get, list, watch, update-status | the primary |
+//! | Cinder | get, list, watch, patch, update-status | the primary; patch for the remote-children finalizer of a targeted Cinder |
 //! | CinderBackend | get, list, watch, patch | the Backends step lists them; their changes (status flips included) wake the Cinder they name; the service-remove finalizer is released by a patch |
 //! | CinderBackupBackend | get, list, watch | the BackupBackend step lists them; their changes wake the Cinder |
 //! | Secret | get, list, watch, create, patch, delete | credentials read; the connection Secret applied; immutable config, backend and backup Secrets created, superseded and stale ones deleted |
 //! | Deployment | get, list, watch, patch, delete | the API, cinder-volume and cinder-backup workloads; a backend's or backup's Deployment deleted when it is no longer projected |
-//! | Service | get, list, watch, patch | the API's Service |
+//! | Service | get, list, watch, patch, delete | the API's Service; delete for the sweep of a target cluster |
 //! | Job | get, list, watch, create, delete | the db-sync and service-remove Jobs (re-created when their template changes) |
 //! | MariaDB | get, list, watch | the database gate |
-//! | Database, User, Grant | get, list, watch, patch | the managed database |
+//! | Database, User, Grant | get, list, watch, patch, delete | the managed database; delete for the sweep of a target cluster |
+//!
+//! Targets (contract 1.3): children on a target cluster carry the owner labels under
+//! `openstack.c5c3.io`; the watches of every kind it writes run there too (those of
+//! MariaDB's kinds only where the target serves them). The satellites stay here.
 //!
 //! The satellite watches are optional: the plugin loads, and its Cinders aggregate
 //! nothing, while the satellite CRDs are not installed.
@@ -21,9 +25,12 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Secret, Service};
 use wasm_operator_sdk::blocks::apply::FIELD_MANAGER;
+use wasm_operator_sdk::blocks::remote_children::OWNER_LABEL_PREFIX;
+use wasm_operator_sdk::blocks::service::child_kinds;
 use wasm_operator_sdk::external::mariadb::{Database, Grant, MariaDb, User};
 use wasm_operator_sdk::{
-    Description, FieldIndex, KindIndex, KindRef, Mapping, Permission, Predicate, Verb, Watch,
+    Description, FieldIndex, KindIndex, KindRef, Mapping, Permission, Predicate, TargetDescription,
+    Verb, Watch,
 };
 
 use crate::indexes;
@@ -102,7 +109,7 @@ pub fn describe() -> Description {
             },
         }],
         permissions: vec![
-            permission(primary, &[Get, List, W, UpdateStatus]),
+            permission(primary, &[Get, List, W, Patch, UpdateStatus]),
             permission(backend_kind(), &[Get, List, W, Patch]),
             permission(backup_backend_kind(), &[Get, List, W]),
             permission(
@@ -110,16 +117,20 @@ pub fn describe() -> Description {
                 &[Get, List, W, Create, Patch, Delete],
             ),
             permission(KindRef::of::<Deployment>(), &[Get, List, W, Patch, Delete]),
-            permission(KindRef::of::<Service>(), &[Get, List, W, Patch]),
+            permission(KindRef::of::<Service>(), &[Get, List, W, Patch, Delete]),
             permission(KindRef::of::<Job>(), &[Get, List, W, Create, Delete]),
             permission(KindRef::of::<MariaDb>(), &[Get, List, W]),
-            permission(KindRef::of::<Database>(), &[Get, List, W, Patch]),
-            permission(KindRef::of::<User>(), &[Get, List, W, Patch]),
-            permission(KindRef::of::<Grant>(), &[Get, List, W, Patch]),
+            permission(KindRef::of::<Database>(), &[Get, List, W, Patch, Delete]),
+            permission(KindRef::of::<User>(), &[Get, List, W, Patch, Delete]),
+            permission(KindRef::of::<Grant>(), &[Get, List, W, Patch, Delete]),
         ],
         subresources: vec![],
         egress: vec![],
         admission: vec![],
+        targets: TargetDescription {
+            owner_label_prefix: OWNER_LABEL_PREFIX.into(),
+            watches: child_kinds().to_vec(),
+        },
     }
 }
 
@@ -139,7 +150,7 @@ mod tests {
         assert_eq!(
             verbs,
             [
-                ("Cinder".to_owned(), vec![Get, List, W, UpdateStatus]),
+                ("Cinder".to_owned(), vec![Get, List, W, Patch, UpdateStatus]),
                 ("CinderBackend".to_owned(), vec![Get, List, W, Patch]),
                 ("CinderBackupBackend".to_owned(), vec![Get, List, W]),
                 (
@@ -147,12 +158,12 @@ mod tests {
                     vec![Get, List, W, Create, Patch, Delete]
                 ),
                 ("Deployment".to_owned(), vec![Get, List, W, Patch, Delete]),
-                ("Service".to_owned(), vec![Get, List, W, Patch]),
+                ("Service".to_owned(), vec![Get, List, W, Patch, Delete]),
                 ("Job".to_owned(), vec![Get, List, W, Create, Delete]),
                 ("MariaDB".to_owned(), vec![Get, List, W]),
-                ("Database".to_owned(), vec![Get, List, W, Patch]),
-                ("User".to_owned(), vec![Get, List, W, Patch]),
-                ("Grant".to_owned(), vec![Get, List, W, Patch]),
+                ("Database".to_owned(), vec![Get, List, W, Patch, Delete]),
+                ("User".to_owned(), vec![Get, List, W, Patch, Delete]),
+                ("Grant".to_owned(), vec![Get, List, W, Patch, Delete]),
             ]
         );
         let backend = description
@@ -166,5 +177,10 @@ mod tests {
             description.egress.is_empty(),
             "the Cinder reaches nothing over HTTP"
         );
+    }
+
+    #[test]
+    fn every_kind_a_targeted_cinder_sweeps_is_declared_with_list_and_delete() {
+        wasm_operator_sdk::testing::assert_can_sweep(&describe(), &crate::targeting::swept());
     }
 }

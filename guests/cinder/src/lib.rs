@@ -19,6 +19,7 @@ mod pass;
 pub mod reconcile;
 mod satellites;
 mod steps;
+mod targeting;
 pub mod types;
 mod workload;
 

@@ -44,8 +44,14 @@ pub(crate) struct BackupProjection {
 
 /// One pass over one Cinder.
 pub(crate) struct Pass<'c> {
-    /// The cluster the children live on.
+    /// The cluster the children live on: the target cluster the Cinder's
+    /// `targetClusterRef` names, or the Cinder's own.
     pub(crate) cluster: &'c dyn Cluster,
+    /// The Cinder's own cluster: the Cinder (its status, finalizers, events) and its
+    /// CinderBackends and CinderBackupBackends.
+    pub(crate) primary_cluster: &'c dyn Cluster,
+    /// Why the target cluster the Cinder names did not open (the host's text).
+    pub(crate) target_error: Option<String>,
     /// The Cinder as the pass found it; its status is what the pass writes.
     pub(crate) cinder: Cinder,
     /// The controller owner of every child.
@@ -66,6 +72,8 @@ impl<'c> Pass<'c> {
     pub(crate) fn new(cluster: &'c dyn Cluster, cinder: Cinder, owner: Owner) -> Self {
         Self {
             cluster,
+            primary_cluster: cluster,
+            target_error: None,
             cinder,
             owner,
             db_connection_hash: String::new(),
@@ -137,7 +145,7 @@ impl<'c> Pass<'c> {
             action: "Reconcile".to_owned(),
             note: note.to_owned(),
         };
-        if let Err(e) = self.cluster.record_event(&regarding, &event) {
+        if let Err(e) = self.primary_cluster.record_event(&regarding, &event) {
             log::warn(&format!("recording event {reason} on {regarding}: {e}"));
         }
     }

@@ -17,30 +17,33 @@
 //! DECISION: facts §4's TransportURLSecret (RabbitMQ) and Scheduler steps are not part of
 //! this minimal parent (no message bus runs here); the README says so.
 //!
-//! Before the steps: a Cinder that is gone is done; a deleting one needs nothing (its
-//! children go with it by owner reference); one with a `targetClusterRef` gets SecretsReady
-//! False `TargetClusterUnavailable` (this host runs children on its own cluster only).
+//! Before the steps: a Cinder that is gone is done; its `targetClusterRef` is opened
+//! ([`targeting`]: the gate while it does not open, the remote-children finalizer, and the
+//! deletion, which sweeps the children there); a deleting Cinder without that finalizer
+//! needs nothing (its children go with it by owner reference).
 //!
 //! The first step that requeues or fails ends the pass. Whatever ended it, the status is
 //! written: Ready recomputed over the twelve sub-conditions, observedGeneration stamped,
 //! and no write at all when nothing changed.
 //!
-//! DECISION: no parent finalizer: nothing outside the cluster is cleaned up by the minimal
-//! parent (its MariaDB objects are owned, and mariadb-operator drops the database).
+//! DECISION: no `cinder.openstack.c5c3.io/finalizer`: nothing outside the cluster is
+//! cleaned up by the minimal parent (its MariaDB objects are owned, and mariadb-operator
+//! drops the database). Only a targeted Cinder holds a finalizer, the remote-children one.
 
 use std::time::Duration;
 
 use wasm_operator_sdk::blocks::pipeline::{Step, run_pass};
+use wasm_operator_sdk::blocks::remote_children;
 use wasm_operator_sdk::{
     ApiError, Cluster, ClusterExt, ObjectRef, Outcome, Owner, ReadFrom, ReconcileError, Request,
     log,
 };
 
-use crate::conditions::{SECRETS_READY, recompute_ready};
+use crate::conditions::recompute_ready;
 use crate::error::Error;
-use crate::pass::{Pass, SECRET_POLLING, StepResult};
-use crate::steps;
+use crate::pass::{Pass, StepResult};
 use crate::types::{Cinder, CinderStatus};
+use crate::{steps, targeting};
 
 /// The steps of a pass, in order.
 fn steps<'a>() -> Vec<Step<'a, Pass<'a>, Error>> {
@@ -69,32 +72,38 @@ pub fn reconcile(cluster: &dyn Cluster, request: &Request) -> Result<Outcome, Re
     };
     let cinder: Cinder = serde_json::from_value(cached)
         .map_err(|e| ReconcileError::Permanent(format!("{object} does not decode: {e}")))?;
-    if cinder.metadata.deletion_timestamp.is_some() {
-        return Ok(Outcome::done());
-    }
     let owner = Owner::of(&cinder).map_err(|e| ReconcileError::Permanent(e.to_string()))?;
     let before = cinder.status.clone();
+    let target = cinder
+        .spec
+        .target_cluster_ref
+        .as_ref()
+        .map(|t| t.name.as_str());
+    let opened = remote_children::open(cluster, target);
     let mut pass = Pass::new(cluster, cinder, owner);
-    let result = match pass.cinder.spec.target_cluster_ref.clone() {
-        Some(target) => {
-            let message = format!(
-                "target cluster {:?} cannot be resolved: this host runs children on its own \
-                 cluster only",
-                target.name
-            );
-            pass.condition(SECRETS_READY, false, "TargetClusterUnavailable", &message);
-            write_status(&mut pass, &before).map(|()| Some(SECRET_POLLING))
+    if let Some(children) = &opened.target {
+        pass.cluster = children.as_ref();
+    }
+    pass.target_error = opened.error;
+    let result = if pass.cinder.metadata.deletion_timestamp.is_some() {
+        targeting::delete(&mut pass, &before)
+    } else {
+        match targeting::gate(&mut pass, &before) {
+            Some(gated) => gated,
+            None => run_pass(&mut steps(), &mut pass, |pass, _| {
+                write_status(pass, &before)
+            }),
         }
-        None => run_pass(&mut steps(), &mut pass, |pass, _| {
-            write_status(pass, &before)
-        }),
     };
     outcome(&object, result)
 }
 
 /// Writes the status when it differs from `before`, with Ready recomputed and
 /// observedGeneration stamped.
-fn write_status(pass: &mut Pass<'_>, before: &Option<CinderStatus>) -> Result<(), Error> {
+pub(crate) fn write_status(
+    pass: &mut Pass<'_>,
+    before: &Option<CinderStatus>,
+) -> Result<(), Error> {
     let generation = pass.cinder.metadata.generation.unwrap_or_default();
     let status = pass.status_mut();
     recompute_ready(&mut status.service.conditions, generation);
@@ -103,7 +112,7 @@ fn write_status(pass: &mut Pass<'_>, before: &Option<CinderStatus>) -> Result<()
         return Ok(());
     }
     let what = format!("writing the status of Cinder {}", pass.key(pass.name()));
-    pass.cluster
+    pass.primary_cluster
         .update_status_typed(&pass.cinder)
         .map_err(Error::cluster(what))?;
     Ok(())

@@ -70,8 +70,12 @@ pub(crate) fn backup_backend(name: &str, ready: bool) -> Value {
 
 /// The cluster: the Cinder, its credentials and a ready MariaDB.
 pub(crate) fn cluster() -> FakeCluster {
+    children_cluster().with(cinder())
+}
+
+/// What the Cinder's children need where they run: its credentials and a ready MariaDB.
+pub(crate) fn children_cluster() -> FakeCluster {
     FakeCluster::new()
-        .with(cinder())
         .with(secret(
             "cinder-db",
             &[("username", "cinder"), ("password", "db-pw")],

@@ -80,7 +80,7 @@ fn a_cinder_kind_the_cluster_does_not_serve_reads_as_a_missing_cinder() {
 }
 
 #[test]
-fn a_cinder_on_a_target_cluster_holds_its_backends_and_demotes_nothing() {
+fn a_cinder_on_an_unregistered_target_cluster_holds_its_backends_and_demotes_nothing() {
     let world = World::of(with_projected("True")).with(cinder(Some("edge")));
     assert_eq!(world.run(), Ok(Outcome::requeue(SECRET_POLLING)));
     assert_eq!(
@@ -88,7 +88,7 @@ fn a_cinder_on_a_target_cluster_holds_its_backends_and_demotes_nothing() {
         cond(
             "False",
             "TargetClusterUnavailable",
-            "target cluster \"edge\" cannot be resolved: this host runs children on its own cluster only"
+            "target cluster \"edge\" is not registered"
         )
     );
     assert_eq!(
@@ -119,5 +119,36 @@ fn a_failed_read_of_the_cinder_fails_the_pass_naming_it_and_sets_no_gate() {
     assert_eq!(
         world.stored().status.map(|s| s.observed_generation),
         Some(3)
+    );
+}
+
+#[test]
+fn a_cinder_on_a_registered_target_has_its_backend_observe_the_projection_there() {
+    let target = std::rc::Rc::new(
+        wasm_operator_sdk::testing::FakeCluster::new()
+            .with(crate::testing::deployment("cinder-volume-nfs-a", "backend"))
+            .with(crate::testing::projection(crate::testing::RENDERED)),
+    );
+    let mut world = World::of(nfs_backend()).with(cinder(Some("edge")));
+    world.cluster = world
+        .cluster
+        .with_target("edge", "openstack.c5c3.io", target.clone());
+    assert_eq!(world.run(), Ok(Outcome::done()));
+    assert_eq!(world.said("ConfigProjected").0, "True");
+    assert!(
+        target
+            .calls()
+            .iter()
+            .any(|c| c.object().is_some_and(|o| o.kind == "Deployment")),
+        "{:?}",
+        target.calls()
+    );
+    assert!(
+        !world
+            .cluster
+            .calls()
+            .iter()
+            .any(|c| c.object().is_some_and(|o| o.kind == "Deployment")),
+        "nothing of the Cinder's children is read here"
     );
 }

@@ -18,7 +18,6 @@
 
 use std::time::Duration;
 
-use serde_json::{Value, json};
 use wasm_operator_sdk::{ApiError, Cluster, ClusterExt, Event, EventType, ObjectRef};
 
 use crate::cinder_ref::Cinder;
@@ -47,15 +46,16 @@ fn key(backend: &CinderBackend) -> String {
 /// it was held already.
 pub(crate) fn ensure(
     cluster: &dyn Cluster,
-    backend: &CinderBackend,
+    backend: &mut CinderBackend,
 ) -> Result<Option<Duration>, Error> {
-    if backend.holds(FINALIZER) {
-        return Ok(None);
-    }
-    let mut list = backend.metadata.finalizers.clone().unwrap_or_default();
-    list.push(FINALIZER.to_owned());
-    write(cluster, backend, json!(list), "adding")?;
-    Ok(Some(NEXT_PASS))
+    let what = format!(
+        "adding finalizer {FINALIZER} on CinderBackend {}",
+        key(backend)
+    );
+    let added = cluster
+        .add_finalizer(backend, FINALIZER)
+        .map_err(|source| Error::Cluster { what, source })?;
+    Ok(added.then_some(NEXT_PASS))
 }
 
 /// Where a deleting backend stands.
@@ -94,20 +94,13 @@ pub(crate) fn deleting(
         conditions::set(backend, READY, false, DETACHING, &message);
         return Ok(Detach::Waiting);
     }
-    let rest: Vec<String> = backend
-        .metadata
-        .finalizers
-        .iter()
-        .flatten()
-        .filter(|f| *f != FINALIZER)
-        .cloned()
-        .collect();
-    let list = if rest.is_empty() {
-        Value::Null
-    } else {
-        json!(rest)
-    };
-    write(cluster, backend, list, "removing")?;
+    let what = format!(
+        "removing finalizer {FINALIZER} on CinderBackend {}",
+        key(backend)
+    );
+    cluster
+        .remove_finalizer(backend, FINALIZER)
+        .map_err(|source| Error::Cluster { what, source })?;
     let note = format!(
         "Parent Cinder {cinder_key} no longer exists, so no service registry row can be \
          removed; released the backend"
@@ -129,37 +122,6 @@ pub(crate) fn deleting(
             source: e.into(),
         })?;
     Ok(Detach::Released)
-}
-
-/// Patches `metadata.finalizers` to `list` under the resourceVersion read.
-fn write(
-    cluster: &dyn Cluster,
-    backend: &CinderBackend,
-    list: Value,
-    doing: &str,
-) -> Result<(), Error> {
-    let what = format!(
-        "{doing} finalizer {FINALIZER} on CinderBackend {}",
-        key(backend)
-    );
-    let Some(version) = backend.metadata.resource_version.as_deref() else {
-        return Err(Error::Cluster {
-            what,
-            source: wasm_operator_sdk::Error::MissingField {
-                what: format!("CinderBackend {}", key(backend)),
-                field: "metadata.resourceVersion",
-            },
-        });
-    };
-    cluster
-        .merge_patch::<CinderBackend>(
-            Some(backend.namespace()),
-            backend.name(),
-            json!({"metadata": {"finalizers": list}}),
-            Some(version),
-        )
-        .map_err(|source| Error::Cluster { what, source })?;
-    Ok(())
 }
 
 #[cfg(test)]

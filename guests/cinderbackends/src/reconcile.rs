@@ -21,7 +21,7 @@
 
 use std::time::Duration;
 
-use wasm_operator_sdk::blocks::satellite::{Resolution, UnservedIsAbsent};
+use wasm_operator_sdk::blocks::satellite::{HostTargets, Resolution, UnservedIsAbsent};
 use wasm_operator_sdk::{
     ApiError, Cluster, ClusterExt, ObjectRef, Outcome, ReadFrom, ReconcileError, Request, log,
 };
@@ -54,7 +54,7 @@ pub(crate) fn reconcile(
     if backend.is_deleting() {
         return outcome(&object, deleting(&reads, &mut backend));
     }
-    match detach::ensure(&reads, &backend) {
+    match detach::ensure(&reads, &mut backend) {
         Ok(None) => {}
         other => return outcome(&object, other),
     }
@@ -81,7 +81,8 @@ fn deleting(cluster: &dyn Cluster, backend: &mut CinderBackend) -> Result<Option
 /// Steps 1–3: when to run again (`None`: on the next change).
 fn steps(cluster: &dyn Cluster, backend: &mut CinderBackend) -> Result<Option<Duration>, Error> {
     let parent = cinder_ref::Parent::of(backend);
-    let (cinder, children) = match cinder_ref::run(cluster, backend, &parent)? {
+    let resolver = HostTargets(cluster);
+    let (cinder, children) = match cinder_ref::run(cluster, &resolver, backend, &parent)? {
         Resolution::Resolved { parent, children } => (parent, children),
         Resolution::Requeue(after) => return Ok(Some(after)),
     };

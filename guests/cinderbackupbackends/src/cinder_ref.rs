@@ -5,14 +5,14 @@
 //! | Case | CredentialsReady | ConfigProjected | Pass |
 //! |---|---|---|---|
 //! | the Cinder does not exist (or its kind is not served) | False `WaitingForParent` "parent Cinder ns/c does not exist; the cluster this backup target is written from is unknown" | a True one demoted to False `WaitingForProjection` "parent Cinder ns/c does not exist; nothing mounts this backup target's projection"; absent or False left | ends, 15 s |
-//! | the Cinder names a `targetClusterRef` | False `TargetClusterUnavailable` "target cluster \"t\" cannot be resolved: this host runs children on its own cluster only" | unchanged | ends, 15 s |
+//! | the Cinder names a `targetClusterRef` the host cannot open | False `TargetClusterUnavailable` with the host's text ("target cluster \"t\" is not registered") | unchanged | ends, 15 s |
+//! | the Cinder names a `targetClusterRef` the host opens | — | — | goes on, what it observes read on that cluster |
 //! | reading the Cinder fails otherwise | unchanged | unchanged | error "fetching parent Cinder ns/c: …" |
 //! | the Cinder, no `targetClusterRef` | — | — | goes on, on the management cluster |
 //!
-//! DECISION: this host runs every child on its own cluster (as the Keystone and
-//! GlanceBackend plugins), so the resolver ([`LocalOnly`]) resolves no target: a Cinder
-//! placed on another cluster holds its backup target rather than have it gate on a Secret of
-//! the wrong cluster.
+//! The resolver is the host's (the SDK's `HostTargets`, contract 1.3): the backend stays on
+//! the management cluster, next to its Cinder; what it observes (its credentials, the
+//! Cinder's Deployments) lives where the Cinder's children do.
 //!
 //! The Cinder kind is another plugin's (`guests/cinder`); this crate reads only what it
 //! needs of it ([`Cinder`]).
@@ -74,19 +74,6 @@ impl Cinder {
     }
 }
 
-/// Resolves no target cluster: this host runs children on its own cluster only.
-pub(crate) struct LocalOnly;
-
-impl ClusterResolver for LocalOnly {
-    fn resolve(&self, target: &TargetClusterRefSpec) -> Result<Box<dyn Cluster + '_>, String> {
-        Err(format!(
-            "target cluster {:?} cannot be resolved: this host runs children on its own \
-             cluster only",
-            target.name
-        ))
-    }
-}
-
 fn target_cluster_ref(cinder: &Cinder) -> Option<TargetClusterRefSpec> {
     cinder.spec.target_cluster_ref.clone()
 }
@@ -122,9 +109,10 @@ impl Parent {
 }
 
 /// Runs step 1 for `target`, whose Cinder is `parent`, against the management cluster
-/// `cluster`.
+/// `cluster`, opening target clusters through `resolver`.
 pub(crate) fn run<'a>(
     cluster: &'a dyn Cluster,
+    resolver: &'a dyn ClusterResolver,
     target: &mut CinderBackupBackend,
     parent: &'a Parent,
 ) -> Result<Resolution<'a, Cinder>, Error> {
@@ -132,7 +120,7 @@ pub(crate) fn run<'a>(
     let status = target.status.get_or_insert_with(Default::default);
     let resolution = resolve_parent_children(ResolveParams {
         client: cluster,
-        resolver: Some(&LocalOnly),
+        resolver: Some(resolver),
         parent_namespace: &parent.namespace,
         parent_name: &parent.name,
         parent_kind: CINDER_KIND,

@@ -92,6 +92,14 @@ pub fn describe() -> Description {
             validate_on: vec![Operation::Create, Operation::Update],
             failure_policy: FailurePolicy::Fail,
         }],
+        // The backend's credentials and its Cinder's Deployments live on the Cinder's target
+        // cluster when it names one; they are polled there (nothing on a target is the
+        // backend's child, so no watch maps to it).
+        targets: wasm_operator_sdk::TargetDescription {
+            owner_label_prefix: wasm_operator_sdk::blocks::remote_children::OWNER_LABEL_PREFIX
+                .into(),
+            watches: Vec::new(),
+        },
     }
 }
 

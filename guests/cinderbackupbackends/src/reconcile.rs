@@ -19,7 +19,7 @@
 
 use std::time::Duration;
 
-use wasm_operator_sdk::blocks::satellite::{Resolution, UnservedIsAbsent};
+use wasm_operator_sdk::blocks::satellite::{HostTargets, Resolution, UnservedIsAbsent};
 use wasm_operator_sdk::{
     ApiError, Cluster, ClusterExt, ObjectRef, Outcome, ReadFrom, ReconcileError, Request, log,
 };
@@ -64,7 +64,8 @@ fn steps(
     target: &mut CinderBackupBackend,
 ) -> Result<Option<Duration>, Error> {
     let parent = cinder_ref::Parent::of(target);
-    let (cinder, children) = match cinder_ref::run(cluster, target, &parent)? {
+    let resolver = HostTargets(cluster);
+    let (cinder, children) = match cinder_ref::run(cluster, &resolver, target, &parent)? {
         Resolution::Resolved { parent, children } => (parent, children),
         Resolution::Requeue(after) => return Ok(Some(after)),
     };

@@ -60,6 +60,7 @@ pub fn describe() -> Description {
                 ],
             },
         ],
+        targets: Default::default(),
     }
 }
 

@@ -4,13 +4,17 @@
 //!
 //! | Kind | Verbs | Why |
 //! |---|---|---|
-//! | Glance | get, list, watch, update-status | the primary |
+//! | Glance | get, list, watch, patch, update-status | the primary; patch for the remote-children finalizer of a targeted Glance |
 //! | GlanceBackend | get, list, watch | the Backends step lists them; their changes (status flips included) wake the Glance they name |
 //! | Secret | get, list, watch, create, patch, delete | credentials read; the connection Secret applied; immutable config and backends Secrets created, superseded ones pruned |
-//! | Deployment, Service | get, list, watch, patch | the workload |
+//! | Deployment, Service | get, list, watch, patch, delete | the workload; delete for the sweep of a target cluster |
 //! | Job | get, list, watch, create, delete | the db-sync Job (re-created when its template changes) |
 //! | MariaDB | get, list, watch | the database gate |
-//! | Database, User, Grant | get, list, watch, patch | the managed database |
+//! | Database, User, Grant | get, list, watch, patch, delete | the managed database; delete for the sweep of a target cluster |
+//!
+//! Targets (contract 1.3): children on a target cluster carry the owner labels under
+//! `openstack.c5c3.io`; the watches of every kind it writes run there too (those of
+//! MariaDB's kinds only where the target serves them).
 //!
 //! The GlanceBackend watch is optional: the plugin loads, and its Glances aggregate
 //! nothing, while the GlanceBackend CRD is not installed.
@@ -19,9 +23,12 @@ use k8s_openapi::api::apps::v1::Deployment;
 use k8s_openapi::api::batch::v1::Job;
 use k8s_openapi::api::core::v1::{Secret, Service};
 use wasm_operator_sdk::blocks::apply::FIELD_MANAGER;
+use wasm_operator_sdk::blocks::remote_children::OWNER_LABEL_PREFIX;
+use wasm_operator_sdk::blocks::service::child_kinds;
 use wasm_operator_sdk::external::mariadb::{Database, Grant, MariaDb, User};
 use wasm_operator_sdk::{
-    Description, FieldIndex, KindIndex, KindRef, Mapping, Permission, Predicate, Verb, Watch,
+    Description, FieldIndex, KindIndex, KindRef, Mapping, Permission, Predicate, TargetDescription,
+    Verb, Watch,
 };
 
 use crate::backend::{GLANCE_REF, backend_kind};
@@ -99,23 +106,27 @@ pub fn describe() -> Description {
             },
         }],
         permissions: vec![
-            permission(primary, &[Get, List, W, UpdateStatus]),
+            permission(primary, &[Get, List, W, Patch, UpdateStatus]),
             permission(backend_kind(), &[Get, List, W]),
             permission(
                 KindRef::of::<Secret>(),
                 &[Get, List, W, Create, Patch, Delete],
             ),
-            permission(KindRef::of::<Deployment>(), &[Get, List, W, Patch]),
-            permission(KindRef::of::<Service>(), &[Get, List, W, Patch]),
+            permission(KindRef::of::<Deployment>(), &[Get, List, W, Patch, Delete]),
+            permission(KindRef::of::<Service>(), &[Get, List, W, Patch, Delete]),
             permission(KindRef::of::<Job>(), &[Get, List, W, Create, Delete]),
             permission(KindRef::of::<MariaDb>(), &[Get, List, W]),
-            permission(KindRef::of::<Database>(), &[Get, List, W, Patch]),
-            permission(KindRef::of::<User>(), &[Get, List, W, Patch]),
-            permission(KindRef::of::<Grant>(), &[Get, List, W, Patch]),
+            permission(KindRef::of::<Database>(), &[Get, List, W, Patch, Delete]),
+            permission(KindRef::of::<User>(), &[Get, List, W, Patch, Delete]),
+            permission(KindRef::of::<Grant>(), &[Get, List, W, Patch, Delete]),
         ],
         subresources: vec![],
         egress: vec![],
         admission: vec![],
+        targets: TargetDescription {
+            owner_label_prefix: OWNER_LABEL_PREFIX.into(),
+            watches: child_kinds().to_vec(),
+        },
     }
 }
 
@@ -135,19 +146,19 @@ mod tests {
         assert_eq!(
             verbs,
             [
-                ("Glance".to_owned(), vec![Get, List, W, UpdateStatus]),
+                ("Glance".to_owned(), vec![Get, List, W, Patch, UpdateStatus]),
                 ("GlanceBackend".to_owned(), vec![Get, List, W]),
                 (
                     "Secret".to_owned(),
                     vec![Get, List, W, Create, Patch, Delete]
                 ),
-                ("Deployment".to_owned(), vec![Get, List, W, Patch]),
-                ("Service".to_owned(), vec![Get, List, W, Patch]),
+                ("Deployment".to_owned(), vec![Get, List, W, Patch, Delete]),
+                ("Service".to_owned(), vec![Get, List, W, Patch, Delete]),
                 ("Job".to_owned(), vec![Get, List, W, Create, Delete]),
                 ("MariaDB".to_owned(), vec![Get, List, W]),
-                ("Database".to_owned(), vec![Get, List, W, Patch]),
-                ("User".to_owned(), vec![Get, List, W, Patch]),
-                ("Grant".to_owned(), vec![Get, List, W, Patch]),
+                ("Database".to_owned(), vec![Get, List, W, Patch, Delete]),
+                ("User".to_owned(), vec![Get, List, W, Patch, Delete]),
+                ("Grant".to_owned(), vec![Get, List, W, Patch, Delete]),
             ]
         );
         let backend = description
@@ -161,5 +172,10 @@ mod tests {
             description.egress.is_empty(),
             "the Glance reaches nothing over HTTP"
         );
+    }
+
+    #[test]
+    fn every_kind_a_targeted_glance_sweeps_is_declared_with_list_and_delete() {
+        wasm_operator_sdk::testing::assert_can_sweep(&describe(), &crate::targeting::swept());
     }
 }

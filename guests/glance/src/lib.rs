@@ -16,6 +16,7 @@ pub mod indexes;
 mod pass;
 pub mod reconcile;
 mod steps;
+mod targeting;
 pub mod types;
 
 #[cfg(test)]

@@ -38,8 +38,14 @@ pub(crate) struct Projection {
 
 /// One pass over one Glance.
 pub(crate) struct Pass<'c> {
-    /// The cluster the children live on.
+    /// The cluster the children live on: the target cluster the Glance's
+    /// `targetClusterRef` names, or the Glance's own.
     pub(crate) cluster: &'c dyn Cluster,
+    /// The Glance's own cluster: the Glance (its status, finalizers, events) and its
+    /// GlanceBackends.
+    pub(crate) primary_cluster: &'c dyn Cluster,
+    /// Why the target cluster the Glance names did not open (the host's text).
+    pub(crate) target_error: Option<String>,
     /// The Glance as the pass found it; its status is what the pass writes.
     pub(crate) glance: Glance,
     /// The controller owner of every child.
@@ -61,6 +67,8 @@ impl<'c> Pass<'c> {
     pub(crate) fn new(cluster: &'c dyn Cluster, glance: Glance, owner: Owner) -> Self {
         Self {
             cluster,
+            primary_cluster: cluster,
+            target_error: None,
             glance,
             owner,
             db_connection_hash: String::new(),
@@ -132,7 +140,7 @@ impl<'c> Pass<'c> {
             action: "Reconcile".to_owned(),
             note: note.to_owned(),
         };
-        if let Err(e) = self.cluster.record_event(&regarding, &event) {
+        if let Err(e) = self.primary_cluster.record_event(&regarding, &event) {
             log::warn(&format!("recording event {reason} on {regarding}: {e}"));
         }
     }

@@ -1,7 +1,7 @@
 use serde_json::json;
 
 use crate::conditions::READY_SET;
-use crate::testing::{cluster, cluster_with_backends, condition, converge, reconcile, stored};
+use crate::testing::{cluster_with_backends, condition, converge, reconcile, stored};
 
 #[test]
 fn a_glance_with_a_default_backend_converges_to_ready_and_a_converged_pass_writes_nothing() {
@@ -81,26 +81,4 @@ fn two_defaults_say_so_on_backends_ready_and_keep_the_running_deployment() {
         .clone();
     assert_eq!(still, mounted, "the last good projection stays");
     assert_eq!(condition(&cluster, "Ready").0, "False");
-}
-
-#[test]
-fn a_glance_naming_a_target_cluster_is_refused_on_secrets_ready() {
-    let cluster = cluster();
-    cluster.change("Glance", "glance", |o| {
-        o["spec"]["targetClusterRef"] = json!({"name": "remote"});
-    });
-    let outcome = reconcile(&cluster).expect("a pass");
-    assert_eq!(
-        outcome.requeue_after,
-        Some(std::time::Duration::from_secs(15))
-    );
-    assert_eq!(
-        condition(&cluster, "SecretsReady"),
-        (
-            "False".into(),
-            "TargetClusterUnavailable".into(),
-            "target cluster \"remote\" cannot be resolved: this host runs children on its own cluster only".into()
-        )
-    );
-    assert!(cluster.names("Deployment").is_empty());
 }

@@ -72,8 +72,12 @@ pub(crate) fn backend(name: &str, ready: bool, default: bool) -> Value {
 
 /// The cluster: the Glance, its credentials and a ready MariaDB.
 pub(crate) fn cluster() -> FakeCluster {
+    children_cluster().with(glance())
+}
+
+/// What a Glance's children need where they live: its credentials and a ready MariaDB.
+pub(crate) fn children_cluster() -> FakeCluster {
     FakeCluster::new()
-        .with(glance())
         .with(secret(
             "glance-db",
             &[("username", "glance"), ("password", "db-pw")],

@@ -5,14 +5,14 @@
 //! | Case | CredentialsReady | ConfigProjected | Pass |
 //! |---|---|---|---|
 //! | the Glance does not exist (or its kind is not served) | False `WaitingForParent` "parent Glance ns/g does not exist; the cluster this backend's credentials belong on is unknown" | a True one demoted to False `WaitingForProjection` "parent Glance ns/g does not exist; nothing mounts this backend's rendered store section"; absent or False left | ends, 15 s |
-//! | the Glance names a `targetClusterRef` | False `TargetClusterUnavailable` "target cluster \"t\" cannot be resolved: this host runs children on its own cluster only" | unchanged | ends, 15 s |
+//! | the Glance names a `targetClusterRef` the host cannot open | False `TargetClusterUnavailable` with the host's text ("target cluster \"t\" is not registered") | unchanged | ends, 15 s |
+//! | the Glance names a `targetClusterRef` the host opens | — | — | goes on, its credentials and the Glance's Deployment read on that cluster |
 //! | reading the Glance fails otherwise | unchanged | unchanged | error "fetching parent Glance ns/g: …" |
 //! | the Glance, no `targetClusterRef` | — | — | goes on, on the management cluster |
 //!
-//! DECISION: this host runs every child on its own cluster (as the Keystone plugin: a
-//! targeted Keystone is `TargetClusterUnavailable`), so the resolver ([`LocalOnly`])
-//! resolves no target: a Glance placed on another cluster holds its backends rather than
-//! have them gate on a Secret of the wrong cluster.
+//! The resolver is the host's (the SDK's `HostTargets`, contract 1.3): the backend stays on the
+//! management cluster, next to its Glance; what it observes lives where the Glance's
+//! children do.
 //!
 //! The Glance kind is another plugin's (`guests/glance`); this crate reads only what it
 //! needs of it ([`Glance`]).
@@ -74,19 +74,6 @@ impl Glance {
     }
 }
 
-/// Resolves no target cluster: this host runs children on its own cluster only.
-pub(crate) struct LocalOnly;
-
-impl ClusterResolver for LocalOnly {
-    fn resolve(&self, target: &TargetClusterRefSpec) -> Result<Box<dyn Cluster + '_>, String> {
-        Err(format!(
-            "target cluster {:?} cannot be resolved: this host runs children on its own \
-             cluster only",
-            target.name
-        ))
-    }
-}
-
 fn target_cluster_ref(glance: &Glance) -> Option<TargetClusterRefSpec> {
     glance.spec.target_cluster_ref.clone()
 }
@@ -122,9 +109,10 @@ impl Parent {
 }
 
 /// Runs step 1 for `backend`, whose Glance is `parent`, against the management cluster
-/// `cluster`.
+/// `cluster`, opening target clusters through `resolver`.
 pub(crate) fn run<'a>(
     cluster: &'a dyn Cluster,
+    resolver: &'a dyn ClusterResolver,
     backend: &mut GlanceBackend,
     parent: &'a Parent,
 ) -> Result<Resolution<'a, Glance>, Error> {
@@ -132,7 +120,7 @@ pub(crate) fn run<'a>(
     let status = backend.status.get_or_insert_with(Default::default);
     let resolution = resolve_parent_children(ResolveParams {
         client: cluster,
-        resolver: Some(&LocalOnly),
+        resolver: Some(resolver),
         parent_namespace: &parent.namespace,
         parent_name: &parent.name,
         parent_kind: GLANCE_KIND,

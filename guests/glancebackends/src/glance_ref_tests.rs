@@ -1,9 +1,11 @@
+use std::rc::Rc;
+
 use serde_json::json;
-use wasm_operator_sdk::testing::Op;
+use wasm_operator_sdk::testing::{FakeCluster, Op};
 use wasm_operator_sdk::{ApiError, Outcome, ReconcileError};
 
 use crate::reconcile::SECRET_POLLING;
-use crate::testing::{World, backend, cond, credentials, glance};
+use crate::testing::{RENDERED, World, backend, cond, credentials, deployment, glance, projection};
 
 const WAITING_FOR_PARENT: &str = "parent Glance openstack/glance does not exist; the cluster this backend's credentials belong on is unknown";
 const DEMOTED: &str = "parent Glance openstack/glance does not exist; nothing mounts this backend's rendered store section";
@@ -95,7 +97,7 @@ fn a_glance_kind_the_cluster_does_not_serve_reads_as_a_missing_glance() {
 }
 
 #[test]
-fn a_glance_on_a_target_cluster_holds_its_backends_and_demotes_nothing() {
+fn a_glance_on_an_unregistered_target_cluster_holds_its_backends_and_demotes_nothing() {
     let world = World::of(with_projected("True"))
         .with(glance(Some("edge")))
         .with(credentials());
@@ -105,13 +107,48 @@ fn a_glance_on_a_target_cluster_holds_its_backends_and_demotes_nothing() {
         cond(
             "False",
             "TargetClusterUnavailable",
-            "target cluster \"edge\" cannot be resolved: this host runs children on its own cluster only"
+            "target cluster \"edge\" is not registered"
         )
     );
     assert_eq!(
         world.said("ConfigProjected"),
         cond("True", "Earlier", "earlier"),
         "unobservable is not un-projected"
+    );
+}
+
+#[test]
+fn a_glance_on_a_registered_target_has_its_backend_read_credentials_and_projection_there() {
+    let target = Rc::new(
+        FakeCluster::new()
+            .with(credentials())
+            .with(deployment("backends"))
+            .with(projection(RENDERED)),
+    );
+    let mut world = World::of(backend()).with(glance(Some("edge")));
+    world.cluster = world
+        .cluster
+        .with_target("edge", "openstack.c5c3.io", target.clone());
+    assert_eq!(world.run(), Ok(Outcome::done()));
+    assert_eq!(world.said("CredentialsReady").0, "True");
+    assert_eq!(world.said("ConfigProjected").0, "True");
+    let here = world
+        .cluster
+        .calls()
+        .iter()
+        .filter(|c| {
+            c.object()
+                .is_some_and(|o| o.kind != "GlanceBackend" && o.kind != "Glance")
+        })
+        .count();
+    assert_eq!(here, 0, "{:?}", world.cluster.calls());
+    assert!(
+        target
+            .calls()
+            .iter()
+            .any(|c| c.object().is_some_and(|o| o.kind == "Deployment")),
+        "{:?}",
+        target.calls()
     );
 }
 

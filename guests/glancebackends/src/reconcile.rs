@@ -21,7 +21,7 @@
 
 use std::time::Duration;
 
-use wasm_operator_sdk::blocks::satellite::{Resolution, UnservedIsAbsent};
+use wasm_operator_sdk::blocks::satellite::{HostTargets, Resolution, UnservedIsAbsent};
 use wasm_operator_sdk::{
     ApiError, Cluster, ClusterExt, ObjectRef, Outcome, ReadFrom, ReconcileError, Request, log,
 };
@@ -62,7 +62,8 @@ pub(crate) fn reconcile(
 /// Steps 1–3: when to run again (`None`: on the next change).
 fn steps(cluster: &dyn Cluster, backend: &mut GlanceBackend) -> Result<Option<Duration>, Error> {
     let parent = glance_ref::Parent::of(backend);
-    let (glance, children) = match glance_ref::run(cluster, backend, &parent)? {
+    let resolver = HostTargets(cluster);
+    let (glance, children) = match glance_ref::run(cluster, &resolver, backend, &parent)? {
         Resolution::Resolved { parent, children } => (parent, children),
         Resolution::Requeue(after) => return Ok(Some(after)),
     };

@@ -19,7 +19,8 @@ use wasm_operator_sdk::external::eso::{ExternalSecret, PushSecret};
 use wasm_operator_sdk::external::gateway::HttpRoute;
 use wasm_operator_sdk::external::mariadb::{Database, Grant, MariaDb, User};
 use wasm_operator_sdk::{
-    Description, FieldIndex, KindIndex, KindRef, Mapping, Permission, Predicate, Verb, Watch,
+    Description, FieldIndex, KindIndex, KindRef, Mapping, Permission, Predicate, TargetDescription,
+    Verb, Watch,
 };
 
 use crate::indexes;
@@ -76,8 +77,12 @@ pub fn describe() -> Description {
         permission(KindRef::of::<PushSecret>(), &[Get, List, W, Patch, Delete]),
         permission(identity_backend_kind(), &[Get, List, W]),
         permission(KindRef::of::<Deployment>(), &[Get, List, W, Patch, Delete]),
-        permission(KindRef::of::<Service>(), &[Get, List, W, Patch]),
-        permission(KindRef::of::<PodDisruptionBudget>(), &[Get, List, W, Patch]),
+        // Deleted only when swept from a target cluster (the Keystone's deletion).
+        permission(KindRef::of::<Service>(), &[Get, List, W, Patch, Delete]),
+        permission(
+            KindRef::of::<PodDisruptionBudget>(),
+            &[Get, List, W, Patch, Delete],
+        ),
         permission(
             KindRef::of::<NetworkPolicy>(),
             &[Get, List, W, Patch, Delete],
@@ -199,8 +204,33 @@ pub fn describe() -> Description {
             },
         ],
         permissions,
+        targets: TargetDescription {
+            owner_label_prefix: OWNER_LABEL_PREFIX.into(),
+            // Every kind of child; the host watches on a target those the target serves.
+            watches: vec![
+                KindRef::of::<Secret>(),
+                KindRef::of::<ConfigMap>(),
+                KindRef::of::<Deployment>(),
+                KindRef::of::<Job>(),
+                KindRef::of::<CronJob>(),
+                KindRef::of::<Service>(),
+                KindRef::of::<PodDisruptionBudget>(),
+                KindRef::of::<NetworkPolicy>(),
+                KindRef::of::<HorizontalPodAutoscaler>(),
+                KindRef::of::<Certificate>(),
+                KindRef::of::<HttpRoute>(),
+                KindRef::of::<PushSecret>(),
+                KindRef::of::<Database>(),
+                KindRef::of::<User>(),
+                KindRef::of::<Grant>(),
+            ],
+        },
     }
 }
+
+/// The prefix of the owner labels on children written to a target cluster
+/// (`openstack.c5c3.io/owner-kind`, `-name`, `-namespace`; facts §2.20).
+pub(crate) use wasm_operator_sdk::blocks::remote_children::OWNER_LABEL_PREFIX;
 
 #[cfg(test)]
 mod tests {
@@ -234,8 +264,11 @@ mod tests {
                 ("PushSecret".into(), vec![Get, List, Watch, Patch, Delete]),
                 ("KeystoneIdentityBackend".into(), vec![Get, List, Watch]),
                 ("Deployment".into(), vec![Get, List, Watch, Patch, Delete]),
-                ("Service".into(), vec![Get, List, Watch, Patch]),
-                ("PodDisruptionBudget".into(), vec![Get, List, Watch, Patch]),
+                ("Service".into(), vec![Get, List, Watch, Patch, Delete]),
+                (
+                    "PodDisruptionBudget".into(),
+                    vec![Get, List, Watch, Patch, Delete]
+                ),
                 (
                     "NetworkPolicy".into(),
                     vec![Get, List, Watch, Patch, Delete]

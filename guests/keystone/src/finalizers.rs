@@ -15,7 +15,6 @@
 //! pass holds the stored list and resourceVersion, so its status write does not conflict
 //! with its own patch.
 
-use serde_json::{Value, json};
 use wasm_operator_sdk::ClusterExt;
 
 use crate::error::Error;
@@ -27,7 +26,7 @@ pub(crate) const FINALIZER: &str = "keystone.openstack.c5c3.io/finalizer";
 /// Holds the Keystone until its backup PushSecrets are gone.
 pub(crate) const OPENBAO_FINALIZER: &str = "keystone.openstack.c5c3.io/openbao-finalizer";
 /// Holds a Keystone with a `targetClusterRef` until its children there are swept.
-pub(crate) const REMOTE_CHILDREN_FINALIZER: &str = "openstack.c5c3.io/remote-children";
+pub(crate) use wasm_operator_sdk::blocks::remote_children::FINALIZER as REMOTE_CHILDREN_FINALIZER;
 
 /// Every finalizer this reconciler may put on a Keystone, in the order they are added and
 /// released.
@@ -45,12 +44,7 @@ pub(crate) fn wanted(keystone: &Keystone) -> Vec<&'static str> {
 
 /// Whether `keystone` carries `finalizer`.
 pub(crate) fn holds(keystone: &Keystone, finalizer: &str) -> bool {
-    keystone
-        .metadata
-        .finalizers
-        .iter()
-        .flatten()
-        .any(|f| f == finalizer)
+    wasm_operator_sdk::has_finalizer(&keystone.metadata, finalizer)
 }
 
 /// Whether `keystone` carries any finalizer of this reconciler.
@@ -71,65 +65,26 @@ pub(crate) fn ensure_next(pass: &mut Pass<'_>) -> StepResult {
     else {
         return Ok(None);
     };
-    let mut list = pass
-        .keystone
-        .metadata
-        .finalizers
-        .clone()
-        .unwrap_or_default();
-    list.push(missing.to_owned());
-    write(pass, list, &format!("adding finalizer {missing} to"))?;
+    let what = format!(
+        "adding finalizer {missing} to Keystone {}",
+        pass.key(pass.name())
+    );
+    pass.primary_cluster
+        .add_finalizer(&mut pass.keystone, missing)
+        .map_err(Error::cluster(what))?;
     Ok(Some(NEXT_PASS))
 }
 
 /// Removes `finalizer` from the Keystone, keeping every other one; nothing is sent when it
 /// does not carry it.
 pub(crate) fn release(pass: &mut Pass<'_>, finalizer: &str) -> Result<(), Error> {
-    if !holds(&pass.keystone, finalizer) {
-        return Ok(());
-    }
-    let list: Vec<String> = pass
-        .keystone
-        .metadata
-        .finalizers
-        .iter()
-        .flatten()
-        .filter(|f| *f != finalizer)
-        .cloned()
-        .collect();
-    write(pass, list, &format!("removing finalizer {finalizer} from"))
-}
-
-/// Patches `metadata.finalizers` to `list` under the resourceVersion the pass holds, and
-/// takes the stored list and resourceVersion back into the pass.
-fn write(pass: &mut Pass<'_>, list: Vec<String>, doing: &str) -> Result<(), Error> {
-    let key = pass.key(pass.name());
-    let what = format!("{doing} Keystone {key}");
-    let Some(version) = pass.keystone.metadata.resource_version.clone() else {
-        return Err(Error::Cluster {
-            what,
-            source: wasm_operator_sdk::Error::MissingField {
-                what: format!("Keystone {key}"),
-                field: "metadata.resourceVersion",
-            },
-        });
-    };
-    let finalizers = if list.is_empty() {
-        Value::Null
-    } else {
-        json!(list)
-    };
-    let stored: Keystone = pass
-        .cluster
-        .merge_patch(
-            Some(pass.namespace()),
-            pass.name(),
-            json!({"metadata": {"finalizers": finalizers}}),
-            Some(&version),
-        )
+    let what = format!(
+        "removing finalizer {finalizer} from Keystone {}",
+        pass.key(pass.name())
+    );
+    pass.primary_cluster
+        .remove_finalizer(&mut pass.keystone, finalizer)
         .map_err(Error::cluster(what))?;
-    pass.keystone.metadata.finalizers = stored.metadata.finalizers;
-    pass.keystone.metadata.resource_version = stored.metadata.resource_version;
     Ok(())
 }
 

@@ -26,8 +26,14 @@ pub(crate) const NEXT_PASS: Duration = Duration::ZERO;
 /// One pass over one Keystone.
 #[derive(Clone)]
 pub(crate) struct Pass<'c> {
-    /// The cluster the children live on.
+    /// The cluster the children live on: the target cluster the Keystone's
+    /// `targetClusterRef` names, or the Keystone's own.
     pub(crate) cluster: &'c dyn Cluster,
+    /// The Keystone's own cluster: the Keystone itself (its status, finalizers and events)
+    /// and its satellites with their Secrets.
+    pub(crate) primary_cluster: &'c dyn Cluster,
+    /// Why the target cluster the Keystone names could not be opened (the host's text).
+    pub(crate) target_error: Option<String>,
     /// The Keystone as the pass found it; its status is what the pass writes.
     pub(crate) keystone: Keystone,
     /// The controller owner of every child.
@@ -52,6 +58,8 @@ impl<'c> Pass<'c> {
     pub(crate) fn new(cluster: &'c dyn Cluster, keystone: Keystone, owner: Owner) -> Self {
         Self {
             cluster,
+            primary_cluster: cluster,
+            target_error: None,
             keystone,
             owner,
             config_map_name: None,
@@ -150,7 +158,7 @@ impl<'c> Pass<'c> {
             action: "Reconcile".to_owned(),
             note: note.to_owned(),
         };
-        if let Err(e) = self.cluster.record_event(&regarding, &event) {
+        if let Err(e) = self.primary_cluster.record_event(&regarding, &event) {
             log::warn(&format!("{regarding}: cannot record event {reason}: {e}"));
         }
     }

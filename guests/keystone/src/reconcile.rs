@@ -7,7 +7,8 @@
 //! |---|---|
 //! | the Keystone is gone | done, no write |
 //! | a deletionTimestamp is set | the deletion branch ([`deletion`]) instead of the steps |
-//! | a `targetClusterRef` is set | SecretsReady False `TargetClusterUnavailable`, status written, 15 s; no finalizer added |
+//! | a `targetClusterRef` names a cluster the host cannot open | SecretsReady False `TargetClusterUnavailable` (the host's reason), status written, 15 s; no finalizer added |
+//! | a `targetClusterRef` names an open target | every child read and written there (the Keystone, its status, finalizers, events and identity backends stay here) |
 //! | a finalizer is missing ([`finalizers`]) | the first missing one added, run again at once (no status write) |
 //! | all finalizers carried | the steps below (no write for the finalizers) |
 //!
@@ -131,21 +132,23 @@ pub(crate) fn reconcile_with(
         .map_err(|e| ReconcileError::Permanent(format!("{object} does not decode: {e}")))?;
     let owner = Owner::of(&keystone).map_err(|e| ReconcileError::Permanent(e.to_string()))?;
     let before = keystone.status.clone();
+    let target = keystone.spec.target_cluster_ref.clone();
+    let opened = target.as_ref().map(|t| cluster.open_target(&t.name));
     let mut pass = Pass::new(cluster, keystone, owner);
     pass.now = now;
     pass.probe = probe;
+    match &opened {
+        Some(Ok(children)) => pass.cluster = children.as_ref(),
+        Some(Err(e)) => pass.target_error = Some(e.to_string()),
+        None => {}
+    }
     if pass.keystone.metadata.deletion_timestamp.is_some() {
         log::debug(&format!("{object} is being deleted"));
         let result = deletion::run(&mut pass, &before);
         return outcome(&object, result);
     }
-    let result = match pass.keystone.spec.target_cluster_ref.clone() {
-        Some(target) => {
-            let message = format!(
-                "target cluster {:?} cannot be resolved: this host runs children on its own \
-                 cluster only",
-                target.name
-            );
+    let result = match pass.target_error.clone() {
+        Some(message) => {
             pass.condition(SECRETS_READY, false, "TargetClusterUnavailable", &message);
             let written = write_status(&mut pass, &before);
             written.map(|()| Some(SECRET_POLLING))
@@ -174,7 +177,7 @@ pub(crate) fn write_status(
         return Ok(());
     }
     let what = format!("writing the status of Keystone {}", pass.key(pass.name()));
-    pass.cluster
+    pass.primary_cluster
         .update_status_typed(&pass.keystone)
         .map_err(Error::cluster(what))?;
     Ok(())

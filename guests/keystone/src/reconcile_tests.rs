@@ -416,3 +416,45 @@ fn a_pass_with_keys_reaches_the_mariadb_gate_and_waits_30s() {
     );
     assert_eq!(database["observedGeneration"], 2);
 }
+
+#[test]
+fn a_keystone_on_an_opened_target_reads_its_children_there_and_writes_its_status_here() {
+    let target = std::rc::Rc::new(
+        ready_store()
+            .with(secret("ks-db", &[("username", "ks")]))
+            .with(secret("ks-admin", &[("password", "pw")])),
+    );
+    let mut object = keystone_with(json!({"targetClusterRef": {"name": "remote"}}));
+    object["metadata"]["finalizers"] = json!([
+        FINALIZER,
+        OPENBAO_FINALIZER,
+        crate::finalizers::REMOTE_CHILDREN_FINALIZER
+    ]);
+    let cluster = FakeCluster::new().with(object).with_target(
+        "remote",
+        crate::describe::OWNER_LABEL_PREFIX,
+        target.clone(),
+    );
+    let outcome = reconcile(&cluster, &request()).expect("runs");
+    assert_eq!(outcome, Outcome::requeue(SECRET_POLLING));
+    let status = stored_status(&cluster);
+    let secrets = status["conditions"]
+        .as_array()
+        .and_then(|c| c.iter().find(|c| c["type"] == "SecretsReady"))
+        .cloned()
+        .expect("SecretsReady");
+    assert_eq!(
+        secrets["message"], "Database credentials ExternalSecret ns/ks-db not found yet",
+        "the credentials were read on the target"
+    );
+    assert_eq!(cluster.write_log(), ["update-status Keystone ns/ks"]);
+    assert!(
+        target
+            .calls()
+            .iter()
+            .any(|c| c.to_string().contains("Secret ns/ks-db")),
+        "{:?}",
+        target.calls()
+    );
+    assert!(target.writes().is_empty(), "{:?}", target.write_log());
+}

@@ -57,8 +57,12 @@ pub(crate) fn read(
 }
 
 /// Runs step 3: the credentials, or the condition saying the Secret is missing.
-pub(crate) fn run(pass: &mut Pass<'_>, keystone: &Keystone) -> Flow<Credentials> {
-    match read(pass.cluster, keystone)? {
+pub(crate) fn run(
+    pass: &mut Pass<'_>,
+    keystone: &Keystone,
+    children: &dyn Cluster,
+) -> Flow<Credentials> {
+    match read(children, keystone)? {
         Some(credentials) => Ok(ControlFlow::Continue(credentials)),
         None => {
             let message = format!(

@@ -48,7 +48,7 @@ fn the_backend_waits_for_the_admin_password() {
     ];
     for (case, world, expected, flow) in table {
         let mut pass = world.pass();
-        let result = run(&mut pass, &world.parent()).expect("no error");
+        let result = run(&mut pass, &world.parent(), &world.cluster).expect("no error");
         let result = result.map_continue(|credentials| {
             // The Keystone's admin user with the Secret's password.
             let wanted = Credentials {
@@ -69,7 +69,7 @@ fn a_failed_read_of_the_admin_secret_fails_the_pass_naming_it() {
         .cluster
         .fail(Op::Get, ADMIN_SECRET, ApiError::Forbidden("no".into()), 1);
     let mut pass = world.pass();
-    let error = run(&mut pass, &world.parent()).expect_err("fails");
+    let error = run(&mut pass, &world.parent(), &world.cluster).expect_err("fails");
     assert_eq!(
         error.to_string(),
         "reading the admin password Secret openstack/keystone-admin: forbidden: no"

@@ -45,7 +45,10 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> Flow {
         finalizer::release(pass)?;
         return Ok(ControlFlow::Break(None));
     };
-    if projection::inspect(pass.cluster, &keystone, &pass.backend)? != Projection::NotProjected {
+    let cluster = pass.cluster;
+    let target = keystone_ref::children(cluster, &keystone)?;
+    let children = target.as_deref().unwrap_or(cluster);
+    if projection::inspect(children, &keystone, &pass.backend)? != Projection::NotProjected {
         log::debug(&format!(
             "{}: waiting for the config to leave the Keystone before the teardown",
             pass.key(pass.name())
@@ -59,7 +62,7 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> Flow {
         && !status.domain_id.is_empty();
     // Read only when something is to be deleted through the identity API.
     let credentials = if pass.backend.is_federation() || deletes {
-        admin_credentials::read(pass.cluster, &keystone)?
+        admin_credentials::read(children, &keystone)?
     } else {
         None
     };

@@ -88,6 +88,12 @@ pub fn describe() -> Description {
             validate_on: vec![Operation::Create, Operation::Update],
             failure_policy: FailurePolicy::Fail,
         }],
+        // It opens its Keystone's target cluster to read the Keystone's Deployment and admin
+        // Secret there and to reach its API; it writes nothing there.
+        targets: wasm_operator_sdk::TargetDescription {
+            owner_label_prefix: "openstack.c5c3.io".into(),
+            watches: Vec::new(),
+        },
     }
 }
 

@@ -14,6 +14,15 @@ pub(crate) enum Error {
         #[source]
         source: wasm_operator_sdk::Error,
     },
+    /// The target cluster the Keystone's children live on could not be opened.
+    #[error("opening target cluster {target:?} of Keystone {keystone}: {source}")]
+    Target {
+        /// `namespace/name` of the Keystone.
+        keystone: String,
+        target: String,
+        #[source]
+        source: wasm_operator_sdk::TargetError,
+    },
     /// A call to the Keystone identity API failed; the condition it set carries the same
     /// text.
     #[error("{what}: {source}")]

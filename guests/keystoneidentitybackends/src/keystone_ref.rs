@@ -23,6 +23,7 @@ use wasm_operator_sdk::blocks::types::SecretRefSpec;
 use wasm_operator_sdk::{ApiError, Cluster, ClusterExt};
 
 use crate::conditions::{DOMAIN_READY, KEYSTONE_NOT_FOUND, WAITING_FOR_KEYSTONE_API};
+use crate::error::Error;
 use crate::pass::{Flow, Pass, SECRET_POLLING};
 
 /// The Keystone condition that gates the identity calls.
@@ -54,9 +55,41 @@ wasm_operator_sdk::custom_resource!(
 
 /// The Keystone's spec, as far as it is read.
 #[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(crate) struct KeystoneSpec {
     #[serde(default)]
     pub(crate) bootstrap: BootstrapSpec,
+    /// The cluster the Keystone's children (its Deployment, admin Secret and Service) live
+    /// on; absent: the Keystone's own.
+    #[serde(default)]
+    pub(crate) target_cluster_ref: Option<TargetClusterRef>,
+}
+
+/// `spec.targetClusterRef`.
+#[derive(Debug, Clone, Default, Deserialize)]
+pub(crate) struct TargetClusterRef {
+    #[serde(default)]
+    pub(crate) name: String,
+}
+
+/// The cluster `keystone`'s children live on, opened from `cluster` when it names a target
+/// (`None`: `cluster` itself). Opening a target also routes the pass's HTTP requests to the
+/// target's Services, where the Keystone API is.
+pub(crate) fn children<'c>(
+    cluster: &'c dyn Cluster,
+    keystone: &Keystone,
+) -> Result<Option<Box<dyn Cluster + 'c>>, Error> {
+    let Some(target) = &keystone.spec.target_cluster_ref else {
+        return Ok(None);
+    };
+    cluster
+        .open_target(&target.name)
+        .map(Some)
+        .map_err(|source| Error::Target {
+            keystone: format!("{}/{}", keystone.namespace(), keystone.name()),
+            target: target.name.clone(),
+            source,
+        })
 }
 
 /// `spec.bootstrap`.

@@ -125,8 +125,8 @@ pub(crate) fn inspect(
 }
 
 /// Runs step 7.
-pub(crate) fn run(pass: &mut Pass<'_>, keystone: &Keystone) -> Flow {
-    let (reason, message) = match inspect(pass.cluster, keystone, &pass.backend)? {
+pub(crate) fn run(pass: &mut Pass<'_>, keystone: &Keystone, children: &dyn Cluster) -> Flow {
+    let (reason, message) = match inspect(children, keystone, &pass.backend)? {
         Projection::NotProjected => (
             WAITING_FOR_PROJECTION,
             "waiting for the Keystone Deployment to mount this backend's domain config",

@@ -18,7 +18,7 @@ const PROJECTED: &str = "domain config is mounted in the Keystone Deployment";
 /// Runs step 7; the flow, ConfigProjected and status.samlSPMetadataSecretName.
 fn step(world: &World) -> (Flow, Option<Said>, String) {
     let mut pass = world.pass();
-    let flow = run(&mut pass, &world.parent());
+    let flow = run(&mut pass, &world.parent(), &world.cluster);
     let saml = pass
         .backend
         .status
@@ -223,7 +223,7 @@ fn a_failed_read_fails_the_step_naming_the_object() {
             .cluster
             .fail(Op::Get, name, ApiError::Unavailable("down".into()), 1);
         let mut pass = world.pass();
-        let result = run(&mut pass, &parent);
+        let result = run(&mut pass, &parent, &world.cluster);
         if message.is_empty() {
             assert_eq!(result.expect("no error"), ControlFlow::Continue(()));
             assert_eq!(

@@ -91,7 +91,10 @@ pub(crate) fn reconcile_with(
 /// Steps 2–7.
 fn steps(pass: &mut Pass<'_>) -> Flow {
     let keystone = next!(keystone_ref::run(pass));
-    let credentials = next!(admin_credentials::run(pass, &keystone));
+    let cluster = pass.cluster;
+    let target = keystone_ref::children(cluster, &keystone)?;
+    let children = target.as_deref().unwrap_or(cluster);
+    let credentials = next!(admin_credentials::run(pass, &keystone, children));
     let client = Client::new(pass.transport, keystone.api_endpoint(), credentials);
     next!(domain::run(pass, &client));
     if pass.backend.is_federation()
@@ -100,7 +103,7 @@ fn steps(pass: &mut Pass<'_>) -> Flow {
     {
         next!(federation_objects::run(pass, &client));
     }
-    projection::run(pass, &keystone)
+    projection::run(pass, &keystone, children)
 }
 
 /// Writes the status when it differs from `before`, with Ready recomputed and

@@ -69,6 +69,33 @@ pub trait Cluster {
         subresource: &str,
         body: &Value,
     ) -> Result<Value, ApiError>;
+
+    /// The target cluster registered as `name` (contract 1.3), for the rest of the pass: the
+    /// cluster the primary's children are written to when the primary names one (CobaltCore's
+    /// `spec.targetClusterRef`). Reads, writes and kind probes go to the target, checked as
+    /// calls here are; an apply's `owner` (and a body's owner reference to the primary)
+    /// becomes the owner labels the plugin declared
+    /// ([`Description::targets`](crate::plugin::Description)), since an owner reference
+    /// cannot cross clusters. The primary stays on this cluster: `update_status` and
+    /// `record_event` on the target's handle are made here. A host (or a fake) that engages
+    /// no targets answers [`TargetError::NotRegistered`].
+    fn open_target(&self, name: &str) -> Result<Box<dyn Cluster + '_>, TargetError> {
+        Err(TargetError::NotRegistered(format!(
+            "target cluster {name:?} is not registered"
+        )))
+    }
+}
+
+/// Why [`Cluster::open_target`] failed; the message is the host's.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TargetError {
+    /// No registration of that name exists (never registered, or deregistered).
+    #[error("{0}")]
+    NotRegistered(String),
+    /// Registered but not usable now (its kubeconfig does not load, it is not engaged yet,
+    /// or the plugin declared no owner label prefix).
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 /// Typed helpers over [`Cluster`] for k8s-openapi types and any serde type that implements
@@ -147,6 +174,76 @@ pub trait ClusterExt: Cluster {
         decode(&object.to_string(), stored)
     }
 
+    /// Sets the finalizers of `object` to `finalizers` (an empty list removes the field):
+    /// a merge patch that only applies while the object still has the resourceVersion it
+    /// was read at. On success `object`'s finalizers and resourceVersion are the stored
+    /// ones; without a resourceVersion nothing is sent.
+    fn write_finalizers<K>(&self, object: &mut K, finalizers: Vec<String>) -> Result<()>
+    where
+        K: Resource + DeserializeOwned + k8s_openapi::Metadata<Ty = ObjectMeta>,
+    {
+        let metadata = object.metadata();
+        let namespace = metadata.namespace.clone();
+        let name = metadata.name.clone().unwrap_or_default();
+        let Some(version) = metadata.resource_version.clone() else {
+            let key = ObjectRef::of::<K>(namespace.as_deref(), &name);
+            return Err(Error::MissingField {
+                what: key.to_string(),
+                field: "metadata.resourceVersion",
+            });
+        };
+        let list = if finalizers.is_empty() {
+            Value::Null
+        } else {
+            serde_json::json!(finalizers)
+        };
+        let stored: K = self.merge_patch(
+            namespace.as_deref(),
+            &name,
+            serde_json::json!({"metadata": {"finalizers": list}}),
+            Some(&version),
+        )?;
+        let stored = stored.metadata();
+        let metadata = object.metadata_mut();
+        metadata.finalizers = stored.finalizers.clone();
+        metadata.resource_version = stored.resource_version.clone();
+        Ok(())
+    }
+
+    /// Adds `finalizer` to `object`'s finalizers, unless it carries it already; `Ok(true)`
+    /// when it was written. See [`write_finalizers`](Self::write_finalizers).
+    fn add_finalizer<K>(&self, object: &mut K, finalizer: &str) -> Result<bool>
+    where
+        K: Resource + DeserializeOwned + k8s_openapi::Metadata<Ty = ObjectMeta>,
+    {
+        if has_finalizer(object.metadata(), finalizer) {
+            return Ok(false);
+        }
+        let mut list = object.metadata().finalizers.clone().unwrap_or_default();
+        list.push(finalizer.to_owned());
+        self.write_finalizers(object, list).map(|()| true)
+    }
+
+    /// Removes `finalizer` from `object`'s finalizers, when it carries it; `Ok(true)` when
+    /// it was written. See [`write_finalizers`](Self::write_finalizers).
+    fn remove_finalizer<K>(&self, object: &mut K, finalizer: &str) -> Result<bool>
+    where
+        K: Resource + DeserializeOwned + k8s_openapi::Metadata<Ty = ObjectMeta>,
+    {
+        if !has_finalizer(object.metadata(), finalizer) {
+            return Ok(false);
+        }
+        let list = object
+            .metadata()
+            .finalizers
+            .iter()
+            .flatten()
+            .filter(|f| *f != finalizer)
+            .cloned()
+            .collect();
+        self.write_finalizers(object, list).map(|()| true)
+    }
+
     /// Deletes the `K` named `name`; `Ok(false)` when it did not exist.
     fn delete_typed<K: Resource>(
         &self,
@@ -213,6 +310,11 @@ pub trait ClusterExt: Cluster {
 }
 
 impl<C: Cluster + ?Sized> ClusterExt for C {}
+
+/// Whether `metadata` carries `finalizer`.
+pub fn has_finalizer(metadata: &ObjectMeta, finalizer: &str) -> bool {
+    metadata.finalizers.iter().flatten().any(|f| f == finalizer)
+}
 
 /// A shared reference to a cluster is a cluster, so a borrowed one can be boxed as
 /// `Box<dyn Cluster + '_>` (e.g. by a resolver handing out a cluster it keeps).

@@ -51,14 +51,14 @@ pub mod wit;
 
 pub use cluster::{
     Cluster, ClusterExt, DeleteOptions, Event, EventType, ListOptions, Owner, Patch, Preconditions,
-    Propagation, ReadFrom,
+    Propagation, ReadFrom, TargetError, has_finalizer,
 };
 pub use error::{ApiError, Error, Result};
 pub use object::{KindRef, ObjectRef};
 pub use planner::Planner;
 pub use plugin::{
     Description, FieldIndex, KindIndex, Mapping, Outcome, Permission, Predicate, ReconcileError,
-    Reconciler, Request, SubresourcePermission, Verb, Watch,
+    Reconciler, Request, SubresourcePermission, TargetDescription, Verb, Watch,
 };
 
 /// Re-exported so guests name the same versions the SDK's helpers take.

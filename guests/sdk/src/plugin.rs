@@ -9,7 +9,7 @@ use crate::cluster::Cluster;
 
 pub use wasm_operator_types::plugin::{
     Description, FieldIndex, KindIndex, Mapping, Outcome, Permission, Predicate, Request,
-    SubresourcePermission, Verb, Watch,
+    SubresourcePermission, TargetDescription, Verb, Watch,
 };
 
 /// How a failed pass ends.

@@ -41,10 +41,11 @@ pub use bindings::export_plugin;
 use bindings::exports::wasm_operator::plugin::admission as wit_admission;
 use bindings::exports::wasm_operator::plugin::extensions as wit_extensions;
 use bindings::exports::wasm_operator::plugin::reconciler as wit_reconciler;
+use bindings::exports::wasm_operator::plugin::targeting as wit_targeting;
 use bindings::gitlab::secretgen::planner as wit_planner;
 use bindings::wasm_operator::plugin::{
     client as wit_client, cluster as wit_cluster, crypto as wit_crypto, logging as wit_logging,
-    types as wit_types,
+    targets as wit_targets, types as wit_types,
 };
 
 /// Exports a [`Reconciler`] as the WIT `reconciler` interface.
@@ -125,6 +126,16 @@ impl<R: Reconciler> wit_admission::Guest for Exported<R> {
                 denial: Some(denial),
                 warnings: Vec::new(),
             },
+        }
+    }
+}
+
+impl<R: Reconciler> wit_targeting::Guest for Exported<R> {
+    fn describe_targets() -> wit_targeting::TargetDescription {
+        let targets = R::describe().targets;
+        wit_targeting::TargetDescription {
+            owner_label_prefix: targets.owner_label_prefix,
+            watches: targets.watches.iter().map(Into::into).collect(),
         }
     }
 }
@@ -243,6 +254,98 @@ impl Cluster for WitCluster {
             subresource,
             &body.to_string(),
         )?)
+    }
+
+    fn open_target(&self, name: &str) -> Result<Box<dyn Cluster + '_>, crate::TargetError> {
+        let target = wit_targets::Target::open(name).map_err(|e| match e {
+            wit_targets::TargetError::NotRegistered(m) => crate::TargetError::NotRegistered(m),
+            wit_targets::TargetError::Unavailable(m) => crate::TargetError::Unavailable(m),
+        })?;
+        Ok(Box::new(WitTarget { target }))
+    }
+}
+
+/// A target cluster the host opened for this pass (contract 1.3).
+struct WitTarget {
+    target: wit_targets::Target,
+}
+
+impl Cluster for WitTarget {
+    fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
+        self.target
+            .get(&object.into(), from.into())?
+            .map(|text| parse(&text))
+            .transpose()
+    }
+
+    fn list(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Value>, ApiError> {
+        self.target
+            .list(&kind.into(), namespace, &options.into())?
+            .iter()
+            .map(|text| parse(text))
+            .collect()
+    }
+
+    fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
+        let owner = owner.map(wit_cluster::Owner::from);
+        parse(&self.target.apply(&object.to_string(), owner.as_ref())?)
+    }
+
+    fn create(&self, object: &Value) -> Result<Value, ApiError> {
+        parse(&self.target.create(&object.to_string())?)
+    }
+
+    fn patch(
+        &self,
+        object: &ObjectRef,
+        patch: &Patch,
+        resource_version: Option<&str>,
+    ) -> Result<Value, ApiError> {
+        let (patch_type, body) = match patch {
+            Patch::Merge(body) => (wit_cluster::PatchType::Merge, body),
+            Patch::Json(body) => (wit_cluster::PatchType::Json, body),
+        };
+        let stored = self.target.patch(
+            &object.into(),
+            patch_type,
+            &body.to_string(),
+            resource_version,
+        )?;
+        parse(&stored)
+    }
+
+    fn delete_with(&self, object: &ObjectRef, options: &DeleteOptions) -> Result<(), ApiError> {
+        Ok(self.target.delete(&object.into(), &options.into())?)
+    }
+
+    /// The primary's status, on the plugin's own cluster.
+    fn update_status(&self, object: &Value) -> Result<Value, ApiError> {
+        WitCluster.update_status(object)
+    }
+
+    /// An event about the primary, on the plugin's own cluster.
+    fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError> {
+        WitCluster.record_event(regarding, event)
+    }
+
+    fn served(&self, kind: &KindRef) -> Result<bool, ApiError> {
+        Ok(self.target.served(&kind.into())?)
+    }
+
+    fn create_subresource(
+        &self,
+        object: &ObjectRef,
+        subresource: &str,
+        _body: &Value,
+    ) -> Result<Value, ApiError> {
+        Err(ApiError::Forbidden(format!(
+            "{subresource} of {object}: subresources are not served on a target cluster"
+        )))
     }
 }
 

@@ -271,7 +271,7 @@ impl ApiServer {
     }
 
     /// A kubeconfig for this server (context `wasm-operator`, namespace `default`).
-    pub(crate) fn kubeconfig(&self) -> String {
+    pub fn kubeconfig(&self) -> String {
         format!(
             "apiVersion: v1\nkind: Config\nclusters:\n- name: wasm-operator\n  cluster:\n    server: {url}\ncontexts:\n- name: wasm-operator\n  context:\n    cluster: wasm-operator\n    user: wasm-operator\n    namespace: default\ncurrent-context: wasm-operator\nusers:\n- name: wasm-operator\n  user: {{}}\npreferences: {{}}\n",
             url = self.url()

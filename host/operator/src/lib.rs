@@ -19,6 +19,7 @@ pub mod controller;
 pub mod informer;
 pub(crate) mod metrics;
 pub mod operator;
+pub mod targets;
 pub mod webhook;
 
 pub use metrics::Metrics;

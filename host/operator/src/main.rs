@@ -92,6 +92,9 @@ enum Command {
         /// --webhook-secret NAMESPACE/NAME`): a Role on that Secret.
         #[arg(long)]
         webhook_secret: Option<String>,
+        /// The namespace of target cluster registrations (`run --clusters-namespace`).
+        #[arg(long, default_value = wasm_operator::targets::DEFAULT_CLUSTERS_NAMESPACE)]
+        clusters_namespace: String,
     },
     /// Print the Mutating/ValidatingWebhookConfigurations the plugins of a directory need
     /// (their admitted kinds and operations), pointing at a Service or a URL.
@@ -274,6 +277,7 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             lease_namespace,
             lease_name,
             webhook_secret,
+            clusters_namespace,
         } => {
             let lease_namespace = lease_namespace
                 .or_else(|| namespace.clone())
@@ -293,6 +297,7 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 namespace.as_deref(),
                 lease,
                 webhook_secret,
+                &clusters_namespace,
             )
             .await?;
             print!("{yaml}");

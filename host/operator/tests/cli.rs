@@ -43,7 +43,7 @@ fn plugin_inspect_prints_the_description_and_the_sha256() {
     for expected in [
         format!("sha256:    {sha256}"),
         "kind:      reconciler".to_owned(),
-        "contract:  wasm-operator:plugin@1.2.0".to_owned(),
+        "contract:  wasm-operator:plugin@1.3.0".to_owned(),
         "name:      fixture".to_owned(),
         "version:   0.1.0".to_owned(),
         "manager:   fixture-reconciler".to_owned(),
@@ -780,6 +780,11 @@ fn the_deploy_manifests_bind_every_role_rbac_prints_for_the_shipped_plugins() {
                 "ClusterRole".to_owned(),
                 "wasm-operator-webhook-configurations".to_owned(),
                 String::new()
+            ),
+            (
+                "Role".to_owned(),
+                "wasm-operator-target-clusters".to_owned(),
+                "c5c3-clusters".to_owned()
             ),
         ]
     );

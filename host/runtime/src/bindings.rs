@@ -12,13 +12,16 @@ mod generated {
     pub(crate) mod reconciler {
         wasmtime::component::bindgen!({
             path: "../../wit",
-            // The 1.2 world: every import a 1.x reconciler may name. Its exports are looked
-            // up one interface at a time (`reconciler` always, `extensions` and `admission`
-            // when the plugin exports them), so a 1.0 or 1.1 plugin loads through the same
-            // bindings.
-            world: "admitting-reconciler-plugin",
+            // The 1.3 world: every import a 1.x reconciler may name. Its exports are looked
+            // up one interface at a time (`reconciler` always, `extensions`, `admission` and
+            // `targeting` when the plugin exports them), so a plugin of an earlier minor
+            // version loads through the same bindings.
+            world: "targeting-reconciler-plugin",
             imports: { default: async },
             exports: { default: async },
+            with: {
+                "wasm-operator:plugin/targets.target": crate::capabilities::targets::OpenTarget,
+            },
         });
     }
 
@@ -50,6 +53,7 @@ mod generated {
                 "wasm-operator:plugin/crypto": super::reconciler::wasm_operator::plugin::crypto,
                 "wasm-operator:plugin/client": super::reconciler::wasm_operator::plugin::client,
                 "wasm-operator:plugin/egress": super::reconciler::wasm_operator::plugin::egress,
+                "wasm-operator:plugin/targets": super::reconciler::wasm_operator::plugin::targets,
             },
         });
     }
@@ -59,17 +63,17 @@ pub(crate) use generated::planner::PlannerPluginPre;
 pub use generated::planner::exports::gitlab::secretgen::planner;
 pub(crate) use generated::planning::gitlab::secretgen::planner as planner_import;
 pub(crate) use generated::reconciler::exports::wasm_operator::plugin::{
-    admission, extensions, reconciler,
+    admission, extensions, reconciler, targeting,
 };
 pub(crate) use generated::reconciler::wasm_operator::plugin::{
-    client, cluster, crypto, egress, logging, types,
+    client, cluster, crypto, egress, logging, targets, types,
 };
 
 /// The platform WIT package the host speaks, e.g. `wasm-operator:plugin`.
 pub const CONTRACT_PACKAGE: &str = "wasm-operator:plugin";
 
 /// The platform contract version the host speaks (the package's version).
-pub const CONTRACT_VERSION: &str = "1.2.0";
+pub const CONTRACT_VERSION: &str = "1.3.0";
 
 /// The WIT package of the GitLabSecrets planner, `gitlab:secretgen`.
 pub const PLANNER_PACKAGE: &str = "gitlab:secretgen";
@@ -85,14 +89,17 @@ pub(crate) struct ReconcilerPre {
     extensions: Option<extensions::GuestIndices>,
     /// `Some` for a plugin built against 1.2 or later (it exports `admission`).
     admission: Option<admission::GuestIndices>,
+    /// `Some` for a plugin built against 1.3 or later (it exports `targeting`).
+    targeting: Option<targeting::GuestIndices>,
 }
 
 /// One instance of a reconciler: its `reconciler` export, from 1.1 on its `extensions`, from
-/// 1.2 on its `admission`.
+/// 1.2 on its `admission`, from 1.3 on its `targeting`.
 pub(crate) struct ReconcilerInstance {
     pub(crate) reconciler: reconciler::Guest,
     pub(crate) extensions: Option<extensions::Guest>,
     pub(crate) admission: Option<admission::Guest>,
+    pub(crate) targeting: Option<targeting::Guest>,
 }
 
 impl ReconcilerPre {
@@ -114,11 +121,17 @@ impl ReconcilerPre {
         } else {
             None
         };
+        let targeting = if exports(TARGETING_INTERFACE) {
+            Some(targeting::GuestIndices::new(&pre)?)
+        } else {
+            None
+        };
         Ok(Self {
             pre,
             reconciler,
             extensions,
             admission,
+            targeting,
         })
     }
 
@@ -137,10 +150,15 @@ impl ReconcilerPre {
             Some(indices) => Some(indices.load(&mut *store, &instance)?),
             None => None,
         };
+        let targeting = match &self.targeting {
+            Some(indices) => Some(indices.load(&mut *store, &instance)?),
+            None => None,
+        };
         Ok(ReconcilerInstance {
             reconciler,
             extensions,
             admission,
+            targeting,
         })
     }
 }
@@ -150,3 +168,6 @@ const EXTENSIONS_INTERFACE: &str = "wasm-operator:plugin/extensions@1.1.0";
 
 /// The name (semver-matched by wasmtime) of 1.2's exported `admission` interface.
 const ADMISSION_INTERFACE: &str = "wasm-operator:plugin/admission@1.2.0";
+
+/// The name (semver-matched by wasmtime) of 1.3's exported `targeting` interface.
+const TARGETING_INTERFACE: &str = "wasm-operator:plugin/targeting@1.3.0";

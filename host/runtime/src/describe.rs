@@ -3,7 +3,7 @@
 
 use wasm_operator_types::{self as shared, Description, KindRef, Mapping, Verb, is_dns_label};
 
-use crate::bindings::{extensions as ext, reconciler as wit, types};
+use crate::bindings::{extensions as ext, reconciler as wit, targeting, types};
 
 /// The shared form of a WIT description.
 pub(crate) fn from_wit(d: wit::Description) -> Description {
@@ -38,6 +38,7 @@ pub(crate) fn from_wit(d: wit::Description) -> Description {
         subresources: Vec::new(),
         admission: vec![],
         egress: Vec::new(),
+        targets: Default::default(),
     }
 }
 
@@ -71,6 +72,14 @@ pub(crate) fn extend(d: &mut Description, e: ext::DescriptionExtensions) {
                 verbs: s.verbs.into_iter().map(verb).collect(),
             }),
     );
+}
+
+/// What a 1.3 plugin's `describe-targets` returned.
+pub(crate) fn targets(t: targeting::TargetDescription) -> shared::TargetDescription {
+    shared::TargetDescription {
+        owner_label_prefix: t.owner_label_prefix,
+        watches: t.watches.into_iter().map(kind).collect(),
+    }
 }
 
 fn mapping(m: wit::Mapping) -> Mapping {
@@ -247,6 +256,37 @@ pub(crate) fn validate(d: &Description) -> Result<(), String> {
     }
     crate::capabilities::http::AllowList::parse(&d.egress)?;
     crate::admission::validate(d)?;
+    validate_targets(&d.targets, declared)
+}
+
+/// The owner label prefix is a DNS subdomain (a label key's prefix), and every kind watched on
+/// targets is declared with list and watch.
+fn validate_targets(
+    t: &shared::TargetDescription,
+    declared: impl Fn(&KindRef, Verb) -> bool,
+) -> Result<(), String> {
+    if !t.targets() {
+        return match t.watches.first() {
+            Some(k) => Err(format!(
+                "targets.watches names {k}, but targets.owner-label-prefix is empty (the plugin writes to no target)"
+            )),
+            None => Ok(()),
+        };
+    }
+    if !is_dns_subdomain(&t.owner_label_prefix) {
+        return Err(format!(
+            "targets.owner-label-prefix {:?} is not a DNS subdomain (a label key prefix, e.g. example.com)",
+            t.owner_label_prefix
+        ));
+    }
+    for (i, k) in t.watches.iter().enumerate() {
+        check_kind(k, &format!("targets.watches[{i}]"))?;
+        if !declared(k, Verb::List) || !declared(k, Verb::Watch) {
+            return Err(format!(
+                "targets.watches[{i}]: permissions lack list and watch on {k}"
+            ));
+        }
+    }
     Ok(())
 }
 
@@ -359,6 +399,7 @@ mod tests {
                     verbs: vec![Verb::List, Verb::Watch],
                 },
             ],
+            targets: Default::default(),
         }
     }
 

@@ -17,7 +17,7 @@ use super::plugin::{Plugin, PluginInfo};
 use crate::backend::access::{Access, Permissions};
 use crate::bindings::{
     PlannerPluginPre, ReconcilerPre, client, cluster, crypto, egress, logging, planner_import,
-    types,
+    targets, types,
 };
 use crate::capabilities::http::{AllowList, EgressEnv};
 use crate::capabilities::{HasCluster, HasCrypto, HasLog, HasPlanner, Keygens, PassState};
@@ -438,6 +438,7 @@ fn add_capabilities(linker: &mut Linker<PassState>) -> wasmtime::Result<()> {
     cluster::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
     client::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
     egress::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
+    targets::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
     logging::add_to_linker::<PassState, HasLog>(linker, |s| &mut s.log)?;
     crypto::add_to_linker::<PassState, HasCrypto>(linker, |s| &mut s.crypto)?;
     planner_import::add_to_linker::<PassState, HasPlanner>(linker, |s| &mut s.planner)?;

@@ -12,17 +12,32 @@ use super::error::PassError;
 use super::limits::MemoryCap;
 use super::plugin::{Plugin, PluginInfo};
 use crate::backend::checked::Checked;
+use crate::backend::remote::TargetClusters;
 use crate::backend::{Caller, ClusterBackend};
 use crate::bindings::{PlannerPluginPre, ReconcilerPre, extensions, planner, reconciler as wit};
+use crate::capabilities::targets::Targets;
 use crate::capabilities::{ClusterCtx, CryptoCtx, EgressHooks, LogCtx, PassState, PlannerCtx};
 use crate::text::guest_text;
 
 impl Plugin {
-    /// Runs one reconcile pass for `request` against `backend`.
+    /// Runs one reconcile pass for `request` against `backend`, with no target clusters.
     pub async fn reconcile(
         &self,
         runtime: &Runtime,
         backend: Arc<dyn ClusterBackend>,
+        request: &Request,
+    ) -> Result<Outcome, PassError> {
+        self.reconcile_with_targets(runtime, backend, None, request)
+            .await
+    }
+
+    /// Runs one reconcile pass for `request` against `backend`; the plugin may open the
+    /// target clusters `targets` engages (contract 1.3).
+    pub async fn reconcile_with_targets(
+        &self,
+        runtime: &Runtime,
+        backend: Arc<dyn ClusterBackend>,
+        targets: Option<Arc<dyn TargetClusters>>,
         request: &Request,
     ) -> Result<Outcome, PassError> {
         let object = shared::object_key(request.namespace.as_deref(), &request.name);
@@ -38,7 +53,12 @@ impl Plugin {
             request.object(&description.primary),
         );
         let conflicted = checked.conflicted();
-        let cluster = ClusterCtx::new(checked);
+        let mut cluster = ClusterCtx::new(checked);
+        let owner_labels = description
+            .targets
+            .targets()
+            .then(|| description.targets.owner_labels());
+        cluster.targets = Targets::new(targets, owner_labels);
         let wit_request = wit::Request {
             namespace: request.namespace.clone(),
             name: request.name.clone(),
@@ -189,7 +209,7 @@ impl Plugin {
             return Err("not a reconciler".into());
         };
         let cluster = ClusterCtx::none(&self.name);
-        let (description, extended, admitted) = self
+        let (description, extended, admitted, targeting) = self
             .run(runtime, "describe()", cluster, async |store| {
                 let instance = pre
                     .instantiate_async(&mut *store)
@@ -216,7 +236,16 @@ impl Plugin {
                         .map_err(Failure::Call)?,
                     None => Vec::new(),
                 };
-                Ok((description, extended, admitted))
+                let targeting = match &instance.targeting {
+                    Some(targeting) => Some(
+                        targeting
+                            .call_describe_targets(&mut *store)
+                            .await
+                            .map_err(Failure::Call)?,
+                    ),
+                    None => None,
+                };
+                Ok((description, extended, admitted, targeting))
             })
             .await
             .map_err(|e| e.to_string())?;
@@ -225,6 +254,9 @@ impl Plugin {
             super::describe::extend(&mut description, extended);
         }
         description.admission = crate::admission::from_wit(admitted);
+        if let Some(targeting) = targeting {
+            description.targets = super::describe::targets(targeting);
+        }
         super::describe::validate(&description)?;
         Ok(description)
     }
@@ -290,6 +322,7 @@ impl Plugin {
             &self.limits,
             runtime.egress(),
             cluster.trusted_ca.clone(),
+            cluster.target_services.clone(),
         );
         let state = PassState::new(
             MemoryCap::new(self.limits.memory_bytes),

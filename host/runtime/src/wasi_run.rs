@@ -213,7 +213,7 @@ pub async fn run(runtime: &Runtime, wasm: &Path, args: &[String]) -> Result<i32,
 }
 
 /// Defines every function of the component's `wasm-operator:plugin` and `gitlab:secretgen`
-/// imports as a trap — a guest crate's test binary links its plugin imports, which unit tests
+/// imports as a trap, and every resource as a host type no stub ever returns — a guest crate's test binary links its plugin imports, which unit tests
 /// do not call (one that does fails naming the import) — except `logging.log`, which prints
 /// to stderr.
 fn stub_plugin_imports(
@@ -237,6 +237,16 @@ fn stub_plugin_imports(
             .strip_prefix(crate::CONTRACT_PACKAGE)
             .is_some_and(|rest| rest.starts_with("/logging@"));
         for (function, item) in instance.exports(engine) {
+            if let ComponentItem::Resource(_) = item.ty {
+                // A resource (the `targets` interface's `target`) is a host type no test
+                // can construct: its constructors are stubbed as traps like any function.
+                stubs.resource(
+                    function,
+                    wasmtime::component::ResourceType::host::<StubResource>(),
+                    |_, _| Ok(()),
+                )?;
+                continue;
+            }
             if let ComponentItem::ComponentFunc(_) = item.ty {
                 if is_logging && function == "log" {
                     // Logging needs no host: the line goes to stderr, as the guest's own would.
@@ -259,6 +269,9 @@ fn stub_plugin_imports(
     }
     Ok(())
 }
+
+/// The host type behind every resource a test binary imports; never instantiated.
+struct StubResource;
 
 /// Whether `args` ask a libtest harness to run tests (rather than list them, print help, …).
 fn is_libtest_run(args: &[String]) -> bool {

@@ -452,3 +452,74 @@ async fn an_oidc_backend_registers_its_identity_provider_mapping_protocol_and_gr
         "deletionPolicy Retain keeps the domain"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_backend_of_a_keystone_on_a_target_cluster_provisions_through_the_targets_service_and_is_projected_there()
+ {
+    use crate::targets::{CLUSTERS, registration, target_cluster_with, targeted};
+    let (h, real) = tokio::join!(
+        Harness::start_with_identity_backends(&ACTORS),
+        real_keystone()
+    );
+    h.cluster
+        .create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CLUSTERS}}))
+        .await;
+    let target = target_cluster_with(&ACTORS).await;
+    // The Keystone's Service on the target routes to the real Keystone; the management
+    // cluster has no route to it.
+    target.create(routed_to(real)).await;
+    h.cluster.create(registration("edge", &target)).await;
+    // The backend and its bind Secret stay on the management cluster.
+    h.cluster
+        .create(secret(
+            "ns",
+            "corp-bind",
+            json!({"username": "cn=keystone,dc=corp,dc=example", "password": "bind-pw"}),
+        ))
+        .await;
+    h.cluster
+        .create(ldap_backend("edge", "edge-ldap", json!({})))
+        .await;
+    h.cluster.create(targeted("edge")).await;
+
+    let ready = h.backend_condition("edge", "Ready", "AllReady").await;
+    let domain = domain_named(real, "edge-ldap").expect("domain edge-ldap in the real Keystone");
+    assert_eq!(ready["status"]["domainID"], domain["id"]);
+    assert_eq!(
+        message(&ready, "ConfigProjected"),
+        "domain config is mounted in the Keystone Deployment"
+    );
+    // The projection is on the target: its Deployment mounts the domains Secret there.
+    let deployment = target
+        .get("apps/v1", "Deployment", "ns", "ks")
+        .await
+        .expect("the Keystone Deployment on the target");
+    let mounted = deployment
+        .pointer("/spec/template/spec/volumes")
+        .and_then(Value::as_array)
+        .and_then(|v| v.iter().find(|v| v["name"] == "domains"))
+        .and_then(|v| v.pointer("/secret/secretName"))
+        .and_then(Value::as_str)
+        .expect("the domains volume")
+        .to_owned();
+    let projected = target
+        .get("v1", "Secret", "ns", &mounted)
+        .await
+        .expect("the domains Secret on the target");
+    assert!(
+        projected["data"]
+            .as_object()
+            .is_some_and(|d| d.contains_key("keystone.edge-ldap.conf")),
+        "{:?}",
+        projected["data"]
+            .as_object()
+            .map(|d| d.keys().collect::<Vec<_>>())
+    );
+    assert!(
+        h.cluster
+            .get("apps/v1", "Deployment", "ns", "ks")
+            .await
+            .is_none(),
+        "nothing of the Keystone's on the management cluster"
+    );
+}

@@ -14,4 +14,5 @@ mod identity_backend_controller;
 mod policy;
 mod reasons;
 mod rotation;
+mod targets;
 mod upgrade;

@@ -82,7 +82,7 @@ fn rows() -> Vec<Row> {
             jobs: &[],
             condition: "SecretsReady",
             reason: "TargetClusterUnavailable",
-            message: "target cluster \"edge\" cannot be resolved",
+            message: "target cluster \"edge\" is not registered",
         },
         Row {
             namespace: "brownfield-tls",

@@ -11,8 +11,8 @@ use wasm_operator_sdk::{DeleteOptions, ObjectRef, Patch};
 
 use crate::harness::{Harness, WAIT, in_ns, secret};
 
-const GROUP_VERSION: &str = "glance.openstack.c5c3.io/v1alpha1";
-const NS: &str = "ns";
+pub(crate) const GROUP_VERSION: &str = "glance.openstack.c5c3.io/v1alpha1";
+pub(crate) const NS: &str = "ns";
 
 /// The harness with both plugins; `admission` as [`Harness::start`] takes it.
 async fn start_with(admission: bool) -> Harness {
@@ -25,7 +25,15 @@ async fn start_with(admission: bool) -> Harness {
         admission,
     )
     .await;
-    for object in [
+    for object in children_inputs() {
+        h.cluster.create(object).await;
+    }
+    h
+}
+
+/// What the Glance's children need where they live: the MariaDB and the credentials.
+pub(crate) fn children_inputs() -> [Value; 3] {
+    [
         json!({"apiVersion": "k8s.mariadb.com/v1alpha1", "kind": "MariaDB",
             "metadata": {"name": "maria", "namespace": NS}, "spec": {"replicas": 1}}),
         secret(
@@ -34,17 +42,14 @@ async fn start_with(admission: bool) -> Harness {
             json!({"username": "glance", "password": "db-pw"}),
         ),
         secret(NS, "glance-service", json!({"password": "svc-pw"})),
-    ] {
-        h.cluster.create(object).await;
-    }
-    h
+    ]
 }
 
-async fn start() -> Harness {
+pub(crate) async fn start() -> Harness {
     start_with(true).await
 }
 
-fn glance() -> Value {
+pub(crate) fn glance() -> Value {
     json!({"apiVersion": GROUP_VERSION, "kind": "Glance",
         "metadata": {"name": "glance", "namespace": NS},
         "spec": {
@@ -58,7 +63,7 @@ fn glance() -> Value {
 }
 
 /// The S3 backend `name` of Glance `glance`, its credentials in `{name}-s3`.
-fn backend(name: &str, default: bool) -> Value {
+pub(crate) fn backend(name: &str, default: bool) -> Value {
     json!({"apiVersion": GROUP_VERSION, "kind": "GlanceBackend",
         "metadata": {"name": name, "namespace": NS},
         "spec": {"glanceRef": {"name": "glance"}, "type": "S3", "isDefault": default,
@@ -66,7 +71,7 @@ fn backend(name: &str, default: bool) -> Value {
                         "credentialsSecretRef": {"name": format!("{name}-s3")}}}})
 }
 
-fn s3_secret(name: &str, secret_key: &str) -> Value {
+pub(crate) fn s3_secret(name: &str, secret_key: &str) -> Value {
     secret(
         NS,
         &format!("{name}-s3"),
@@ -74,12 +79,12 @@ fn s3_secret(name: &str, secret_key: &str) -> Value {
     )
 }
 
-fn object_ref(kind: &str, name: &str) -> ObjectRef {
+pub(crate) fn object_ref(kind: &str, name: &str) -> ObjectRef {
     in_ns(GROUP_VERSION, kind, name)
 }
 
 impl Harness {
-    async fn backend_condition(&self, name: &str, type_: &str, reason: &str) -> Value {
+    pub(crate) async fn backend_condition(&self, name: &str, type_: &str, reason: &str) -> Value {
         self.cluster
             .condition_reached(
                 GROUP_VERSION,
@@ -93,7 +98,7 @@ impl Harness {
             .await
     }
 
-    async fn glance_condition(&self, type_: &str, reason: &str) -> Value {
+    pub(crate) async fn glance_condition(&self, type_: &str, reason: &str) -> Value {
         self.cluster
             .condition_reached(GROUP_VERSION, "Glance", NS, "glance", type_, reason, WAIT)
             .await

@@ -6,4 +6,5 @@
 mod barbican;
 mod cinder;
 mod glance;
+mod glance_targets;
 mod harness;

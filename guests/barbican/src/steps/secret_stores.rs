@@ -176,19 +176,22 @@ fn record(pass: &mut Pass<'_>, names: &[String], hosts: &[String]) {
 }
 
 /// The BarbicanSecretStores naming this Barbican (none when the kind is not served;
-/// undecodable ones left out).
+/// undecodable ones left out); they live next to the Barbican, never on its target cluster.
 fn list(pass: &Pass<'_>) -> Result<Vec<SecretStore>, Error> {
     let kind = store_kind();
-    let served = pass.cluster.served(&kind).map_err(|source| Error::Probe {
-        kind: "BarbicanSecretStore",
-        source,
-    })?;
+    let served = pass
+        .primary_cluster
+        .served(&kind)
+        .map_err(|source| Error::Probe {
+            kind: "BarbicanSecretStore",
+            source,
+        })?;
     if !served {
         return Ok(Vec::new());
     }
     let what = format!("listing BarbicanSecretStores in {}", pass.namespace());
     let listed = pass
-        .cluster
+        .primary_cluster
         .list(&kind, Some(pass.namespace()), &ListOptions::default())
         .map_err(|e| Error::cluster(what)(e.into()))?;
     Ok(listed

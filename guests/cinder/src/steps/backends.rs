@@ -129,21 +129,24 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
 }
 
 /// The satellites of `kind` naming this Cinder, undecodable ones left out (none when the
-/// kind is not served).
+/// kind is not served); they live next to the Cinder, never on its target cluster.
 pub(crate) fn list(
     pass: &Pass<'_>,
     kind: &wasm_operator_sdk::KindRef,
 ) -> Result<Vec<Satellite>, Error> {
-    let served = pass.cluster.served(kind).map_err(|source| Error::Probe {
-        kind: "Cinder satellite",
-        source,
-    })?;
+    let served = pass
+        .primary_cluster
+        .served(kind)
+        .map_err(|source| Error::Probe {
+            kind: "Cinder satellite",
+            source,
+        })?;
     if !served {
         return Ok(Vec::new());
     }
     let what = format!("listing {}s in {}", kind.kind, pass.namespace());
     let listed = pass
-        .cluster
+        .primary_cluster
         .list(kind, Some(pass.namespace()), &ListOptions::default())
         .map_err(|e| Error::cluster(what)(e.into()))?;
     Ok(listed

@@ -262,7 +262,7 @@ fn remove_service(pass: &mut Pass<'_>, backend: &Satellite) -> Result<bool, Erro
                 namespace: Some(pass.namespace().to_owned()),
                 name: backend.name().to_owned(),
             };
-            pass.cluster
+            pass.primary_cluster
                 .patch(
                     &object,
                     &wasm_operator_sdk::Patch::Merge(

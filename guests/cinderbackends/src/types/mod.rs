@@ -105,11 +105,7 @@ impl CinderBackend {
 
     /// Whether it carries `finalizer`.
     pub fn holds(&self, finalizer: &str) -> bool {
-        self.metadata
-            .finalizers
-            .iter()
-            .flatten()
-            .any(|f| f == finalizer)
+        wasm_operator_sdk::has_finalizer(&self.metadata, finalizer)
     }
 }
 

@@ -148,19 +148,22 @@ pub(crate) fn run(pass: &mut Pass<'_>) -> StepResult {
 }
 
 /// The GlanceBackends naming this Glance, by name, each decoded or not (none when the
-/// kind is not served).
+/// kind is not served); they live next to the Glance, never on its target cluster.
 fn list(pass: &Pass<'_>) -> Result<Vec<(String, Option<GlanceBackend>)>, Error> {
     let kind = backend_kind();
-    let served = pass.cluster.served(&kind).map_err(|source| Error::Probe {
-        kind: "GlanceBackend",
-        source,
-    })?;
+    let served = pass
+        .primary_cluster
+        .served(&kind)
+        .map_err(|source| Error::Probe {
+            kind: "GlanceBackend",
+            source,
+        })?;
     if !served {
         return Ok(Vec::new());
     }
     let what = format!("listing GlanceBackends in {}", pass.namespace());
     let listed = pass
-        .cluster
+        .primary_cluster
         .list(&kind, Some(pass.namespace()), &ListOptions::default())
         .map_err(|e| Error::cluster(what)(e.into()))?;
     let mut backends: Vec<(String, Option<GlanceBackend>)> = listed

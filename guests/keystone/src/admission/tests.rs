@@ -149,6 +149,7 @@ impl Reconciler for Admitting {
                     verbs: vec![Verb::Get],
                 },
             ],
+            targets: Default::default(),
         }
     }
 

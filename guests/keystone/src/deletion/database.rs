@@ -33,7 +33,7 @@ pub(crate) fn release(pass: &mut Pass<'_>, children: Children<'_>) -> Result<(),
             "Target cluster is no longer registered; releasing the finalizer without deleting \
              the MariaDB Database, User, and Grant on it",
         ),
-        Children::Local(cluster) => {
+        Children::Local(cluster) | Children::Remote(cluster) => {
             let live = is_live::<Database>(pass, cluster)?
                 || is_live::<User>(pass, cluster)?
                 || is_live::<Grant>(pass, cluster)?;

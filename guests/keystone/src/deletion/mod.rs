@@ -7,11 +7,11 @@
 //! | 2 | `keystone.openstack.c5c3.io/openbao-finalizer` ([`openbao`]) | the backup PushSecrets are gone, or the bounds below ran out | `FinalizingOpenBaoSecrets`, `OpenBaoSecretsFinalized`; Warnings `ESOAdoptionTimedOut`, `OpenBaoCleanupStalled` |
 //! | 3 | `openstack.c5c3.io/remote-children` ([`remote_children`]) | the children on the target cluster are swept | Warning `RemoteChildrenAbandoned` |
 //!
-//! Before any of them, the children's cluster is resolved ([`resolve`]). This host runs
-//! children on its own cluster only, so a Keystone naming a target cluster never resolves
-//! it: its deletion waits, SecretsReady False `TargetClusterUnavailable`, 15 s, until
-//! [`ABANDON_AFTER`] has passed since its deletionTimestamp; then every finalizer is
-//! released without cleanup, each with a Warning `RemoteChildrenAbandoned`.
+//! Before any of them, the children's cluster is resolved ([`resolve`]): the Keystone's own,
+//! or the target cluster its `targetClusterRef` names, opened by the host. A target that
+//! does not open makes the deletion wait, SecretsReady False `TargetClusterUnavailable`,
+//! 15 s, until [`ABANDON_AFTER`] has passed since its deletionTimestamp; then every
+//! finalizer is released without cleanup, each with a Warning `RemoteChildrenAbandoned`.
 //!
 //! The guest keeps nothing from one pass to the next, so every pass decides from the
 //! cluster alone: which finalizers the Keystone still carries, which children exist and
@@ -36,18 +36,17 @@ use crate::finalizers::holds_any;
 use crate::pass::{Pass, SECRET_POLLING, StepResult};
 use crate::types::KeystoneStatus;
 
-/// How long a deleting Keystone waits for a target cluster that does not resolve before
-/// abandoning the children on it (CobaltCore's `AbandonAfter`).
-pub(crate) const ABANDON_AFTER: Duration = Duration::from_secs(5 * 60);
+pub(crate) use wasm_operator_sdk::blocks::remote_children::ABANDON_AFTER;
 
 /// Where the children the finalizers guard live, as far as the deletion can reach them.
 ///
-/// Every finalizer flow matches it exhaustively: the target-clusters issue adds the case
-/// of a resolved target cluster, and each flow then has to say what it does there.
+/// Every finalizer flow matches it exhaustively.
 #[derive(Clone, Copy)]
 pub(crate) enum Children<'c> {
     /// On this cluster, next to the Keystone.
     Local(&'c dyn Cluster),
+    /// On the target cluster the Keystone names, opened for this pass.
+    Remote(&'c dyn Cluster),
     /// On a target cluster that did not resolve within [`ABANDON_AFTER`]: left where they
     /// are.
     Abandoned,
@@ -99,18 +98,19 @@ fn release(pass: &mut Pass<'_>, children: Children<'_>) -> StepResult {
 }
 
 /// The children's cluster of a deleting Keystone: this one without a `targetClusterRef`;
-/// with one (which this host cannot resolve), a wait until [`ABANDON_AFTER`] has passed
-/// since the deletionTimestamp, then [`Children::Abandoned`].
+/// the target with one that opened; with one that did not, a wait until [`ABANDON_AFTER`]
+/// has passed since the deletionTimestamp, then [`Children::Abandoned`].
 fn resolve<'c>(pass: &Pass<'c>) -> Resolution<'c> {
     let Some(target) = &pass.keystone.spec.target_cluster_ref else {
         return Resolution::Children(Children::Local(pass.cluster));
     };
+    let Some(error) = &pass.target_error else {
+        return Resolution::Children(Children::Remote(pass.cluster));
+    };
     if since_deletion(pass) < ABANDON_AFTER {
-        return Resolution::Wait(format!(
-            "target cluster {:?} does not resolve; waiting at least {} before abandoning its \
-             children",
-            target.name,
-            go_duration(ABANDON_AFTER)
+        return Resolution::Wait(wasm_operator_sdk::blocks::remote_children::wait_message(
+            error,
+            &target.name,
         ));
     }
     log::info(&format!(

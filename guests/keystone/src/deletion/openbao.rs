@@ -68,7 +68,7 @@ pub(crate) fn release(pass: &mut Pass<'_>, children: Children<'_>) -> StepResult
             finalizers::release(pass, OPENBAO_FINALIZER)?;
             return Ok(None);
         }
-        Children::Local(cluster) => cluster,
+        Children::Local(cluster) | Children::Remote(cluster) => cluster,
     };
     let names = backup_names(pass.name());
     let found = names

@@ -5,13 +5,13 @@
 //! | Children | What it does | Finalizer |
 //! |---|---|---|
 //! | on this cluster | nothing to sweep: children here are collected from their owner references | released |
+//! | on the target cluster | Delete of every object of the swept kinds (facts §2.20, the SDK's `remote_children::swept`) in the Keystone's namespace whose owner labels (`openstack.c5c3.io/owner-kind`, `-name`, `-namespace`) name it; a kind the target does not serve is skipped | released once the deletes are sent |
 //! | abandoned (target cluster gone) | Warning `RemoteChildrenAbandoned` | released |
-//!
-//! This host resolves no target cluster, so it never sweeps one: the label-selected sweep
-//! (owner labels `openstack.c5c3.io/owner-kind`, `-name`, `-namespace`) is the case the
-//! target-clusters issue adds to [`Children`], which this match then has to handle.
 
 use wasm_operator_sdk::EventType;
+use wasm_operator_sdk::blocks::remote_children::{
+    REASON_ABANDONED, RemoteOwner, abandoned_message, sweep, swept,
+};
 
 use super::Children;
 use crate::error::Error;
@@ -25,11 +25,21 @@ pub(crate) fn release(pass: &mut Pass<'_>, children: Children<'_>) -> Result<(),
     }
     match children {
         Children::Local(_) => {}
+        Children::Remote(target) => {
+            let owner = RemoteOwner {
+                kind: "Keystone",
+                namespace: pass.namespace(),
+                name: pass.name(),
+            };
+            sweep(target, owner, &swept()).map_err(|e| Error::Cluster {
+                what: format!("{} on the target cluster", e.what),
+                source: e.source.into(),
+            })?;
+        }
         Children::Abandoned => pass.event(
             EventType::Warning,
-            "RemoteChildrenAbandoned",
-            "Target cluster is no longer registered; releasing the remote-children finalizer \
-             without deleting the objects on it labelled as owned by this Keystone",
+            REASON_ABANDONED,
+            &abandoned_message("Keystone"),
         ),
     }
     finalizers::release(pass, REMOTE_CHILDREN_FINALIZER)

@@ -2,6 +2,7 @@ use wasm_operator_sdk::testing::FakeCluster;
 
 use super::*;
 use crate::deletion::testing::{FOREIGN, deletes, deleting, finalizers, note, pass_at};
+use wasm_operator_sdk::blocks::remote_children::swept;
 
 #[test]
 fn a_local_keystone_carrying_the_remote_children_finalizer_has_it_released_without_a_sweep() {
@@ -33,4 +34,23 @@ fn a_keystone_without_it_sends_nothing() {
     release(&mut pass, Children::Abandoned).expect("runs");
     assert!(cluster.calls().is_empty(), "{:?}", cluster.calls());
     assert!(cluster.events().is_empty());
+}
+
+#[test]
+fn every_swept_kind_is_declared_with_list_and_delete() {
+    let description = crate::describe::describe();
+    for kind in swept() {
+        let verbs = description
+            .permissions
+            .iter()
+            .find(|p| p.kind.api_version == kind.api_version && p.kind.kind == kind.kind)
+            .map(|p| p.verbs.clone())
+            .unwrap_or_default();
+        for verb in [
+            wasm_operator_sdk::Verb::List,
+            wasm_operator_sdk::Verb::Delete,
+        ] {
+            assert!(verbs.contains(&verb), "{kind} lacks {verb:?}: {verbs:?}");
+        }
+    }
 }

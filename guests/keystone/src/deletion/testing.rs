@@ -4,7 +4,7 @@
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Time;
 use k8s_openapi::jiff::{SignedDuration, Timestamp};
 use serde_json::{Value, json};
-use wasm_operator_sdk::testing::{Call, FakeCluster};
+use wasm_operator_sdk::testing::FakeCluster;
 use wasm_operator_sdk::{ObjectRef, Outcome, ReconcileError, Request};
 
 use crate::finalizers::{FINALIZER, OPENBAO_FINALIZER};
@@ -97,14 +97,7 @@ pub(crate) fn finalizers(cluster: &FakeCluster) -> Vec<String> {
 
 /// `kind name` of every delete sent, in order.
 pub(crate) fn deletes(cluster: &FakeCluster) -> Vec<String> {
-    cluster
-        .calls()
-        .into_iter()
-        .filter_map(|call| match call {
-            Call::Delete(r, _) => Some(format!("{} {}", r.kind, r.name)),
-            _ => None,
-        })
-        .collect()
+    cluster.deletes()
 }
 
 /// The `(type, reason)` of every event recorded, in order.

@@ -199,8 +199,8 @@ fn at_4m59s_a_deleting_keystone_on_an_unresolved_target_waits_target_cluster_una
     assert_eq!(secrets["reason"], "TargetClusterUnavailable");
     assert_eq!(
         secrets["message"],
-        "target cluster \"remote\" does not resolve; waiting at least 5m0s before abandoning \
-         its children"
+        "target cluster \"remote\" is not registered; waiting at least 5m0s before abandoning \
+         the children on target cluster \"remote\""
     );
     assert_eq!(finalizers(&cluster), TARGETED);
     assert!(deletes(&cluster).is_empty(), "{:?}", deletes(&cluster));
@@ -253,4 +253,48 @@ fn durations_are_printed_as_go_prints_them() {
     assert_eq!(go_duration(std::time::Duration::from_secs(600)), "10m0s");
     assert_eq!(go_duration(std::time::Duration::from_secs(45)), "45s");
     assert_eq!(go_duration(std::time::Duration::from_secs(3723)), "1h2m3s");
+}
+
+#[test]
+fn a_deleting_keystone_on_an_opened_target_sweeps_its_labelled_children_there_and_releases_all() {
+    let labels = json!({
+        "openstack.c5c3.io/owner-kind": "Keystone",
+        "openstack.c5c3.io/owner-name": "ks",
+        "openstack.c5c3.io/owner-namespace": "ns"});
+    let mut other_labels = labels.clone();
+    other_labels["openstack.c5c3.io/owner-name"] = json!("other");
+    let config_map = |name: &str, labels: &serde_json::Value| {
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": name, "namespace": "ns", "labels": labels}})
+    };
+    let target = std::rc::Rc::new(
+        FakeCluster::new()
+            .with(config_map("ks-config-1", &labels))
+            .with(config_map("other-config-1", &other_labels)),
+    );
+    let object = deleting_from(
+        crate::testing::keystone_with(json!({"targetClusterRef": {"name": "remote"}})),
+        TARGETED,
+    );
+    let cluster = FakeCluster::new().with(object).with_target(
+        "remote",
+        crate::describe::OWNER_LABEL_PREFIX,
+        target.clone(),
+    );
+    let outcome = reconcile_after(&cluster, 30).expect("runs");
+    assert_eq!(outcome, Outcome::done());
+    assert_eq!(finalizers(&cluster), [FOREIGN]);
+    assert_eq!(
+        target.names("ConfigMap"),
+        ["other-config-1"],
+        "only its own child swept"
+    );
+    assert!(
+        target
+            .write_log()
+            .iter()
+            .any(|w| w == "delete ConfigMap ns/ks-config-1"),
+        "{:?}",
+        target.write_log()
+    );
 }

@@ -106,15 +106,18 @@ struct Listed {
 /// The backends naming this Keystone, sorted by name (none when the kind is not served).
 fn list(pass: &Pass<'_>) -> Result<Vec<Listed>, Error> {
     let kind = identity_backend_kind();
-    let served = pass.cluster.served(&kind).map_err(|source| Error::Probe {
-        kind: "KeystoneIdentityBackend",
-        source,
-    })?;
+    let served = pass
+        .primary_cluster
+        .served(&kind)
+        .map_err(|source| Error::Probe {
+            kind: "KeystoneIdentityBackend",
+            source,
+        })?;
     if !served {
         return Ok(Vec::new());
     }
     let listed = pass
-        .cluster
+        .primary_cluster
         .list(&kind, Some(pass.namespace()), &ListOptions::default())
         .map_err(|e| {
             Error::cluster(format!(
@@ -303,7 +306,7 @@ fn project(pass: &Pass<'_>, backends: &[Listed]) -> Result<Projection, Error> {
                     Err(fault) => out.skip_fault(name, fault),
                 }
             }
-            _ => match ldap::render(pass.cluster, pass.namespace(), backend)? {
+            _ => match ldap::render(pass.primary_cluster, pass.namespace(), backend)? {
                 Ok(rendered) => {
                     if out.fits(name, rendered.size(), "config", "domain") {
                         out.data.insert(

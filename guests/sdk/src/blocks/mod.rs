@@ -14,6 +14,7 @@
 //! - [`optional`]: objects applied while their spec block is set and deleted once it is
 //!   not.
 //! - [`policy`]: oslo.policy rules: load, merge, validate, render.
+//! - [`remote_children`]: children on a target cluster: the owner-label sweep on deletion.
 //! - [`satellite`]: resolving a satellite's parent, observing its projection, collecting
 //!   a parent's satellites.
 //! - [`secrets`]: ExternalSecrets, Secrets, PushSecrets and secret-store gates.
@@ -33,6 +34,7 @@ pub mod job;
 pub mod optional;
 pub mod pipeline;
 pub mod policy;
+pub mod remote_children;
 pub mod satellite;
 pub mod secrets;
 pub mod service;

@@ -111,6 +111,8 @@ pub struct FakeCluster {
     pub(super) generation_kinds: Vec<String>,
     pub(super) indexer: Option<Indexer>,
     pub(super) admission: Option<super::admission::Admission>,
+    /// Target clusters registered by name (contract 1.3).
+    pub(super) targets: RefCell<std::collections::BTreeMap<String, super::targets::Registered>>,
 }
 
 impl FakeCluster {
@@ -128,6 +130,25 @@ impl FakeCluster {
     pub fn admitting<R: crate::Reconciler>(mut self) -> Self {
         self.admission = Some(super::admission::Admission::of::<R>());
         self
+    }
+
+    /// Registers `target` as the target cluster `name` (contract 1.3), its children tied to
+    /// their primary by the owner labels under `prefix` (the plugin's
+    /// `Description::targets.owner_label_prefix`), as the host writes them.
+    pub fn with_target(self, name: &str, prefix: &str, target: std::rc::Rc<FakeCluster>) -> Self {
+        self.targets.borrow_mut().insert(
+            name.to_owned(),
+            super::targets::Registered {
+                cluster: target,
+                prefix: prefix.to_owned(),
+            },
+        );
+        self
+    }
+
+    /// Removes the registration of target `name`: later opens fail `NotRegistered`.
+    pub fn deregister_target(&self, name: &str) {
+        self.targets.borrow_mut().remove(name);
     }
 
     /// `new` as admission leaves it (`old` is the stored object, for an update).
@@ -344,6 +365,18 @@ impl FakeCluster {
     pub fn calls(&self) -> Vec<Call> {
         let s = self.state.borrow();
         s.calls.iter().map(|c| c.call.clone()).collect()
+    }
+
+    /// `kind name` of every delete sent, in order, failed ones included.
+    pub fn deletes(&self) -> Vec<String> {
+        let s = self.state.borrow();
+        s.calls
+            .iter()
+            .filter_map(|c| match &c.call {
+                Call::Delete(object, _) => Some(format!("{} {}", object.kind, object.name)),
+                _ => None,
+            })
+            .collect()
     }
 
     /// The successful calls that wrote to the cluster ([`Call::is_write`]).

@@ -44,10 +44,34 @@ mod calls;
 mod fake;
 mod refusals;
 mod served;
+mod targets;
 
 pub use calls::{Call, Op};
 pub use fake::{CREATION_TIMESTAMP, FakeCluster};
 pub use refusals::Refusal;
+
+/// Asserts that `description` lets its plugin sweep `kinds` from a target cluster: the
+/// owner label prefix of the remote children is declared, and each kind has list and
+/// delete (the sweep's calls).
+pub fn assert_can_sweep(description: &crate::Description, kinds: &[crate::KindRef]) {
+    use crate::Verb;
+    assert_eq!(
+        description.targets.owner_label_prefix,
+        crate::blocks::remote_children::OWNER_LABEL_PREFIX,
+        "the owner label prefix"
+    );
+    for kind in kinds {
+        let verbs = description
+            .permissions
+            .iter()
+            .find(|p| p.kind == *kind)
+            .map(|p| p.verbs.clone())
+            .unwrap_or_default();
+        for verb in [Verb::List, Verb::Delete] {
+            assert!(verbs.contains(&verb), "{kind} lacks {verb:?}: {verbs:?}");
+        }
+    }
+}
 
 /// The owner the SDK's block tests apply under.
 #[cfg(test)]

@@ -326,4 +326,15 @@ impl Cluster for FakeCluster {
         );
         result
     }
+
+    fn open_target(&self, name: &str) -> Result<Box<dyn Cluster + '_>, crate::TargetError> {
+        let target = self.targets.borrow().get(name).cloned().ok_or_else(|| {
+            crate::TargetError::NotRegistered(format!("target cluster {name:?} is not registered"))
+        })?;
+        Ok(Box::new(super::targets::FakeTarget {
+            own: self,
+            name: name.to_owned(),
+            target,
+        }))
+    }
 }

@@ -269,6 +269,7 @@ impl crate::Reconciler for Admitting {
             egress: vec![],
             indexes: vec![],
             permissions: vec![],
+            targets: Default::default(),
         }
     }
 
@@ -411,4 +412,49 @@ fn fake_cluster_cache_reads_carry_no_managed_fields_as_the_hosts_cache() {
         .expect("reads")
         .expect("stored");
     assert_eq!(server["metadata"]["managedFields"][0]["manager"], "m");
+}
+
+#[test]
+fn fake_cluster_target_writes_owners_as_owner_labels_and_keeps_events_on_the_primarys_cluster() {
+    use std::rc::Rc;
+    let target = Rc::new(FakeCluster::new());
+    let own = FakeCluster::new().with_target("edge", "x.io", target.clone());
+    let opened = own.open_target("edge").unwrap();
+    let body = json!({"apiVersion": "v1", "kind": "ConfigMap",
+        "metadata": {"name": "c", "namespace": "ns"}, "data": {"a": "1"}});
+    opened.apply(&body, Some(&crate::testing::owner())).unwrap();
+    let stored = target.server("ConfigMap", "c").unwrap();
+    assert_eq!(stored["metadata"].get("ownerReferences"), None);
+    assert_eq!(
+        stored["metadata"]["labels"],
+        json!({"x.io/owner-kind": "Keystone", "x.io/owner-name": "keystone", "x.io/owner-namespace": "ns"})
+    );
+    assert_eq!(own.server("ConfigMap", "c"), None);
+    let event = crate::Event {
+        event_type: crate::EventType::Normal,
+        reason: "R".into(),
+        action: "A".into(),
+        note: "n".into(),
+    };
+    let primary = cm("c");
+    opened.record_event(&primary, &event).unwrap();
+    assert_eq!(own.event_reasons(), ["R"]);
+    assert!(target.event_reasons().is_empty());
+    let index = ListOptions {
+        field_index: Some(("i".into(), "k".into())),
+        ..Default::default()
+    };
+    let refused = opened.list(
+        &KindRef::of::<k8s_openapi::api::core::v1::ConfigMap>(),
+        Some("ns"),
+        &index,
+    );
+    assert!(
+        matches!(&refused, Err(ApiError::Forbidden(m)) if m.contains("field index \"i\"")),
+        "{refused:?}"
+    );
+    own.deregister_target("edge");
+    assert!(
+        matches!(own.open_target("edge"), Err(crate::TargetError::NotRegistered(m)) if m.contains("\"edge\""))
+    );
 }

@@ -69,6 +69,12 @@ pub struct RunArgs {
     /// without it, from the Services' EndpointSlices (off-cluster).
     #[arg(long, env = "WASM_OPERATOR_CLUSTER_DNS")]
     pub cluster_dns: bool,
+    /// The namespace of target cluster registrations: Secrets labelled
+    /// `sigs.k8s.io/multicluster-runtime-kubeconfig=true`, named after their cluster, with
+    /// data keys `kubeconfig` and optional `namespaces` (watched only when a plugin writes
+    /// to target clusters).
+    #[arg(long, default_value = crate::targets::DEFAULT_CLUSTERS_NAMESPACE)]
+    pub clusters_namespace: String,
     /// Serve the plugins' admission webhooks (HTTPS) here, e.g. `0.0.0.0:9443`; needs
     /// `--webhook-cert-dir` or `--webhook-secret`.
     #[arg(long, requires = "webhook_cert")]
@@ -136,6 +142,7 @@ impl RunArgs {
             report_to: pod_ref(),
             cluster_dns: self.cluster_dns,
             webhook: self.webhook(),
+            clusters_namespace: self.clusters_namespace.clone(),
         }
     }
 
@@ -228,13 +235,15 @@ async fn wait_for_termination() -> anyhow::Result<()> {
 
 /// The RBAC the reconcilers of `plugins` need, as YAML: the plugins and canaries
 /// `plugins.toml` enables (a disabled file gets none), and with `lease` (its namespace and
-/// name) what leader election needs.
+/// name) what leader election needs, and when a plugin writes to target clusters, a Role
+/// reading the registrations in `clusters_namespace`.
 pub async fn rbac_yaml(
     runtime: &Runtime,
     plugins: &std::path::Path,
     namespace: Option<&str>,
     lease: Option<(&str, &str)>,
     webhook_secret: Option<(&str, &str)>,
+    clusters_namespace: &str,
 ) -> anyhow::Result<String> {
     let loaded = load_all(runtime, plugins).await?;
     let lease = lease.map(|(namespace, name)| rbac::LeaseRef { namespace, name });
@@ -244,6 +253,7 @@ pub async fn rbac_yaml(
         namespace,
         lease,
         webhook_secret,
+        clusters_namespace,
     )?)
 }
 

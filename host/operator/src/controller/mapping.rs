@@ -62,6 +62,30 @@ pub(crate) fn by_owner(primary: &KindRef, object: &Value) -> Option<Request> {
     Some(Request { namespace, name })
 }
 
+/// The primary a child on a target cluster names by its owner labels (kind, name,
+/// namespace: [`TargetDescription::owner_labels`]), when the kind is the primary's; the
+/// namespace is the label's, the primary's cluster being another one.
+///
+/// [`TargetDescription::owner_labels`]: wasm_operator_types::TargetDescription::owner_labels
+pub(crate) fn by_owner_labels(
+    primary: &KindRef,
+    labels: &[String; 3],
+    object: &Value,
+) -> Option<Request> {
+    let values = object.get("metadata")?.get("labels")?;
+    let value = |key: &String| values.get(key).and_then(Value::as_str);
+    if value(&labels[0])? != primary.kind {
+        return None;
+    }
+    let name = value(&labels[1]).filter(|n| !n.is_empty())?.to_owned();
+    let namespace = match (primary.namespaced, value(&labels[2])) {
+        (true, Some(ns)) if !ns.is_empty() => Some(ns.to_owned()),
+        (true, _) => return None,
+        (false, _) => None,
+    };
+    Some(Request { namespace, name })
+}
+
 /// The primary, in the object's namespace, named by the value of `label` on `object`.
 pub(crate) fn by_label(primary: &KindRef, label: &str, object: &Value) -> Option<Request> {
     let name = object.get("metadata")?.get("labels")?.get(label)?;
@@ -108,6 +132,41 @@ mod tests {
     use serde_json::json;
 
     use super::*;
+
+    #[test]
+    fn a_remote_child_maps_to_the_primary_its_owner_labels_name() {
+        let primary = KindRef {
+            api_version: "example.com/v1".into(),
+            kind: "Widget".into(),
+            plural: "widgets".into(),
+            namespaced: true,
+        };
+        let labels =
+            ["x.io/owner-kind", "x.io/owner-name", "x.io/owner-namespace"].map(String::from);
+        let child = |kind: &str, ns: &str| {
+            json!({"metadata": {"name": "c", "namespace": "remote", "labels": {
+                "x.io/owner-kind": kind, "x.io/owner-name": "w", "x.io/owner-namespace": ns}}})
+        };
+        assert_eq!(
+            by_owner_labels(&primary, &labels, &child("Widget", "ns")),
+            Some(Request {
+                namespace: Some("ns".into()),
+                name: "w".into()
+            })
+        );
+        assert_eq!(
+            by_owner_labels(&primary, &labels, &child("Gadget", "ns")),
+            None
+        );
+        assert_eq!(
+            by_owner_labels(&primary, &labels, &child("Widget", "")),
+            None
+        );
+        assert_eq!(
+            by_owner_labels(&primary, &labels, &json!({"metadata": {}})),
+            None
+        );
+    }
 
     fn object(generation: i64, labels: Value) -> Arc<Value> {
         Arc::new(json!({

@@ -25,6 +25,7 @@ use tokio::time::Instant;
 use wasm_operator_types::LabelSelector;
 use wasm_operator_types::{Description, Request};
 
+mod targets;
 mod watches;
 
 use super::index::FieldIndexes;
@@ -35,6 +36,8 @@ use crate::cluster::cached::CachedCluster;
 use crate::informer::{Change, Informers};
 use crate::metrics::Metrics;
 use crate::operator::kinds::KindResolver;
+use crate::targets::{PluginTargets, TargetRegistry};
+use wasm_operator_runtime::backend::remote::TargetClusters;
 use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 use wasm_operator_runtime::{PassError, Plugin, Runtime};
 
@@ -90,6 +93,9 @@ pub struct Controller {
     queue: Arc<WorkQueue<Request>>,
     metrics: Arc<Metrics>,
     config: ControllerConfig,
+    /// The target clusters its passes may open (a plugin that declares an owner label
+    /// prefix, on a host that engages targets).
+    targets: std::sync::OnceLock<(Arc<TargetRegistry>, Arc<PluginTargets>)>,
 }
 
 /// A started controller; [`stop`](Self::stop) drains it, dropping it aborts it.
@@ -140,7 +146,20 @@ impl Controller {
             queue: Arc::new(WorkQueue::new(config.backoff, config.concurrency)),
             metrics,
             config,
+            targets: std::sync::OnceLock::new(),
         }))
+    }
+
+    /// Lets the passes open the target clusters of `registry` when the plugin writes to
+    /// targets (it declared an owner label prefix), and starts the registry's watch. Call
+    /// before [`start`](Self::start).
+    pub(crate) fn engage_targets(&self, registry: &Arc<TargetRegistry>) {
+        if !self.description.targets.targets() {
+            return;
+        }
+        registry.start();
+        let targets = PluginTargets::new(registry.clone(), self.description.clone());
+        let _ = self.targets.set((registry.clone(), Arc::new(targets)));
     }
 
     /// The plugin's name.
@@ -232,6 +251,11 @@ impl Controller {
         let primary = self.informers.ensure(&self.description.primary);
         let mut feeds = vec![tokio::spawn(self.clone().feed_primary(primary.subscribe()))];
         feeds.extend(self.start_watches());
+        if let Some((registry, _)) = self.targets.get() {
+            feeds.push(tokio::spawn(
+                self.clone().feed_targets(registry.subscribe()),
+            ));
+        }
         let (stop, stopped) = watch::channel(false);
         let dispatcher = tokio::spawn(self.clone().dispatch(leading, stopped));
         Running {
@@ -335,7 +359,12 @@ impl Controller {
         let in_flight = InFlight::start(&self.metrics, self.name());
         let started = Instant::now();
         let result = tokio::select! {
-            result = plugin.reconcile(&self.runtime, self.cluster.clone(), &request) => result,
+            result = plugin.reconcile_with_targets(
+                &self.runtime,
+                self.cluster.clone(),
+                self.targets.get().map(|(_, t)| t.clone() as Arc<dyn TargetClusters>),
+                &request,
+            ) => result,
             () = leadership_lost(&mut leading) => {
                 // Dropping the pass's future drops its store: the guest stops where it was.
                 drop(in_flight);

@@ -211,6 +211,7 @@ mod tests {
                 kind,
                 verbs: vec![Verb::Get],
             }],
+            targets: Default::default(),
         }
     }
 

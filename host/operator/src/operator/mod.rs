@@ -69,6 +69,9 @@ pub struct OperatorConfig {
     pub cluster_dns: bool,
     /// Serve the plugins' admission as webhooks (every replica serves them).
     pub webhook: Option<crate::webhook::WebhookConfig>,
+    /// The namespace of the target clusters' registration Secrets (watched once a plugin
+    /// that writes to targets is loaded).
+    pub clusters_namespace: String,
 }
 
 impl OperatorConfig {
@@ -86,6 +89,7 @@ impl OperatorConfig {
             report_to: None,
             cluster_dns: false,
             webhook: None,
+            clusters_namespace: crate::targets::DEFAULT_CLUSTERS_NAMESPACE.to_owned(),
         }
     }
 }
@@ -212,6 +216,12 @@ impl Operator {
                 controller: config.controller,
                 leading: leading.clone(),
                 report_to: config.report_to.clone(),
+                targets: Arc::new(crate::targets::TargetRegistry::new(
+                    client.clone(),
+                    config.clusters_namespace.clone(),
+                    config.rate_limit,
+                    metrics.clone(),
+                )),
             },
         );
         let refusals = directory.sync().await;

@@ -40,6 +40,24 @@ pub(crate) const WEBHOOK_SECRET_ROLE_NAME: &str = "wasm-operator-webhook-certifi
 /// The name of the ClusterRole on the webhook configurations.
 pub(crate) const WEBHOOK_CONFIGURATIONS_ROLE_NAME: &str = "wasm-operator-webhook-configurations";
 
+/// The Role on target cluster registrations, in the clusters namespace.
+pub(crate) const TARGET_CLUSTERS_ROLE_NAME: &str = "wasm-operator-target-clusters";
+
+/// The Role that reads the target cluster registrations in `namespace` (every Secret
+/// there: a registration is found by its label, which RBAC cannot select on).
+fn target_clusters_role(namespace: &str) -> Role {
+    role(
+        TARGET_CLUSTERS_ROLE_NAME,
+        namespace,
+        vec![PolicyRule {
+            api_groups: Some(vec![String::new()]),
+            resources: Some(vec!["secrets".into()]),
+            verbs: ["get", "list", "watch"].map(String::from).to_vec(),
+            ..PolicyRule::default()
+        }],
+    )
+}
+
 /// The Lease leader election holds.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct LeaseRef<'a> {
@@ -234,6 +252,7 @@ pub(crate) fn render(
     namespace: Option<&str>,
     lease: Option<LeaseRef<'_>>,
     webhook_secret: Option<LeaseRef<'_>>,
+    clusters_namespace: &str,
 ) -> Result<String, serde_yaml_ng::Error> {
     let mut documents = Vec::new();
     let mut cluster = Needs::new();
@@ -301,6 +320,11 @@ pub(crate) fn render(
         documents.push(serde_yaml_ng::to_string(&webhook_secret_role(secret))?);
         documents.push(serde_yaml_ng::to_string(&webhook_configurations_role())?);
     }
+    if plugins.iter().any(|(d, _)| d.targets.targets()) {
+        documents.push(serde_yaml_ng::to_string(&target_clusters_role(
+            clusters_namespace,
+        ))?);
+    }
     Ok(format!(
         "{}{}",
         egress_comment(plugins),
@@ -360,6 +384,7 @@ mod tests {
                     verbs: vec![Verb::Get],
                 },
             ],
+            targets: Default::default(),
         }
     }
 
@@ -388,7 +413,14 @@ mod tests {
 
     #[test]
     fn the_cluster_role_holds_the_declared_verbs_and_what_the_host_does_for_the_plugin() {
-        let yaml = render(&[(plugin(), Access::default())], None, None, None).expect("renders");
+        let yaml = render(
+            &[(plugin(), Access::default())],
+            None,
+            None,
+            None,
+            "c5c3-clusters",
+        )
+        .expect("renders");
         let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
         assert_eq!(
             rule_table(role.rules),
@@ -414,7 +446,8 @@ mod tests {
             s(&["list", "watch"]),
         );
         let role = |p: Description| {
-            let yaml = render(&[(p, Access::default())], None, None, None).expect("renders");
+            let yaml = render(&[(p, Access::default())], None, None, None, "c5c3-clusters")
+                .expect("renders");
             let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
             rule_table(role.rules)
         };
@@ -437,7 +470,14 @@ mod tests {
                 subresource: "token".into(),
                 verbs: vec![Verb::Create],
             });
-        let yaml = render(&[(with_token, Access::default())], None, None, None).expect("renders");
+        let yaml = render(
+            &[(with_token, Access::default())],
+            None,
+            None,
+            None,
+            "c5c3-clusters",
+        )
+        .expect("renders");
         let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
         let table = rule_table(role.rules);
         assert!(
@@ -462,6 +502,7 @@ mod tests {
             None,
             None,
             None,
+            "c5c3-clusters",
         )
         .expect("renders");
         assert!(
@@ -481,8 +522,14 @@ mod tests {
             namespace: "ops",
             name: "wasm-operator-webhook",
         };
-        let yaml =
-            render(&[(plugin(), Access::default())], None, None, Some(secret)).expect("renders");
+        let yaml = render(
+            &[(plugin(), Access::default())],
+            None,
+            None,
+            Some(secret),
+            "c5c3-clusters",
+        )
+        .expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
         assert_eq!(docs.len(), 3, "{yaml}");
         let configurations: ClusterRole = serde_yaml_ng::from_str(docs[2]).expect("a ClusterRole");
@@ -522,8 +569,14 @@ mod tests {
 
     #[test]
     fn leader_election_gets_a_role_in_the_leases_namespace_limited_to_its_lease() {
-        let yaml =
-            render(&[(plugin(), Access::default())], None, Some(LEASE), None).expect("renders");
+        let yaml = render(
+            &[(plugin(), Access::default())],
+            None,
+            Some(LEASE),
+            None,
+            "c5c3-clusters",
+        )
+        .expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
         assert_eq!(docs.len(), 2, "{yaml}");
         assert!(
@@ -553,8 +606,14 @@ mod tests {
     #[test]
     fn with_a_namespace_the_namespaced_kinds_go_in_a_role_and_cluster_scoped_ones_stay_cluster_wide()
      {
-        let yaml =
-            render(&[(plugin(), Access::default())], Some("ops"), None, None).expect("renders");
+        let yaml = render(
+            &[(plugin(), Access::default())],
+            Some("ops"),
+            None,
+            None,
+            "c5c3-clusters",
+        )
+        .expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
         assert_eq!(docs.len(), 2, "{yaml}");
         let role: Role = serde_yaml_ng::from_str(docs[0]).expect("a Role");
@@ -575,7 +634,14 @@ mod tests {
             namespaces: Namespaces::Also(BTreeSet::from(["shared".to_owned()])),
             cluster_scoped: false,
         };
-        let yaml = render(&[(p.clone(), access)], Some("ops"), None, None).expect("renders");
+        let yaml = render(
+            &[(p.clone(), access)],
+            Some("ops"),
+            None,
+            None,
+            "c5c3-clusters",
+        )
+        .expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
         assert_eq!(
             docs.len(),
@@ -595,7 +661,7 @@ mod tests {
             namespaces: Namespaces::All,
             cluster_scoped: false,
         };
-        let yaml = render(&[(p, all)], Some("ops"), None, None).expect("renders");
+        let yaml = render(&[(p, all)], Some("ops"), None, None, "c5c3-clusters").expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
         let cluster: ClusterRole = serde_yaml_ng::from_str(docs[1]).expect("a ClusterRole");
         assert_eq!(
@@ -605,5 +671,31 @@ mod tests {
                 ("".into(), "configmaps/status".into(), s(&["update"])),
             ]
         );
+    }
+
+    #[test]
+    fn a_plugin_writing_to_target_clusters_gets_a_role_reading_the_registrations() {
+        let mut targeting = plugin();
+        targeting.targets.owner_label_prefix = "example.com".into();
+        let yaml =
+            render(&[(targeting, Access::default())], None, None, None, "edges").expect("renders");
+        let roles: Vec<&str> = yaml.split("---\n").collect();
+        let role = roles
+            .iter()
+            .find(|d| d.contains(TARGET_CLUSTERS_ROLE_NAME))
+            .expect("the registrations role");
+        let role: Role = serde_yaml_ng::from_str(role).expect("a Role");
+        assert_eq!(role.metadata.namespace.as_deref(), Some("edges"));
+        assert_eq!(
+            rule_table(role.rules),
+            [(
+                "".to_owned(),
+                "secrets".to_owned(),
+                s(&["get", "list", "watch"])
+            )]
+        );
+        let plain =
+            render(&[(plugin(), Access::default())], None, None, None, "edges").expect("renders");
+        assert!(!plain.contains(TARGET_CLUSTERS_ROLE_NAME), "{plain}");
     }
 }

@@ -25,6 +25,7 @@ use wasm_operator_types::{
 
 use super::access::{Access, Permissions};
 use super::bodies::{self, Primary};
+use super::remote::{Remote, Target};
 use super::{Caller, ClusterBackend};
 
 /// A backend as one plugin may use it.
@@ -39,6 +40,8 @@ pub struct Checked {
     conflicted: Arc<AtomicBool>,
     /// Whether writes are refused (an admission call: it reads, it never writes).
     read_only: bool,
+    /// Set on a view of a target cluster: its scope and owner labels.
+    remote: Option<Arc<Remote>>,
 }
 
 fn object_ref(object: &Value) -> Result<ObjectRef, ApiError> {
@@ -68,7 +71,36 @@ impl Checked {
             primary_uid: OnceCell::new(),
             conflicted: Arc::new(AtomicBool::new(false)),
             read_only: false,
+            remote: None,
         }
+    }
+
+    /// A view of `target` (registered as `name`) for the same pass: the same plugin checks,
+    /// the registration's namespace scope, and owners written as the owner labels of
+    /// `owner_labels`. The primary's uid is read here, on this (the primary's) cluster.
+    pub(crate) async fn on_target(
+        &self,
+        name: &str,
+        target: Target,
+        owner_labels: [String; 3],
+    ) -> Result<Self, ApiError> {
+        let uid = self.primary().await?.uid;
+        Ok(Self {
+            backend: target.backend,
+            caller: self.caller.clone(),
+            permissions: self.permissions.clone(),
+            primary: self.primary.clone(),
+            primary_uid: OnceCell::new_with(Some(uid.clone())),
+            conflicted: self.conflicted.clone(),
+            read_only: self.read_only,
+            remote: Some(Arc::new(Remote::new(
+                name,
+                owner_labels,
+                &self.primary,
+                uid.as_deref(),
+                target.namespaces,
+            ))),
+        })
     }
 
     /// This view with every write (apply, create, patch, delete, update-status,
@@ -138,7 +170,27 @@ impl Checked {
             (api_version, kind),
             target,
             self.primary.namespace.as_deref(),
-        )
+        )?;
+        match &self.remote {
+            Some(remote) => remote.check_namespace(&self.caller.plugin, target),
+            None => Ok(()),
+        }
+    }
+
+    /// A write's answer as the plugin reads it (see [`Remote::present`]).
+    fn presented(&self, result: Result<Value, ApiError>) -> Result<Value, ApiError> {
+        match &self.remote {
+            Some(remote) => result.map(|v| Arc::unwrap_or_clone(remote.present(Arc::new(v)))),
+            None => result,
+        }
+    }
+
+    /// `body` as it is written: on a target, its owner as the owner labels.
+    fn written(&self, mut body: Value, owner: bool) -> Result<Value, ApiError> {
+        if let Some(remote) = &self.remote {
+            remote.ownerize(&self.caller.plugin, &mut body, owner)?;
+        }
+        Ok(body)
     }
 
     /// The primary, with its uid read only when `owners` says a write names owners (the
@@ -190,6 +242,10 @@ impl Checked {
             &object.kind,
             object.namespace.as_deref(),
         )?;
+        if self.remote.is_some() {
+            let found = self.get_shared(object, from).await?;
+            return Ok(found.map(Arc::unwrap_or_clone));
+        }
         self.backend.get(object, from).await
     }
 
@@ -201,7 +257,23 @@ impl Checked {
         options: &ListOptions,
     ) -> Result<Vec<Value>, ApiError> {
         self.allow(Verb::List, &kind.api_version, &kind.kind, namespace)?;
+        self.no_index_on_target(options)?;
+        if self.remote.is_some() {
+            let listed = self.list_shared(kind, namespace, options).await?;
+            return Ok(listed.into_iter().map(Arc::unwrap_or_clone).collect());
+        }
         self.backend.list(kind, namespace, options).await
+    }
+
+    /// Refuses a field-index list on a target: indexes live on the primary's cluster.
+    fn no_index_on_target(&self, options: &ListOptions) -> Result<(), ApiError> {
+        match (&self.remote, &options.field_index) {
+            (Some(remote), Some((index, _))) => Err(ApiError::Forbidden(format!(
+                "plugin {}: field index {index:?} is not served on target cluster {:?}; indexes live on the primary's cluster",
+                self.caller.plugin, remote.name
+            ))),
+            _ => Ok(()),
+        }
     }
 
     /// [`get`](Self::get), sharing a cached object instead of copying it.
@@ -216,7 +288,11 @@ impl Checked {
             &object.kind,
             object.namespace.as_deref(),
         )?;
-        self.backend.get_shared(object, from).await
+        let found = self.backend.get_shared(object, from).await?;
+        Ok(match &self.remote {
+            Some(remote) => found.map(|o| remote.present(o)),
+            None => found,
+        })
     }
 
     /// [`list`](Self::list), sharing cached objects instead of copying them.
@@ -227,7 +303,12 @@ impl Checked {
         options: &ListOptions,
     ) -> Result<Vec<Arc<Value>>, ApiError> {
         self.allow(Verb::List, &kind.api_version, &kind.kind, namespace)?;
-        self.backend.list_shared(kind, namespace, options).await
+        self.no_index_on_target(options)?;
+        let listed = self.backend.list_shared(kind, namespace, options).await?;
+        Ok(match &self.remote {
+            Some(remote) => listed.into_iter().map(|o| remote.present(o)).collect(),
+            None => listed,
+        })
     }
 
     /// Server-side applies (`patch`).
@@ -241,6 +322,11 @@ impl Checked {
                 .await?
                 .check_owner(&self.caller.plugin, owner, &r)?;
         }
+        if self.remote.is_some() {
+            let object = self.written(object, owner.is_some())?;
+            let stored = self.backend.apply(&self.caller, object, None).await;
+            return self.presented(self.note(stored));
+        }
         self.note(self.backend.apply(&self.caller, object, owner).await)
     }
 
@@ -250,7 +336,9 @@ impl Checked {
         self.writable("create", &r)?;
         self.allow(Verb::Create, &r.api_version, &r.kind, namespace_of(&object))?;
         self.check_body(&r, &object).await?;
-        self.note(self.backend.create(&self.caller, object).await)
+        let object = self.written(object, false)?;
+        let stored = self.backend.create(&self.caller, object).await;
+        self.presented(self.note(stored))
     }
 
     /// Patches (`patch`).
@@ -270,11 +358,20 @@ impl Checked {
         self.primary_for(bodies::patch_names_owners(patch))
             .await?
             .check_patch(&self.caller.plugin, object, patch)?;
+        let remote_patch = match &self.remote {
+            Some(remote) => Some(remote.ownerize_patch(&self.caller.plugin, patch)?),
+            None => None,
+        };
         let result = self
             .backend
-            .patch(&self.caller, object, patch, resource_version)
+            .patch(
+                &self.caller,
+                object,
+                remote_patch.as_ref().unwrap_or(patch),
+                resource_version,
+            )
             .await;
-        self.note(result)
+        self.presented(self.note(result))
     }
 
     /// Deletes (`delete`).

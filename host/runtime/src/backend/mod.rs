@@ -8,6 +8,7 @@
 pub mod access;
 mod bodies;
 pub mod checked;
+pub mod remote;
 
 use std::sync::Arc;
 

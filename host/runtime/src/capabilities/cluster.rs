@@ -15,6 +15,11 @@ pub(crate) struct ClusterCtx {
     /// `None` while the plugin describes itself or computes an index: those must not use the
     /// cluster.
     cluster: Option<Checked>,
+    /// The target clusters the pass may open, and the targets it opened.
+    pub(crate) targets: super::targets::Targets,
+    /// The Services of the last target opened, for the pass's HTTP requests (shared with
+    /// the send hook).
+    pub(crate) target_services: super::http::TargetServices,
     /// The certificates `egress.trust-ca` added for this pass's HTTPS requests (shared with
     /// the pass's HTTP send hook).
     pub(crate) trusted_ca: super::http::TrustedCas,
@@ -26,6 +31,8 @@ impl ClusterCtx {
         Self {
             plugin: String::new(),
             cluster: Some(cluster),
+            targets: Default::default(),
+            target_services: Default::default(),
             trusted_ca: Default::default(),
         }
     }
@@ -35,7 +42,17 @@ impl ClusterCtx {
         Self {
             plugin: plugin.to_owned(),
             cluster: None,
+            targets: Default::default(),
+            target_services: Default::default(),
             trusted_ca: Default::default(),
+        }
+    }
+
+    /// The pass's own cluster (`None`) or the target it opened as resource `target`.
+    pub(crate) fn view(&self, target: Option<u32>) -> Result<&Checked, ApiError> {
+        match target {
+            None => self.cluster(),
+            Some(rep) => self.targets.opened(rep),
         }
     }
 
@@ -49,10 +66,11 @@ impl ClusterCtx {
     }
 }
 
-/// The calls both interfaces serve, in the shared types.
+/// The calls both interfaces serve (and `targets`, on an opened target), in the shared types.
 impl ClusterCtx {
-    async fn do_get(
+    pub(super) async fn do_get(
         &self,
+        target: Option<u32>,
         object: types::ObjectRef,
         from: wit::ReadFrom,
     ) -> Result<Option<String>, ApiError> {
@@ -61,15 +79,16 @@ impl ClusterCtx {
             wit::ReadFrom::Server => shared::ReadFrom::Server,
         };
         let found = self
-            .cluster()?
+            .view(target)?
             .get_shared(&object_ref(object), from)
             .await?;
         // Serialized straight from the cache's copy: a guest only ever gets the text.
         Ok(found.map(|v| v.to_string()))
     }
 
-    async fn do_list(
+    pub(super) async fn do_list(
         &self,
+        target: Option<u32>,
         kind: types::KindRef,
         namespace: Option<String>,
         options: wit::ListOptions,
@@ -79,14 +98,15 @@ impl ClusterCtx {
             field_index: options.field_index,
         };
         let listed = self
-            .cluster()?
+            .view(target)?
             .list_shared(&kind_ref(kind), namespace.as_deref(), &options)
             .await?;
         Ok(listed.iter().map(|v| v.to_string()).collect())
     }
 
-    async fn do_apply(
+    pub(super) async fn do_apply(
         &self,
+        target: Option<u32>,
         object: String,
         owner: Option<wit::Owner>,
     ) -> Result<String, ApiError> {
@@ -97,18 +117,27 @@ impl ClusterCtx {
             uid: o.uid,
         });
         let stored = self
-            .cluster()?
+            .view(target)?
             .apply(parse(&object)?, owner.as_ref())
             .await?;
         Ok(stored.to_string())
     }
 
-    async fn do_create(&self, object: String) -> Result<String, ApiError> {
-        Ok(self.cluster()?.create(parse(&object)?).await?.to_string())
+    pub(super) async fn do_create(
+        &self,
+        target: Option<u32>,
+        object: String,
+    ) -> Result<String, ApiError> {
+        Ok(self
+            .view(target)?
+            .create(parse(&object)?)
+            .await?
+            .to_string())
     }
 
-    async fn do_patch(
+    pub(super) async fn do_patch(
         &self,
+        target: Option<u32>,
         object: types::ObjectRef,
         patch_type: wit::PatchType,
         patch: String,
@@ -120,18 +149,21 @@ impl ClusterCtx {
             wit::PatchType::Json => shared::Patch::Json(body),
         };
         let stored = self
-            .cluster()?
+            .view(target)?
             .patch(&object_ref(object), &patch, resource_version.as_deref())
             .await?;
         Ok(stored.to_string())
     }
 
-    async fn do_delete(
+    pub(super) async fn do_delete(
         &self,
+        target: Option<u32>,
         object: types::ObjectRef,
         options: shared::DeleteOptions,
     ) -> Result<(), ApiError> {
-        self.cluster()?.delete(&object_ref(object), &options).await
+        self.view(target)?
+            .delete(&object_ref(object), &options)
+            .await
     }
 
     async fn do_update_status(&self, object: String) -> Result<String, ApiError> {
@@ -169,7 +201,7 @@ impl Host for ClusterCtx {
         object: types::ObjectRef,
         from: wit::ReadFrom,
     ) -> Result<Option<String>, types::ApiError> {
-        self.do_get(object, from).await.map_err(to_wit)
+        self.do_get(None, object, from).await.map_err(to_wit)
     }
 
     async fn list(
@@ -178,7 +210,9 @@ impl Host for ClusterCtx {
         namespace: Option<String>,
         options: wit::ListOptions,
     ) -> Result<Vec<String>, types::ApiError> {
-        self.do_list(kind, namespace, options).await.map_err(to_wit)
+        self.do_list(None, kind, namespace, options)
+            .await
+            .map_err(to_wit)
     }
 
     async fn apply(
@@ -186,11 +220,11 @@ impl Host for ClusterCtx {
         object: String,
         owner: Option<wit::Owner>,
     ) -> Result<String, types::ApiError> {
-        self.do_apply(object, owner).await.map_err(to_wit)
+        self.do_apply(None, object, owner).await.map_err(to_wit)
     }
 
     async fn create(&mut self, object: String) -> Result<String, types::ApiError> {
-        self.do_create(object).await.map_err(to_wit)
+        self.do_create(None, object).await.map_err(to_wit)
     }
 
     async fn patch(
@@ -200,7 +234,7 @@ impl Host for ClusterCtx {
         patch: String,
         resource_version: Option<String>,
     ) -> Result<String, types::ApiError> {
-        self.do_patch(object, patch_type, patch, resource_version)
+        self.do_patch(None, object, patch_type, patch, resource_version)
             .await
             .map_err(to_wit)
     }
@@ -210,7 +244,7 @@ impl Host for ClusterCtx {
         object: types::ObjectRef,
         propagation: wit::Propagation,
     ) -> Result<(), types::ApiError> {
-        self.do_delete(object, propagation_of(propagation).into())
+        self.do_delete(None, object, propagation_of(propagation).into())
             .await
             .map_err(to_wit)
     }
@@ -241,7 +275,7 @@ impl client::Host for ClusterCtx {
         object: types::ObjectRef,
         from: wit::ReadFrom,
     ) -> Result<Option<String>, types::CallError> {
-        self.do_get(object, from).await.map_err(to_call_error)
+        self.do_get(None, object, from).await.map_err(to_call_error)
     }
 
     async fn list(
@@ -250,7 +284,7 @@ impl client::Host for ClusterCtx {
         namespace: Option<String>,
         options: wit::ListOptions,
     ) -> Result<Vec<String>, types::CallError> {
-        self.do_list(kind, namespace, options)
+        self.do_list(None, kind, namespace, options)
             .await
             .map_err(to_call_error)
     }
@@ -260,11 +294,13 @@ impl client::Host for ClusterCtx {
         object: String,
         owner: Option<wit::Owner>,
     ) -> Result<String, types::CallError> {
-        self.do_apply(object, owner).await.map_err(to_call_error)
+        self.do_apply(None, object, owner)
+            .await
+            .map_err(to_call_error)
     }
 
     async fn create(&mut self, object: String) -> Result<String, types::CallError> {
-        self.do_create(object).await.map_err(to_call_error)
+        self.do_create(None, object).await.map_err(to_call_error)
     }
 
     async fn create_subresource(
@@ -292,7 +328,7 @@ impl client::Host for ClusterCtx {
         patch: String,
         resource_version: Option<String>,
     ) -> Result<String, types::CallError> {
-        self.do_patch(object, patch_type, patch, resource_version)
+        self.do_patch(None, object, patch_type, patch, resource_version)
             .await
             .map_err(to_call_error)
     }
@@ -302,14 +338,9 @@ impl client::Host for ClusterCtx {
         object: types::ObjectRef,
         options: client::DeleteOptions,
     ) -> Result<(), types::CallError> {
-        let options = shared::DeleteOptions {
-            propagation: propagation_of(options.propagation),
-            preconditions: shared::Preconditions {
-                uid: options.preconditions.uid,
-                resource_version: options.preconditions.resource_version,
-            },
-        };
-        self.do_delete(object, options).await.map_err(to_call_error)
+        self.do_delete(None, object, delete_options(options))
+            .await
+            .map_err(to_call_error)
     }
 
     async fn update_status(&mut self, object: String) -> Result<String, types::CallError> {
@@ -390,7 +421,17 @@ fn parse(text: &str) -> Result<Value, ApiError> {
         .map_err(|e| ApiError::Invalid(format!("the plugin sent an object that is not JSON: {e}")))
 }
 
-fn kind_ref(k: types::KindRef) -> shared::KindRef {
+pub(super) fn delete_options(options: client::DeleteOptions) -> shared::DeleteOptions {
+    shared::DeleteOptions {
+        propagation: propagation_of(options.propagation),
+        preconditions: shared::Preconditions {
+            uid: options.preconditions.uid,
+            resource_version: options.preconditions.resource_version,
+        },
+    }
+}
+
+pub(super) fn kind_ref(k: types::KindRef) -> shared::KindRef {
     shared::KindRef {
         api_version: k.api_version,
         kind: k.kind,

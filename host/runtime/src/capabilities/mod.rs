@@ -16,6 +16,7 @@ pub(crate) mod crypto;
 pub mod http;
 pub mod logging;
 pub(crate) mod planner;
+pub mod targets;
 
 use wasmtime::component::{HasData, ResourceTable};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;

@@ -93,6 +93,7 @@ impl Reconciler for Blocks {
             egress: vec![],
             indexes: vec![],
             permissions: permissions(),
+            targets: Default::default(),
         }
     }
 

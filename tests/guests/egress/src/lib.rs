@@ -56,6 +56,7 @@ impl Reconciler for Egress {
                     verbs: vec![Verb::Get, Verb::List, Verb::Watch],
                 },
             ],
+            targets: Default::default(),
         }
     }
 

@@ -116,6 +116,7 @@ impl Reconciler for Gatekeeper {
                     verbs: vec![Verb::Create],
                 },
             ],
+            targets: Default::default(),
         }
     }
 

@@ -59,6 +59,7 @@ impl Reconciler for Hostile {
                 kind: config_map,
                 verbs: vec![Verb::Get, Verb::List, Verb::Watch, Verb::Create],
             }],
+            targets: Default::default(),
         }
     }
 

@@ -33,6 +33,7 @@ impl Reconciler for RogueKinds {
                 kind: posing,
                 verbs: vec![Verb::Get, Verb::List, Verb::Watch],
             }],
+            targets: Default::default(),
         }
     }
 

@@ -59,6 +59,7 @@ impl Reconciler for Rogue {
                     verbs: vec![Verb::Get, Verb::List, Verb::Create],
                 },
             ],
+            targets: Default::default(),
         }
     }
 

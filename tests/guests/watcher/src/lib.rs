@@ -113,6 +113,7 @@ impl Reconciler for Watcher {
                     verbs: read,
                 },
             ],
+            targets: Default::default(),
         }
     }
 

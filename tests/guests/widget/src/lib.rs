@@ -40,6 +40,7 @@ impl Reconciler for Widgets {
                 kind: widget_kind(),
                 verbs: vec![Verb::Get, Verb::List, Verb::Watch, Verb::UpdateStatus],
             }],
+            targets: Default::default(),
         }
     }
 

@@ -153,20 +153,24 @@ pub(crate) fn render(
         return Ok(Err(Fault::ControlCharacter { field }));
     }
     let secret = &o.client_secret_ref.name;
-    let client_secret =
-        match get_secret_value(pass.cluster, pass.namespace(), secret, "clientSecret") {
-            Ok(value) => value.trim_end_matches(['\r', '\n']).to_owned(),
-            Err(e @ secrets::Error::Get { .. }) => {
-                return Err(Error::Secrets {
-                    what: format!(
-                        "rendering the federation config of backend {}",
-                        backend.name()
-                    ),
-                    source: e,
-                });
-            }
-            Err(e) => return Ok(Err(Fault::Secret(e))),
-        };
+    let client_secret = match get_secret_value(
+        pass.primary_cluster,
+        pass.namespace(),
+        secret,
+        "clientSecret",
+    ) {
+        Ok(value) => value.trim_end_matches(['\r', '\n']).to_owned(),
+        Err(e @ secrets::Error::Get { .. }) => {
+            return Err(Error::Secrets {
+                what: format!(
+                    "rendering the federation config of backend {}",
+                    backend.name()
+                ),
+                source: e,
+            });
+        }
+        Err(e) => return Ok(Err(Fault::Secret(e))),
+    };
     let Obtained {
         document: provider,
         stale,

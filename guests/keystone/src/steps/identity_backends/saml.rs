@@ -132,7 +132,7 @@ pub(crate) fn read_secret(
     secret: &str,
     key: &str,
 ) -> Result<Result<String, Fault>, Error> {
-    match secrets::get_secret_value(pass.cluster, pass.namespace(), secret, key) {
+    match secrets::get_secret_value(pass.primary_cluster, pass.namespace(), secret, key) {
         Ok(value) => Ok(Ok(value)),
         Err(e @ secrets::Error::Get { .. }) => Err(Error::Secrets {
             what: format!("rendering the SAML config of backend {}", backend.name()),

@@ -21,8 +21,8 @@ pub mod unserved;
 pub use collect::{CollectParams, Collection, collect};
 pub use observe::{ObserveParams, secret_name_for_volume, section_present, section_projected};
 pub use resolve::{
-    Children, ClusterResolver, REASON_TARGET_CLUSTER_UNAVAILABLE, Resolution, ResolveParams,
-    TargetClusterRefSpec, resolve_parent_children,
+    Children, ClusterResolver, HostTargets, REASON_TARGET_CLUSTER_UNAVAILABLE, Resolution,
+    ResolveParams, TargetClusterRefSpec, resolve_parent_children,
 };
 pub use unserved::UnservedIsAbsent;
 

@@ -30,6 +30,17 @@ pub trait ClusterResolver {
     fn resolve(&self, target: &TargetClusterRefSpec) -> Result<Box<dyn Cluster + '_>, String>;
 }
 
+/// The host's target clusters (contract 1.3), opened through `cluster`
+/// ([`Cluster::open_target`]): the resolver a satellite on the management cluster passes.
+/// The error text is the host's (`target cluster "edge" is not registered`).
+pub struct HostTargets<'a>(pub &'a dyn Cluster);
+
+impl ClusterResolver for HostTargets<'_> {
+    fn resolve(&self, target: &TargetClusterRefSpec) -> Result<Box<dyn Cluster + '_>, String> {
+        self.0.open_target(&target.name).map_err(|e| e.to_string())
+    }
+}
+
 /// The cluster a satellite's observations belong on.
 pub enum Children<'a> {
     /// The management cluster itself.

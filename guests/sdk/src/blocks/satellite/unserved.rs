@@ -5,6 +5,7 @@
 //! |---|---|
 //! | `get` of a kind the cluster serves | the cluster's answer |
 //! | `get` of a kind it does not serve (`NotServed`) | `None`: the object does not exist |
+//! | `open_target` | the target, read the same way |
 //! | any other call | the cluster's answer, unchanged |
 //!
 //! A satellite plugin loads while its parent's CRD (or ESO's) is not installed yet. A
@@ -17,14 +18,23 @@
 
 use serde_json::Value;
 
-use crate::cluster::{Cluster, DeleteOptions, Event, ListOptions, Owner, Patch, ReadFrom};
+use std::ops::Deref;
+
+use crate::cluster::{
+    Cluster, DeleteOptions, Event, ListOptions, Owner, Patch, ReadFrom, TargetError,
+};
 use crate::error::ApiError;
 use crate::object::{KindRef, ObjectRef};
 
-/// `cluster`, with a `get` of an unserved kind answering `None`.
-pub struct UnservedIsAbsent<'a>(pub &'a dyn Cluster);
+/// `cluster` (a `&dyn Cluster`, or a target opened from one), with a `get` of an unserved
+/// kind answering `None`.
+pub struct UnservedIsAbsent<C>(pub C);
 
-impl Cluster for UnservedIsAbsent<'_> {
+impl<C> Cluster for UnservedIsAbsent<C>
+where
+    C: Deref,
+    C::Target: Cluster,
+{
     fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
         match self.0.get(object, from) {
             Err(ApiError::NotServed(_)) => Ok(None),
@@ -72,6 +82,10 @@ impl Cluster for UnservedIsAbsent<'_> {
         body: &Value,
     ) -> Result<Value, ApiError> {
         self.0.create_subresource(object, subresource, body)
+    }
+    fn open_target(&self, name: &str) -> Result<Box<dyn Cluster + '_>, TargetError> {
+        let target = self.0.open_target(name)?;
+        Ok(Box::new(UnservedIsAbsent(target)))
     }
 }
 

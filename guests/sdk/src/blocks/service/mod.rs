@@ -16,8 +16,28 @@ pub mod connection;
 pub mod credentials;
 pub mod database;
 
+use k8s_openapi::api::apps::v1::Deployment;
+use k8s_openapi::api::batch::v1::Job;
+use k8s_openapi::api::core::v1::{Secret, Service as KubeService};
+
 use crate::blocks::types::ServiceSpec;
 use crate::cluster::{Cluster, Owner};
+use crate::external::mariadb::{Database, Grant, User};
+use crate::object::KindRef;
+
+/// The kinds of child a minimal service parent writes: what its target watches and what
+/// the deletion of a targeted one sweeps.
+pub fn child_kinds() -> [KindRef; 7] {
+    [
+        KindRef::of::<Secret>(),
+        KindRef::of::<Deployment>(),
+        KindRef::of::<KubeService>(),
+        KindRef::of::<Job>(),
+        KindRef::of::<Database>(),
+        KindRef::of::<User>(),
+        KindRef::of::<Grant>(),
+    ]
+}
 
 /// One service the shared steps work on.
 #[derive(Clone, Copy)]

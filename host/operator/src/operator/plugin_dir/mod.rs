@@ -56,6 +56,8 @@ pub(crate) struct Context {
     pub leading: watch::Receiver<bool>,
     /// The object events about plugins (refusals) are recorded on, e.g. the operator's Pod.
     pub report_to: Option<ObjectRef>,
+    /// The target clusters plugins that write to targets open.
+    pub targets: Arc<crate::targets::TargetRegistry>,
 }
 
 /// How a file looked when last loaded or refused.
@@ -327,6 +329,7 @@ impl PluginDirectory {
                     path: plugin.path().to_owned(),
                     message: e.to_string(),
                 })?;
+                controller.engage_targets(&self.context.targets);
                 let running = controller.start(self.context.leading.clone());
                 tracing::info!(
                     plugin = plugin.name(),

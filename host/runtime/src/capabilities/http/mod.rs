@@ -105,11 +105,23 @@ impl std::fmt::Debug for EgressEnv {
 /// capability (which reads them from a Secret) and the send hook.
 pub(crate) type TrustedCas = Arc<Mutex<Vec<rustls::pki_types::CertificateDer<'static>>>>;
 
+/// The Services of the target cluster a pass opened (contract 1.3), shared by the
+/// `targets` capability (which sets it on open) and the send hook: a pass that works on a
+/// target reaches that cluster's Services, as its children are there.
+pub(crate) type TargetServices = Arc<Mutex<Option<Arc<dyn ServiceResolver>>>>;
+
+/// What one request of a pass is sent with besides the policy.
+pub(crate) struct PassEgress {
+    trusted: Vec<rustls::pki_types::CertificateDer<'static>>,
+    services: Option<Arc<dyn ServiceResolver>>,
+}
+
 /// The egress of one pass: what the plugin declared and may use.
 #[derive(Clone)]
 pub(crate) struct EgressHooks {
     inner: Arc<send::Policy>,
     trusted: TrustedCas,
+    services: TargetServices,
 }
 
 impl EgressHooks {
@@ -120,6 +132,7 @@ impl EgressHooks {
         limits: &crate::Limits,
         env: EgressEnv,
         trusted: TrustedCas,
+        services: TargetServices,
     ) -> Self {
         Self {
             inner: Arc::new(send::Policy {
@@ -130,6 +143,7 @@ impl EgressHooks {
                 env,
             }),
             trusted,
+            services,
         }
     }
 }
@@ -151,12 +165,19 @@ impl WasiHttpHooks for EgressHooks {
         _fut: IoFuture,
     ) -> SendFuture {
         let policy = self.inner.clone();
-        let trusted = self
-            .trusted
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clone();
-        Box::new(async move { policy.send(request, options, trusted).await })
+        let pass = PassEgress {
+            trusted: self
+                .trusted
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
+            services: self
+                .services
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .clone(),
+        };
+        Box::new(async move { policy.send(request, options, pass).await })
     }
 }
 

@@ -10,13 +10,13 @@ use bytes::Bytes;
 use http::uri::Scheme;
 use http_body::{Body, Frame, SizeHint};
 use http_body_util::BodyExt;
-use rustls::pki_types::{CertificateDer, ServerName};
+use rustls::pki_types::ServerName;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpStream;
 use wasmtime_wasi_http::io::TokioIo;
 use wasmtime_wasi_http::{Error, RequestOptions, WasiBody};
 
-use super::{AllowList, EgressEnv, IoFuture, ResolveError, capped, tls};
+use super::{AllowList, EgressEnv, IoFuture, ResolveError, ServiceResolver, capped, tls};
 
 /// The suffix of the Service names the resolver answers.
 const SERVICE_SUFFIX: &str = ".svc.cluster.local";
@@ -43,7 +43,7 @@ impl Policy {
         self: Arc<Self>,
         request: http::Request<WasiBody>,
         options: Option<RequestOptions>,
-        trusted: Vec<CertificateDer<'static>>,
+        pass: super::PassEgress,
     ) -> Result<(http::Response<WasiBody>, IoFuture), Error> {
         let uri = request.uri();
         let tls = uri.scheme() == Some(&Scheme::HTTPS);
@@ -67,7 +67,7 @@ impl Policy {
             return Err(Error::HttpRequestDenied);
         }
         let result = self
-            .send_allowed(request, options, trusted, &host, port, tls)
+            .send_allowed(request, options, pass, &host, port, tls)
             .await;
         match &result {
             Ok((response, _)) => {
@@ -97,7 +97,7 @@ impl Policy {
         &self,
         mut request: http::Request<WasiBody>,
         options: Option<RequestOptions>,
-        trusted: Vec<CertificateDer<'static>>,
+        pass: super::PassEgress,
         host: &str,
         port: u16,
         tls: bool,
@@ -107,11 +107,13 @@ impl Policy {
         let first_byte_timeout = capped(options.first_byte_timeout, self.timeout);
         let between_bytes_timeout = capped(options.between_bytes_timeout, self.timeout);
         let connect = async {
-            let tcp = self.connect(host, port).await?;
+            let resolver = pass.services.as_ref().or(self.env.resolver.as_ref());
+            let tcp = self.connect(resolver, host, port).await?;
             if !tls {
                 return Ok::<_, Error>(Box::new(tcp) as Box<dyn Stream>);
             }
-            let config = tls::client_config(&trusted).map_err(|m| Error::InternalError(Some(m)))?;
+            let config =
+                tls::client_config(&pass.trusted).map_err(|m| Error::InternalError(Some(m)))?;
             let name =
                 ServerName::try_from(host.to_owned()).map_err(|_| Error::HttpRequestUriInvalid)?;
             let stream = tokio_rustls::TlsConnector::from(Arc::new(config))
@@ -174,10 +176,15 @@ impl Policy {
         Ok((response, io))
     }
 
-    /// A TCP connection to `host:port`: a Service name through the resolver when one is
+    /// A TCP connection to `host:port`: a Service name through `resolver` when one is
     /// set, anything else through the system's resolver.
-    async fn connect(&self, host: &str, port: u16) -> Result<TcpStream, Error> {
-        let addresses: Vec<SocketAddr> = match (service_name(host), &self.env.resolver) {
+    async fn connect(
+        &self,
+        resolver: Option<&Arc<dyn ServiceResolver>>,
+        host: &str,
+        port: u16,
+    ) -> Result<TcpStream, Error> {
+        let addresses: Vec<SocketAddr> = match (service_name(host), resolver) {
             (Some((service, namespace)), Some(resolver)) => {
                 match resolver.resolve(namespace, service, port).await {
                     Ok(addresses) if !addresses.is_empty() => addresses,
