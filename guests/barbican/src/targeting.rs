@@ -1,28 +1,17 @@
-//! The Barbican's `targetClusterRef` (facts §2.1, §2.20, §4): its children (the API, its
-//! Job, Secrets and MariaDB objects) on the target cluster the host opened; the Barbican
-//! itself (status, finalizers, events) and its BarbicanSecretStores on this one. The
-//! decisions are the SDK's ([`remote_children::gate`], [`remote_children::deletion`]); this
-//! module carries them out.
-//!
-//! | Case | What the pass does |
-//! |---|---|
-//! | no `targetClusterRef` | children here, collected by their owner references; no finalizer |
-//! | a target that does not open | SecretsReady False `TargetClusterUnavailable` (the host's text), status written, 15 s; no finalizer added, no child written |
-//! | a target that opens, the finalizer missing | [`FINALIZER`] added (no status write), run again at once |
-//! | a target that opens, the finalizer held | the steps, every child read and written there |
-//! | deleting, the finalizer not held | nothing |
-//! | deleting, the target opens | the Barbican's labelled children of the [`swept`] kinds deleted there, the finalizer released |
-//! | deleting, the target does not open, under 5 min | SecretsReady False `TargetClusterUnavailable` ("…; waiting at least 5m0s …"), 15 s |
-//! | deleting, the target does not open for 5 min | Warning `RemoteChildrenAbandoned`, the finalizer released without a sweep |
+//! The Barbican's `targetClusterRef` (facts §2.1, §2.20, §4): its children (the API, its Job, Secrets and MariaDB objects) on
+//! the target cluster the host opened; the Barbican itself (status, finalizers, events) and
+//! its BarbicanSecretStores on this one. What happens when is the SDK's
+//! ([`targeted_parent`]: the gate, the remote-children finalizer before any child, the
+//! sweep on deletion, the 5-minute abandon); this module is the Barbican's side of it, the gate
+//! condition being SecretsReady.
 
-use std::time::Duration;
-
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use wasm_operator_sdk::blocks::remote_children::{
-    self, Deletion, FINALIZER, Gate, REASON_ABANDONED, RemoteOwner, TARGET_CLUSTER_UNAVAILABLE,
-    TARGET_POLLING, abandoned_message, sweep,
+    FINALIZER, SweepError, TARGET_CLUSTER_UNAVAILABLE,
 };
 use wasm_operator_sdk::blocks::service::child_kinds;
-use wasm_operator_sdk::{ClusterExt, EventType, KindRef, log};
+use wasm_operator_sdk::blocks::targeted_parent::{self, TargetedPass};
+use wasm_operator_sdk::{Cluster, ClusterExt, EventType, KindRef};
 
 use crate::conditions::SECRETS_READY;
 use crate::error::Error;
@@ -34,87 +23,80 @@ pub(crate) fn swept() -> [KindRef; 7] {
     child_kinds()
 }
 
-/// Before the steps of a live Barbican: the gate when its target does not open, the
-/// finalizer when it targets a cluster and lacks it; `None` to run the steps.
+/// Before the steps of a live Barbican: `Some` ends the pass (gated, or the finalizer
+/// added), `None` runs the steps.
 pub(crate) fn gate(pass: &mut Pass<'_>, before: &Option<BarbicanStatus>) -> Option<StepResult> {
-    let targeted = pass.barbican.spec.target_cluster_ref.is_some();
-    match remote_children::gate(
-        &pass.barbican.metadata,
-        targeted,
-        pass.target_error.as_deref(),
-    ) {
-        Gate::Open => None,
-        Gate::Unavailable(message) => {
-            pass.condition(SECRETS_READY, false, TARGET_CLUSTER_UNAVAILABLE, &message);
-            let written = crate::reconcile::write_status(pass, before);
-            Some(written.map(|()| Some(TARGET_POLLING)))
-        }
-        Gate::AddFinalizer => {
-            let what = format!(
-                "adding finalizer {FINALIZER} to Barbican {}",
-                pass.key(pass.name())
-            );
-            let added = pass
-                .primary_cluster
-                .add_finalizer(&mut pass.barbican, FINALIZER)
-                .map_err(Error::cluster(what));
-            Some(added.map(|_| Some(Duration::ZERO)))
-        }
-    }
+    targeted_parent::gate(&mut Targeted { pass, before })
 }
 
-/// The deletion of a Barbican: sweeps its children from the target and releases
-/// [`FINALIZER`], or waits for the target, or abandons them (see the module table).
+/// The deletion of a Barbican: sweeps its children from the target and releases the
+/// finalizer, or waits for the target, or abandons them.
 pub(crate) fn delete(pass: &mut Pass<'_>, before: &Option<BarbicanStatus>) -> StepResult {
-    let target = pass
-        .barbican
-        .spec
-        .target_cluster_ref
-        .as_ref()
-        .map(|t| t.name.clone())
-        .unwrap_or_default();
-    let now = wasm_operator_sdk::blocks::conditions::now();
-    match remote_children::deletion(
-        &pass.barbican.metadata,
-        &target,
-        pass.target_error.as_deref(),
-        &now,
-    ) {
-        Deletion::NotHeld => return Ok(None),
-        Deletion::Sweep => {
-            let owner = RemoteOwner {
-                kind: "Barbican",
-                namespace: pass.namespace(),
-                name: pass.name(),
-            };
-            let sent = sweep(pass.cluster, owner, &swept()).map_err(|e| Error::Cluster {
-                what: format!("{} on target cluster {target:?}", e.what),
-                source: e.source.into(),
-            })?;
-            log::debug(&format!(
-                "Barbican {}: {sent} children deleted on target cluster {target:?}",
-                pass.key(pass.name())
-            ));
-        }
-        Deletion::Wait(message) => {
-            pass.condition(SECRETS_READY, false, TARGET_CLUSTER_UNAVAILABLE, &message);
-            crate::reconcile::write_status(pass, before)?;
-            return Ok(Some(TARGET_POLLING));
-        }
-        Deletion::Abandon => pass.event(
-            EventType::Warning,
-            REASON_ABANDONED,
-            &abandoned_message("Barbican"),
-        ),
+    targeted_parent::delete(&mut Targeted { pass, before }, &swept())
+}
+
+/// A pass, with the status it started from (the status is written only when it changed).
+struct Targeted<'p, 'c> {
+    pass: &'p mut Pass<'c>,
+    before: &'p Option<BarbicanStatus>,
+}
+
+impl TargetedPass for Targeted<'_, '_> {
+    type Error = Error;
+
+    fn kind(&self) -> &'static str {
+        "Barbican"
     }
-    let what = format!(
-        "removing finalizer {FINALIZER} from Barbican {}",
-        pass.key(pass.name())
-    );
-    pass.primary_cluster
-        .remove_finalizer(&mut pass.barbican, FINALIZER)
-        .map_err(Error::cluster(what))?;
-    Ok(None)
+
+    fn metadata(&self) -> &ObjectMeta {
+        &self.pass.barbican.metadata
+    }
+
+    fn target(&self) -> Option<&str> {
+        let target = self.pass.barbican.spec.target_cluster_ref.as_ref();
+        target.map(|t| t.name.as_str())
+    }
+
+    fn target_error(&self) -> Option<&str> {
+        self.pass.target_error.as_deref()
+    }
+
+    fn children(&self) -> &dyn Cluster {
+        self.pass.cluster
+    }
+
+    fn hold(&mut self, message: &str) -> Result<(), Error> {
+        (self.pass).condition(SECRETS_READY, false, TARGET_CLUSTER_UNAVAILABLE, message);
+        crate::reconcile::write_status(self.pass, self.before)
+    }
+
+    fn write_finalizer(&mut self, add: bool) -> Result<(), Error> {
+        let pass = &mut *self.pass;
+        let what = format!(
+            "{} finalizer {FINALIZER} on Barbican {}",
+            if add { "adding" } else { "removing" },
+            pass.key(pass.name())
+        );
+        let cluster = pass.primary_cluster;
+        let written = if add {
+            cluster.add_finalizer(&mut pass.barbican, FINALIZER)
+        } else {
+            cluster.remove_finalizer(&mut pass.barbican, FINALIZER)
+        };
+        written.map(|_| ()).map_err(Error::cluster(what))
+    }
+
+    fn sweep_failed(&self, error: SweepError) -> Error {
+        let target = self.target().unwrap_or_default();
+        Error::Cluster {
+            what: format!("{} on target cluster {target:?}", error.what),
+            source: error.source.into(),
+        }
+    }
+
+    fn warn(&self, reason: &str, note: &str) {
+        self.pass.event(EventType::Warning, reason, note);
+    }
 }
 
 #[cfg(test)]

@@ -6,7 +6,8 @@ use wasm_operator_sdk::testing::FakeCluster;
 
 use super::*;
 use crate::testing::{
-    ALL, BARBICAN, MINTED, NS, STORE, World, barbican, brownfield_store, managed_store, openbao,
+    ALL, BARBICAN, INSTANCE, MINTED, NS, STORE, World, barbican, brownfield_store, managed_store,
+    openbao, openbao_cluster, provisioner_account, secret, token_answer,
 };
 
 const PREFIX: &str = "openstack.c5c3.io";
@@ -113,5 +114,47 @@ fn a_deleting_store_waits_five_minutes_for_its_cluster_then_abandons_its_secrets
     assert!(
         target.server("Secret", MINTED).is_some(),
         "the Secret is left"
+    );
+}
+
+#[test]
+fn a_held_managed_store_provisions_and_mints_on_the_target_with_the_owner_labels() {
+    let target = Rc::new(
+        FakeCluster::new()
+            .with(openbao_cluster(true))
+            .with(secret(
+                &format!("{INSTANCE}-tls-ca"),
+                &[("ca.crt", "-----BEGIN CERTIFICATE-----\n")],
+            ))
+            .with(provisioner_account())
+            .answer_subresource("token", token_answer()),
+    );
+    let mut world = World::of(managed_store(), openbao(&ALL, 3600)).with(barbican(Some("edge")));
+    world.cluster = world.cluster.with_target("edge", PREFIX, target.clone());
+    assert_eq!(world.run(), Ok(Outcome::requeue(std::time::Duration::ZERO)));
+    world.run().expect("a pass");
+    assert_eq!(world.said("ProvisioningReady").1, "Provisioned");
+    // The provisioner's TokenRequest went to the target, where the instance runs.
+    assert!(
+        target
+            .calls()
+            .iter()
+            .any(|c| c.object().is_some_and(|o| o.kind == "ServiceAccount")),
+        "{:?}",
+        target.calls()
+    );
+    let minted = target
+        .server("Secret", MINTED)
+        .expect("minted on the target");
+    let labels = &minted["metadata"]["labels"];
+    assert_eq!(
+        labels["openstack.c5c3.io/owner-kind"],
+        "BarbicanSecretStore"
+    );
+    assert_eq!(labels["openstack.c5c3.io/owner-name"], STORE);
+    assert_eq!(minted["metadata"].get("ownerReferences"), None);
+    assert!(
+        world.minted().is_none(),
+        "nothing minted on the management cluster"
     );
 }

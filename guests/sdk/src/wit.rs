@@ -341,11 +341,13 @@ impl Cluster for WitTarget {
         &self,
         object: &ObjectRef,
         subresource: &str,
-        _body: &Value,
+        body: &Value,
     ) -> Result<Value, ApiError> {
-        Err(ApiError::Forbidden(format!(
-            "{subresource} of {object}: subresources are not served on a target cluster"
-        )))
+        parse(
+            &self
+                .target
+                .create_subresource(&object.into(), subresource, &body.to_string())?,
+        )
     }
 }
 

@@ -12,10 +12,10 @@ use wasm_operator_sdk::DeleteOptions;
 
 use crate::harness::{Harness, WAIT, in_ns, secret};
 
-const GROUP_VERSION: &str = "barbican.openstack.c5c3.io/v1alpha1";
-const NS: &str = "ns";
+pub(crate) const GROUP_VERSION: &str = "barbican.openstack.c5c3.io/v1alpha1";
+pub(crate) const NS: &str = "ns";
 
-async fn start() -> Harness {
+pub(crate) async fn start() -> Harness {
     let h = Harness::start(
         &["barbican", "barbicansecretstores"],
         &[
@@ -40,7 +40,7 @@ async fn start() -> Harness {
     h
 }
 
-fn barbican() -> Value {
+pub(crate) fn barbican() -> Value {
     json!({"apiVersion": GROUP_VERSION, "kind": "Barbican",
         "metadata": {"name": "barbican", "namespace": NS},
         "spec": {
@@ -54,7 +54,7 @@ fn barbican() -> Value {
 }
 
 /// The OpenBaoCluster `bao` CobaltCore's ControlPlane writes for a dedicated store.
-fn openbao_cluster() -> Value {
+pub(crate) fn openbao_cluster() -> Value {
     json!({"apiVersion": "openbao.org/v1alpha1", "kind": "OpenBaoCluster",
         "metadata": {"name": "bao", "namespace": NS},
         "spec": {"profile": "Development", "version": "2.6.1", "replicas": 1,
@@ -66,7 +66,7 @@ fn openbao_cluster() -> Value {
 }
 
 /// The managed store `vault` on `bao`, the Barbican's default.
-fn managed_store() -> Value {
+pub(crate) fn managed_store() -> Value {
     store("vault")
 }
 
@@ -79,7 +79,7 @@ fn store(name: &str) -> Value {
 }
 
 impl Harness {
-    async fn store_condition(&self, name: &str, type_: &str, reason: &str) -> Value {
+    pub(crate) async fn store_condition(&self, name: &str, type_: &str, reason: &str) -> Value {
         self.cluster
             .condition_reached(
                 GROUP_VERSION,
@@ -93,7 +93,7 @@ impl Harness {
             .await
     }
 
-    async fn barbican_condition(&self, type_: &str, reason: &str) -> Value {
+    pub(crate) async fn barbican_condition(&self, type_: &str, reason: &str) -> Value {
         self.cluster
             .condition_reached(
                 GROUP_VERSION,
@@ -132,7 +132,7 @@ fn message(object: &Value, type_: &str) -> Value {
         .unwrap_or_default()
 }
 
-fn decoded(secret: &Value, key: &str) -> String {
+pub(crate) fn decoded(secret: &Value, key: &str) -> String {
     secret["data"][key]
         .as_str()
         .and_then(|b| base64::engine::general_purpose::STANDARD.decode(b).ok())

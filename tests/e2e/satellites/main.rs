@@ -4,6 +4,7 @@
 //! parent and its satellite kind.
 
 mod barbican;
+mod barbican_targets;
 mod cinder;
 mod glance;
 mod glance_targets;

@@ -14,7 +14,9 @@
 //! - [`optional`]: objects applied while their spec block is set and deleted once it is
 //!   not.
 //! - [`policy`]: oslo.policy rules: load, merge, validate, render.
-//! - [`remote_children`]: children on a target cluster: the owner-label sweep on deletion.
+//! - [`remote_children`]: children on a target cluster: opening the target, the gate and
+//!   deletion decisions, the owner-label sweep.
+//! - [`targeted_parent`]: those decisions carried out through a parent's pass.
 //! - [`satellite`]: resolving a satellite's parent, observing its projection, collecting
 //!   a parent's satellites.
 //! - [`secrets`]: ExternalSecrets, Secrets, PushSecrets and secret-store gates.
@@ -38,5 +40,6 @@ pub mod remote_children;
 pub mod satellite;
 pub mod secrets;
 pub mod service;
+pub mod targeted_parent;
 pub mod tls;
 pub mod types;

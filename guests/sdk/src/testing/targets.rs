@@ -210,8 +210,10 @@ impl Cluster for FakeTarget<'_> {
         &self,
         object: &ObjectRef,
         subresource: &str,
-        _body: &Value,
+        body: &Value,
     ) -> Result<Value, ApiError> {
-        Err(self.forbidden(format!("{subresource} of {object} is not served")))
+        self.target
+            .cluster
+            .create_subresource(object, subresource, body)
     }
 }

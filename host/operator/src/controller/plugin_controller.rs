@@ -435,6 +435,15 @@ impl Controller {
                         error,
                     )
                     .await;
+                } else if !error.is_conflict() {
+                    report::reconcile_error(
+                        self.server.as_ref(),
+                        &self.caller(),
+                        &self.description.primary,
+                        &request,
+                        error,
+                    )
+                    .await;
                 }
                 match error.retry_after() {
                     Some(after) => Done::FailedRetryAfter(after),

@@ -9,6 +9,11 @@
 //! The status is written read-modify-write with the resourceVersion read, so no other field
 //! or condition is lost; a conflict or a kind without a status subresource skips the
 //! condition (the event still tells).
+//!
+//! A pass the reconciler itself ends with an error (a call the cluster refused, a step that
+//! failed; not a conflict, which is retried at once) gets the `PassFailed` Warning event
+//! only ([`reconcile_error`]): the reconciler owns its conditions, and the event names the
+//! cause where `kubectl describe` shows it. The recorder aggregates repeats into a series.
 
 use serde_json::{Value, json};
 use wasm_operator_types::{ApiError, Event, EventType, KindRef, ObjectRef, ReadFrom, Request};
@@ -23,6 +28,28 @@ fn host() -> Caller {
     Caller::host()
 }
 
+/// Records the `PassFailed` event of a pass `plugin` ended with `error` on the primary.
+pub(crate) async fn reconcile_error(
+    server: &dyn ClusterBackend,
+    plugin: &Caller,
+    kind: &KindRef,
+    request: &Request,
+    error: &PassError,
+) {
+    let event = Event {
+        event_type: EventType::Warning,
+        reason: "PassFailed".into(),
+        action: "Reconcile".into(),
+        note: error.to_string(),
+    };
+    if let Err(e) = server
+        .record_event(plugin, &request.object(kind), &event)
+        .await
+    {
+        tracing::warn!(plugin = plugin.plugin, error = %e, "cannot record the PassFailed event");
+    }
+}
+
 /// Records the event and the condition of a failed pass of `plugin` on the primary.
 pub(crate) async fn failure(
     server: &dyn ClusterBackend,
@@ -31,16 +58,8 @@ pub(crate) async fn failure(
     request: &Request,
     error: &PassError,
 ) {
+    reconcile_error(server, plugin, kind, request, error).await;
     let regarding = request.object(kind);
-    let event = Event {
-        event_type: EventType::Warning,
-        reason: "PassFailed".into(),
-        action: "Reconcile".into(),
-        note: error.to_string(),
-    };
-    if let Err(e) = server.record_event(plugin, &regarding, &event).await {
-        tracing::warn!(plugin = plugin.plugin, error = %e, "cannot record the PassFailed event");
-    }
     set_condition(
         server,
         &regarding,

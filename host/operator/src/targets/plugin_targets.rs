@@ -187,6 +187,18 @@ impl ClusterBackend for TargetBackend {
         self.server.served(kind).await
     }
 
+    async fn create_subresource(
+        &self,
+        caller: &Caller,
+        object: &ObjectRef,
+        subresource: &str,
+        body: Value,
+    ) -> Result<Value, ApiError> {
+        self.server
+            .create_subresource(caller, object, subresource, body)
+            .await
+    }
+
     async fn update_status(&self, caller: &Caller, object: Value) -> Result<Value, ApiError> {
         let ns = namespace_of(&object).map(str::to_owned);
         self.on(ns.as_deref()).update_status(caller, object).await

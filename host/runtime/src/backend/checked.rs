@@ -419,6 +419,9 @@ impl Checked {
             object.namespace.as_deref(),
             self.primary.namespace.as_deref(),
         )?;
+        if let Some(remote) = &self.remote {
+            remote.check_namespace(&self.caller.plugin, object.namespace.as_deref())?;
+        }
         let result = self
             .backend
             .create_subresource(&self.caller, object, subresource, body)

@@ -375,8 +375,12 @@ impl egress::Host for ClusterCtx {
                     secret.api_version, secret.kind
                 )));
             }
-            let found = self
-                .cluster()?
+            // Where the pass's Services resolve: its last opened target, or its own cluster.
+            let cluster = match self.targets.last_opened() {
+                Some(target) => target,
+                None => self.cluster()?,
+            };
+            let found = cluster
                 .get_shared(&secret, shared::ReadFrom::Cache)
                 .await?
                 .ok_or_else(|| ApiError::NotFound(format!("{secret} does not exist")))?;
@@ -410,7 +414,7 @@ impl egress::Host for ClusterCtx {
 /// so a guest cannot make the host parse (and hold) more than the server would take.
 pub(crate) const MAX_BODY: usize = wasm_operator_types::MAX_REQUEST_BODY;
 
-fn parse(text: &str) -> Result<Value, ApiError> {
+pub(super) fn parse(text: &str) -> Result<Value, ApiError> {
     if text.len() > MAX_BODY {
         return Err(ApiError::TooLarge(format!(
             "the plugin sent {} bytes; a request body is at most {MAX_BODY} bytes",
@@ -448,7 +452,7 @@ fn propagation_of(p: wit::Propagation) -> shared::Propagation {
     }
 }
 
-fn object_ref(r: types::ObjectRef) -> shared::ObjectRef {
+pub(super) fn object_ref(r: types::ObjectRef) -> shared::ObjectRef {
     shared::ObjectRef {
         api_version: r.api_version,
         kind: r.kind,

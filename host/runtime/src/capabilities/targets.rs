@@ -39,6 +39,11 @@ impl Targets {
         }
     }
 
+    /// The target the pass opened last and still holds open.
+    pub(crate) fn last_opened(&self) -> Option<&Checked> {
+        self.opened.iter().rev().find_map(Option::as_ref)
+    }
+
     /// The target opened as resource `rep`.
     pub(crate) fn opened(&self, rep: u32) -> Result<&Checked, ApiError> {
         self.opened
@@ -168,6 +173,25 @@ impl targets::HostTarget for ClusterCtx {
         self.do_delete(rep(&target), object, delete_options(options))
             .await
             .map_err(to_call_error)
+    }
+
+    async fn create_subresource(
+        &mut self,
+        target: Resource<OpenTarget>,
+        object: types::ObjectRef,
+        subresource: String,
+        body: String,
+    ) -> Result<String, types::CallError> {
+        async {
+            let body = super::cluster::parse(&body)?;
+            let stored = self
+                .view(rep(&target))?
+                .create_subresource(&super::cluster::object_ref(object), &subresource, body)
+                .await?;
+            Ok(stored.to_string())
+        }
+        .await
+        .map_err(to_call_error)
     }
 
     async fn drop(&mut self, target: Resource<OpenTarget>) -> wasmtime::Result<()> {
