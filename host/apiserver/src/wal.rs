@@ -1,14 +1,26 @@
 //! The write-ahead log of a server with a data directory.
 //!
-//! Each write is appended as one JSON line and fsynced before the request is acknowledged,
-//! so every acknowledged write survives a `kill -9`. On start the log is replayed; a torn
-//! last line (a crash mid-append) is dropped, since its write was never acknowledged. When
-//! the log grows past [`COMPACT_AT`] bytes it is rewritten as a snapshot of the live
-//! objects (written to a temporary file, fsynced, then renamed over the log).
+//! Each write is appended as one line, `<crc32 of the JSON, 8 hex digits> <JSON>`, and
+//! fsynced before the request is acknowledged, so every acknowledged write survives a
+//! `kill -9`. On start the log is replayed:
+//!
+//! | What the log holds | On open |
+//! |---|---|
+//! | whole records | replayed |
+//! | a last record cut short (no newline), not UTF-8, not JSON or failing its checksum (a crash mid-append: its write was never acknowledged) | a warning, and the file truncated back to the record before it, so the next append starts a clean line |
+//! | such a record before the last | refused: `line N is not a log record (why)` |
+//! | lines without a checksum (a log written before checksums) | replayed as JSON |
+//!
+//! An append that fails (a full disk) is cut back to the last acknowledged record and
+//! refused; if that cut fails too, every later write is refused until a restart, so no
+//! write is acknowledged after an unreadable line. The directory is fsynced when the log is
+//! created and after a compaction renames its snapshot over it. When the log grows past
+//! [`COMPACT_AT`] bytes it is rewritten as a snapshot of the live objects (written to a
+//! temporary file, fsynced, then renamed over the log).
 
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -28,13 +40,16 @@ pub enum WalError {
         #[source]
         source: std::io::Error,
     },
-    #[error("{path}: line {line} is not a log record: {source}")]
+    #[error("{path}: line {line} is not a log record ({reason})")]
     Corrupt {
         path: PathBuf,
         line: usize,
-        #[source]
-        source: serde_json::Error,
+        reason: String,
     },
+    #[error(
+        "{path}: an earlier append failed and could not be cut back; writes are refused until a restart"
+    )]
+    Broken { path: PathBuf },
 }
 
 #[derive(Serialize, Deserialize)]
@@ -58,6 +73,8 @@ pub(crate) struct Wal {
     size: u64,
     live: BTreeMap<StoreKey, Value>,
     rv: u64,
+    /// An append failed and could not be cut back: every write is refused.
+    broken: bool,
 }
 
 impl Wal {
@@ -72,34 +89,17 @@ impl Wal {
         let path = dir.join("objects.wal");
         let mut live = BTreeMap::new();
         let mut rv = 1;
-        if path.exists() {
-            let reader = BufReader::new(File::open(&path).map_err(io(&path))?);
-            let lines: Vec<String> = reader
-                .lines()
-                .collect::<Result<_, _>>()
-                .map_err(io(&path))?;
-            let last = lines.len().saturating_sub(1);
-            for (i, line) in lines.iter().enumerate() {
-                match serde_json::from_str::<Record>(line) {
-                    Ok(Record::Put { rv: r, key, object }) => {
-                        rv = rv.max(r);
-                        live.insert(key, object);
-                    }
-                    Ok(Record::Delete { rv: r, key }) => {
-                        rv = rv.max(r);
-                        live.remove(&key);
-                    }
-                    Err(e) if i == last => {
-                        tracing::warn!(path = %path.display(), error = %e, "dropping a torn last record")
-                    }
-                    Err(source) => {
-                        return Err(WalError::Corrupt {
-                            path,
-                            line: i + 1,
-                            source,
-                        });
-                    }
-                }
+        let existed = path.exists();
+        if existed {
+            let bytes = std::fs::read(&path).map_err(io(&path))?;
+            let good = replay(&path, &bytes, &mut live, &mut rv)?;
+            if good < bytes.len() {
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(io(&path))?;
+                file.set_len(good as u64).map_err(io(&path))?;
+                file.sync_all().map_err(io(&path))?;
             }
         }
         let file = OpenOptions::new()
@@ -107,6 +107,9 @@ impl Wal {
             .append(true)
             .open(&path)
             .map_err(io(&path))?;
+        if !existed {
+            sync_dir(dir).map_err(io(dir))?;
+        }
         let size = file.metadata().map(|m| m.len()).unwrap_or(0);
         let wal = Self {
             path,
@@ -114,6 +117,7 @@ impl Wal {
             size,
             live: live.clone(),
             rv,
+            broken: false,
         };
         Ok((wal, live, rv))
     }
@@ -142,14 +146,32 @@ impl Wal {
     }
 
     fn append(&mut self, record: &Record) -> Result<(), WalError> {
+        if self.broken {
+            return Err(WalError::Broken {
+                path: self.path.clone(),
+            });
+        }
         let io = |source| WalError::Io {
             path: self.path.clone(),
             source,
         };
-        let mut line = serde_json::to_vec(record).map_err(|e| io(std::io::Error::other(e)))?;
-        line.push(b'\n');
-        self.file.write_all(&line).map_err(io)?;
-        self.file.sync_data().map_err(io)?;
+        let line = encode(record).map_err(io)?;
+        let written = self
+            .file
+            .write_all(&line)
+            .and_then(|()| self.file.sync_data());
+        if let Err(source) = written {
+            // Cut the partial line away so the next append starts clean.
+            let cut = self
+                .file
+                .set_len(self.size)
+                .and_then(|()| self.file.sync_data());
+            if let Err(error) = cut {
+                tracing::error!(path = %self.path.display(), %error, "cannot cut a failed append back");
+                self.broken = true;
+            }
+            return Err(io(source));
+        }
         self.size += line.len() as u64;
         Ok(())
     }
@@ -171,13 +193,15 @@ impl Wal {
                 key: key.clone(),
                 object: object.clone(),
             };
-            let mut line = serde_json::to_vec(&record).map_err(|e| io(std::io::Error::other(e)))?;
-            line.push(b'\n');
+            let line = encode(&record).map_err(io)?;
             out.write_all(&line).map_err(io)?;
             size += line.len() as u64;
         }
         out.sync_all().map_err(io)?;
         std::fs::rename(&tmp, &self.path).map_err(io)?;
+        if let Some(dir) = self.path.parent() {
+            sync_dir(dir).map_err(io)?;
+        }
         self.file = OpenOptions::new()
             .append(true)
             .open(&self.path)
@@ -186,3 +210,89 @@ impl Wal {
         Ok(())
     }
 }
+
+/// One record as its line: checksum, space, JSON, newline.
+fn encode(record: &Record) -> Result<Vec<u8>, std::io::Error> {
+    let json = serde_json::to_vec(record).map_err(std::io::Error::other)?;
+    let mut line = format!("{:08x} ", crc32fast::hash(&json)).into_bytes();
+    line.extend_from_slice(&json);
+    line.push(b'\n');
+    Ok(line)
+}
+
+/// The record of one line (without its newline), or why it is none.
+fn decode(line: &[u8]) -> Result<Record, String> {
+    let text = std::str::from_utf8(line).map_err(|_| "it is not UTF-8".to_owned())?;
+    let json = match text.split_once(' ') {
+        Some((sum, json)) if sum.len() == 8 && !text.starts_with('{') => {
+            let expected = u32::from_str_radix(sum, 16)
+                .map_err(|_| "its checksum is not hexadecimal".to_owned())?;
+            if crc32fast::hash(json.as_bytes()) != expected {
+                return Err("its checksum does not match".into());
+            }
+            json
+        }
+        // A log written before checksums: the JSON alone.
+        _ => text,
+    };
+    serde_json::from_str(json).map_err(|e| format!("it is not a record: {e}"))
+}
+
+/// Replays `bytes` into `live` and `rv`; returns how many bytes hold whole records (what
+/// the file is cut back to when a torn last record follows them).
+fn replay(
+    path: &Path,
+    bytes: &[u8],
+    live: &mut BTreeMap<StoreKey, Value>,
+    rv: &mut u64,
+) -> Result<usize, WalError> {
+    let mut good = 0;
+    let mut line_number = 0;
+    while good < bytes.len() {
+        line_number += 1;
+        let rest = &bytes[good..];
+        let (line, end) = match rest.iter().position(|b| *b == b'\n') {
+            Some(newline) => (&rest[..newline], good + newline + 1),
+            None => (rest, bytes.len()),
+        };
+        let last = end == bytes.len();
+        let complete = rest.len() > line.len();
+        let record = if complete {
+            decode(line)
+        } else {
+            Err("it is cut short".to_owned())
+        };
+        match record {
+            Ok(Record::Put { rv: r, key, object }) => {
+                *rv = (*rv).max(r);
+                live.insert(key, object);
+            }
+            Ok(Record::Delete { rv: r, key }) => {
+                *rv = (*rv).max(r);
+                live.remove(&key);
+            }
+            Err(reason) if last => {
+                tracing::warn!(path = %path.display(), line = line_number, reason, "dropping a torn last record");
+                return Ok(good);
+            }
+            Err(reason) => {
+                return Err(WalError::Corrupt {
+                    path: path.to_owned(),
+                    line: line_number,
+                    reason,
+                });
+            }
+        }
+        good = end;
+    }
+    Ok(good)
+}
+
+/// Makes a rename or a creation in `dir` durable.
+fn sync_dir(dir: &Path) -> Result<(), std::io::Error> {
+    File::open(dir)?.sync_all()
+}
+
+#[cfg(test)]
+#[path = "wal_tests.rs"]
+mod tests;
