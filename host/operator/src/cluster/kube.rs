@@ -14,11 +14,12 @@ use std::sync::{Arc, Mutex};
 
 use governor::{DefaultDirectRateLimiter, Quota, RateLimiter};
 
+use crate::cluster::raw::RawObject;
 use async_trait::async_trait;
 use k8s_openapi::api::core::v1::ObjectReference;
 use kube::api::{
-    Api, ApiResource, DeleteParams, DynamicObject, GroupVersionKind, ListParams,
-    Patch as KubePatch, PatchParams, PostParams,
+    Api, ApiResource, DeleteParams, GroupVersionKind, ListParams, Patch as KubePatch, PatchParams,
+    PostParams,
 };
 use kube::runtime::events::{Event as KubeEvent, EventType as KubeEventType, Recorder, Reporter};
 use serde_json::{Value, json};
@@ -150,7 +151,7 @@ impl KubeCluster {
         api_version: &str,
         kind: &str,
         namespace: Option<&str>,
-    ) -> Result<Api<DynamicObject>, ApiError> {
+    ) -> Result<Api<RawObject>, ApiError> {
         let served = self.served_kind(api_version, kind).await?;
         match (served.namespaced, namespace) {
             (false, Some(ns)) => Err(ApiError::Forbidden(format!(
@@ -170,7 +171,7 @@ impl KubeCluster {
         &self,
         kind: &KindRef,
         namespace: Option<&str>,
-    ) -> Result<Api<DynamicObject>, ApiError> {
+    ) -> Result<Api<RawObject>, ApiError> {
         let served = self.served_kind(&kind.api_version, &kind.kind).await?;
         if served.namespaced != kind.namespaced || served.plural != kind.plural {
             return Err(ApiError::Forbidden(format!(
@@ -204,7 +205,7 @@ impl KubeCluster {
         kind: &str,
         served: &ServedKind,
         namespace: Option<&str>,
-    ) -> Api<DynamicObject> {
+    ) -> Api<RawObject> {
         let (group, version) = wasm_operator_types::split_api_version(api_version);
         let gvk = GroupVersionKind::gvk(group, version, kind);
         let resource = ApiResource::from_gvk_with_plural(&gvk, &served.plural);
@@ -231,14 +232,24 @@ pub(crate) fn to_api_error(error: kube::Error) -> ApiError {
     }
 }
 
-fn to_value(object: DynamicObject) -> Result<Value, ApiError> {
-    serde_json::to_value(object)
-        .map_err(|e| ApiError::Other(format!("cannot encode the server's object: {e}")))
+/// The server's object as JSON; an object whose metadata does not decode is passed on as
+/// it is (the reader decides), never logged.
+fn to_value(object: RawObject) -> Result<Value, ApiError> {
+    Ok(object.into_value())
 }
 
-fn from_value(object: &Value) -> Result<DynamicObject, ApiError> {
-    serde_json::from_value(object.clone())
-        .map_err(|e| ApiError::Invalid(format!("not a Kubernetes object: {e}")))
+/// A body the plugin sends, refused when its metadata does not decode.
+fn from_value(object: &Value) -> Result<RawObject, ApiError> {
+    if !object.is_object() {
+        return Err(ApiError::Invalid(
+            "not a Kubernetes object: not a JSON object".into(),
+        ));
+    }
+    let raw = RawObject::from(object.clone());
+    match raw.malformed() {
+        Some(why) => Err(ApiError::Invalid(format!("not a Kubernetes object: {why}"))),
+        None => Ok(raw),
+    }
 }
 
 #[async_trait]

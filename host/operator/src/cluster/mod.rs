@@ -10,3 +10,4 @@ pub(crate) mod discovery;
 pub mod endpoints;
 pub mod kube;
 pub(crate) mod mutation_cache;
+pub(crate) mod raw;

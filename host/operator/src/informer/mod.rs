@@ -20,7 +20,9 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, RwLock};
 
 use futures::StreamExt as _;
-use kube::api::{Api, ApiResource, DynamicObject};
+use kube::api::{Api, ApiResource};
+
+use crate::cluster::raw::RawObject;
 use kube::runtime::watcher::{self, Event};
 use serde_json::Value;
 use tokio::sync::{mpsc, watch};
@@ -149,7 +151,7 @@ impl Informer {
 
     /// Applies one watch event to the cache and tells the subscribers what changed.
     /// `relist` collects a relist between `Init` and `InitDone`.
-    fn apply(&self, event: Event<DynamicObject>, relist: &mut Option<HashMap<String, Arc<Value>>>) {
+    fn apply(&self, event: Event<RawObject>, relist: &mut Option<HashMap<String, Arc<Value>>>) {
         match event {
             Event::Init => *relist = Some(HashMap::new()),
             Event::InitApply(object) => {
@@ -186,6 +188,7 @@ impl Informer {
                 self.synced.send_replace(true);
             }
             Event::Apply(object) => {
+                let gone = object.malformed().is_some().then(|| object.key());
                 if let Some((key, value)) = entry(&self.kind, object) {
                     let mut objects = self.write();
                     let old = objects.insert(key, value.clone());
@@ -198,12 +201,21 @@ impl Informer {
                             new: Some(value),
                         }]);
                     }
+                } else if let Some(key) = gone {
+                    // Changed into an object that does not decode: absent from now on.
+                    let old = self.write().remove(&key);
+                    if let Some(old) = old {
+                        self.publish(vec![Change {
+                            old: Some(old),
+                            new: None,
+                        }]);
+                    }
                 }
             }
             Event::Delete(object) => {
-                if let Some((key, value)) = entry(&self.kind, object) {
-                    let mut objects = self.write();
-                    let old = objects.remove(&key).unwrap_or(value);
+                let key = object.key();
+                let old = self.write().remove(&key);
+                if let Some(old) = old {
                     self.publish(vec![Change {
                         old: Some(old),
                         new: None,
@@ -215,7 +227,7 @@ impl Informer {
 
     /// Lists and watches `api` until the stream ends (it does not: the watcher retries
     /// with backoff; the task is aborted when the informer is dropped).
-    async fn run(self: Arc<Self>, api: Api<DynamicObject>) {
+    async fn run(self: Arc<Self>, api: Api<RawObject>) {
         let stream = watcher::watcher(api, watcher::Config::default().any_semantic());
         let mut stream = std::pin::pin!(kube::runtime::WatchStreamExt::default_backoff(stream));
         let mut relist = None;
@@ -241,9 +253,20 @@ fn resource_version(object: &Value) -> Option<&str> {
 /// them) and without `metadata.managedFields`, as controller-runtime's
 /// `TransformStripManagedFields` does: no reconciler decides on them, and they are often
 /// the larger part of a small object, in memory and in every copy to a guest. A read from
-/// the server still returns them.
-fn entry(kind: &KindRef, object: DynamicObject) -> Option<(String, Arc<Value>)> {
-    let mut value = serde_json::to_value(object).ok()?;
+/// the server still returns them. An object whose metadata does not decode has no entry:
+/// it is reported by kind, name and why, never by content, and the cache goes on without it.
+fn entry(kind: &KindRef, object: RawObject) -> Option<(String, Arc<Value>)> {
+    if let Some(why) = object.malformed() {
+        tracing::warn!(
+            kind = %kind.kind,
+            api_version = %kind.api_version,
+            object = object.key(),
+            reason = why,
+            "skipping an object that does not decode"
+        );
+        return None;
+    }
+    let mut value = object.into_value();
     let map = value.as_object_mut()?;
     map.insert("apiVersion".into(), Value::String(kind.api_version.clone()));
     map.insert("kind".into(), Value::String(kind.kind.clone()));
@@ -274,7 +297,7 @@ mod tests {
 
     #[test]
     fn cached_objects_carry_their_kind_and_no_managed_fields() {
-        let object: DynamicObject = serde_json::from_value(serde_json::json!({
+        let object: RawObject = serde_json::from_value(serde_json::json!({
             "metadata": {
                 "name": "a",
                 "namespace": "ns",

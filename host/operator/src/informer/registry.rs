@@ -3,7 +3,9 @@
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
-use kube::api::{Api, DynamicObject};
+use kube::api::Api;
+
+use crate::cluster::raw::RawObject;
 use tokio::task::AbortHandle;
 use wasm_operator_types::KindRef;
 
@@ -50,7 +52,7 @@ impl Informers {
         }
         let informer = Arc::new(Informer::new(kind.clone()));
         let resource = api_resource(kind);
-        let api: Api<DynamicObject> = match (&self.namespace, kind.namespaced) {
+        let api: Api<RawObject> = match (&self.namespace, kind.namespaced) {
             (Some(ns), true) => Api::namespaced_with(self.client.clone(), ns, &resource),
             _ => Api::all_with(self.client.clone(), &resource),
         };
