@@ -23,7 +23,8 @@ use std::sync::{Arc, OnceLock, Weak};
 
 use futures::StreamExt as _;
 use k8s_openapi::api::core::v1::Secret;
-use kube::api::Api;
+use kube::ResourceExt as _;
+use kube::api::{Api, ApiResource};
 use kube::runtime::WatchStreamExt as _;
 use kube::runtime::watcher::{self, Event};
 use tokio::sync::watch;
@@ -31,6 +32,7 @@ use tokio::task::JoinHandle;
 use wasm_operator_runtime::backend::ClusterBackend;
 
 use crate::cluster::kube::{KubeCluster, RateLimit};
+use crate::cluster::raw::RawObject;
 use crate::informer::Informers;
 use crate::metrics::Metrics;
 use registration::{REGISTRATION_LABEL, Registration};
@@ -118,8 +120,13 @@ impl TargetRegistry {
     /// unreachable API server costs a retry every few seconds, not a busy core.
     fn registrations(
         &self,
-    ) -> impl futures::Stream<Item = Result<Event<Secret>, watcher::Error>> + Send + 'static {
-        let api: Api<Secret> = Api::namespaced(self.client.clone(), &self.namespace);
+    ) -> impl futures::Stream<Item = Result<Event<RawObject>, watcher::Error>> + Send + 'static
+    {
+        // Read raw: one Secret that does not decode must not fail the list (and have
+        // kube-rs log its body, every registration's kubeconfig).
+        let resource = ApiResource::erase::<Secret>(&());
+        let api: Api<RawObject> =
+            Api::namespaced_with(self.client.clone(), &self.namespace, &resource);
         let config = watcher::Config::default().labels(&format!("{REGISTRATION_LABEL}=true"));
         watcher::watcher(api, config).default_backoff()
     }
@@ -136,10 +143,10 @@ impl TargetRegistry {
 
     async fn watch(
         registry: Weak<Self>,
-        events: impl futures::Stream<Item = Result<Event<Secret>, watcher::Error>>,
+        events: impl futures::Stream<Item = Result<Event<RawObject>, watcher::Error>>,
     ) {
         let mut events = std::pin::pin!(events);
-        let mut listing: Option<Vec<Secret>> = None;
+        let mut listing: Option<Vec<RawObject>> = None;
         while let Some(event) = events.next().await {
             let Some(registry) = registry.upgrade() else {
                 return;
@@ -151,8 +158,8 @@ impl TargetRegistry {
     /// Applies one event of the registrations' watch; `listing` gathers an initial list.
     async fn handle(
         &self,
-        event: Result<Event<Secret>, watcher::Error>,
-        listing: &mut Option<Vec<Secret>>,
+        event: Result<Event<RawObject>, watcher::Error>,
+        listing: &mut Option<Vec<RawObject>>,
     ) {
         match event {
             Ok(Event::Init) => *listing = Some(Vec::new()),
@@ -163,7 +170,7 @@ impl TargetRegistry {
             }
             Ok(Event::Apply(secret)) => self.apply(&secret).await,
             Ok(Event::Delete(secret)) => {
-                let name = secret.metadata.name.unwrap_or_default();
+                let name = secret.name_any();
                 self.update(|state| {
                     if state.remove(&name).is_some() {
                         tracing::info!(target_cluster = name, "target cluster disengaged");
@@ -176,11 +183,8 @@ impl TargetRegistry {
         }
     }
 
-    async fn replace_all(&self, secrets: Vec<Secret>) {
-        let names: Vec<String> = secrets
-            .iter()
-            .filter_map(|s| s.metadata.name.clone())
-            .collect();
+    async fn replace_all(&self, secrets: Vec<RawObject>) {
+        let names: Vec<String> = secrets.iter().map(|s| s.name_any()).collect();
         self.update(|state| state.retain(|name, _| names.contains(name)));
         for secret in &secrets {
             self.apply(secret).await;
@@ -188,9 +192,9 @@ impl TargetRegistry {
     }
 
     /// Engages (or re-engages) the cluster of `secret` unless it is engaged at its version.
-    async fn apply(&self, secret: &Secret) {
-        let name = secret.metadata.name.clone().unwrap_or_default();
-        let version = secret.metadata.resource_version.clone().unwrap_or_default();
+    async fn apply(&self, secret: &RawObject) {
+        let name = secret.name_any();
+        let version = secret.resource_version().unwrap_or_default();
         if self
             .snapshot()
             .get(&name)
@@ -218,9 +222,18 @@ impl TargetRegistry {
 
     async fn engage(
         &self,
-        secret: &Secret,
+        object: &RawObject,
     ) -> Result<EngagedTarget, registration::RegistrationError> {
-        let registration = Registration::of(secret)?;
+        let malformed = |reason: String| registration::RegistrationError::Malformed {
+            secret: object.key(),
+            reason,
+        };
+        if let Some(why) = object.malformed() {
+            return Err(malformed(why.to_owned()));
+        }
+        let secret: Secret = serde_json::from_value(object.clone().into_value())
+            .map_err(|e| malformed(e.to_string()))?;
+        let registration = Registration::of(&secret)?;
         let client = registration.client().await?;
         let server = KubeCluster::new(client.clone())
             .with_rate_limit(self.rate_limit)
@@ -317,6 +330,32 @@ mod tests {
         assert!(
             (1..=3).contains(&failures),
             "{failures} failed watch attempts in 500 ms"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_registration_secret_that_does_not_decode_is_unavailable_with_the_reason() {
+        let registry = unreachable_registry();
+        let object = RawObject::from(serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "edge", "namespace": DEFAULT_CLUSTERS_NAMESPACE,
+                         "resourceVersion": "3", "labels": ["leaky-label"]},
+            "data": {"kubeconfig": "bGVha2VkLWt1YmVjb25maWc="}}));
+        registry.apply(&object).await;
+        let snapshot = registry.snapshot();
+        let Some(Registered::Unavailable { reason, version }) = snapshot.get("edge") else {
+            panic!("edge is not registered as unavailable");
+        };
+        assert_eq!(version, "3");
+        assert!(
+            reason.starts_with(
+                "registration Secret c5c3-clusters/edge does not decode: metadata does not \
+                 decode: invalid type: sequence"
+            ),
+            "{reason}"
+        );
+        assert!(
+            !reason.contains("leaky") && !reason.contains("bGVha2Vk"),
+            "{reason}"
         );
     }
 }

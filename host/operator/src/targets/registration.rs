@@ -51,6 +51,8 @@ pub(crate) enum RegistrationError {
     Namespace { secret: String, value: String },
     #[error("target cluster {name:?}: {reason}")]
     Client { name: String, reason: String },
+    #[error("registration Secret {secret} does not decode: {reason}")]
+    Malformed { secret: String, reason: String },
 }
 
 impl Registration {
