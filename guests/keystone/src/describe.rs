@@ -210,6 +210,9 @@ pub fn describe() -> Description {
             watches: vec![
                 KindRef::of::<Secret>(),
                 KindRef::of::<ConfigMap>(),
+                KindRef::of::<ServiceAccount>(),
+                KindRef::of::<Role>(),
+                KindRef::of::<RoleBinding>(),
                 KindRef::of::<Deployment>(),
                 KindRef::of::<Job>(),
                 KindRef::of::<CronJob>(),

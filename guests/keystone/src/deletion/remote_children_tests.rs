@@ -37,20 +37,13 @@ fn a_keystone_without_it_sends_nothing() {
 }
 
 #[test]
-fn every_swept_kind_is_declared_with_list_and_delete() {
+fn every_swept_kind_is_declared_with_list_and_delete_and_watched_on_the_target() {
     let description = crate::describe::describe();
+    wasm_operator_sdk::testing::assert_can_sweep(&description, &swept());
     for kind in swept() {
-        let verbs = description
-            .permissions
-            .iter()
-            .find(|p| p.kind.api_version == kind.api_version && p.kind.kind == kind.kind)
-            .map(|p| p.verbs.clone())
-            .unwrap_or_default();
-        for verb in [
-            wasm_operator_sdk::Verb::List,
-            wasm_operator_sdk::Verb::Delete,
-        ] {
-            assert!(verbs.contains(&verb), "{kind} lacks {verb:?}: {verbs:?}");
-        }
+        assert!(
+            description.targets.watches.contains(&kind),
+            "{kind} is not watched on a target"
+        );
     }
 }
