@@ -1,6 +1,7 @@
 //! Test hooks: injected faults and request counters.
 //!
-//! A fault matches requests by verb, resource and name (each optional) and either fails
+//! A fault matches requests by verb, resource and name (each optional; a create's name is
+//! the body's `metadata.name`) and either fails
 //! them with a status code, delays them, or (for watches) drops the stream at once. Counters
 //! count every request by verb and resource, so a test can assert "this pass made 0
 //! writes".
@@ -73,6 +74,11 @@ impl Hooks {
     /// Removes every fault.
     pub(crate) fn clear_faults(&mut self) {
         self.faults.clear();
+    }
+
+    /// Whether a fault matches by name (so a create's body must be read for its name).
+    pub(crate) fn has_named_faults(&self) -> bool {
+        self.faults.iter().any(|f| f.name.is_some())
     }
 
     /// Counts a request and returns the fault it hits, if any.

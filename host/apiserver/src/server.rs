@@ -409,6 +409,19 @@ async fn handle(
     }
 }
 
+/// The `metadata.name` of a create's body, for faults that match by name.
+fn created_name(body: &[u8]) -> Option<String> {
+    #[derive(serde::Deserialize)]
+    struct Named {
+        metadata: Metadata,
+    }
+    #[derive(serde::Deserialize)]
+    struct Metadata {
+        name: Option<String>,
+    }
+    serde_json::from_slice::<Named>(body).ok()?.metadata.name
+}
+
 /// The verb of a resource request, as RBAC and the counters name it.
 fn verb(method: &Method, target: &Target, params: &Params, headers: &HeaderMap) -> &'static str {
     let apply = headers
@@ -439,10 +452,14 @@ async fn resource(
 ) -> Result<Response> {
     let params = Params::parse(uri.query());
     let verb = verb(method, &target, &params, headers);
-    let fault = shared
-        .lock()
-        .hooks
-        .on_request(verb, &target.rt.plural, target.name.as_deref());
+    let fault = {
+        let mut state = shared.lock();
+        let created = (verb == "create" && state.hooks.has_named_faults())
+            .then(|| created_name(body))
+            .flatten();
+        let name = target.name.as_deref().or(created.as_deref());
+        state.hooks.on_request(verb, &target.rt.plural, name)
+    };
     let mut drop_watch = false;
     match fault {
         Some(FaultAction::Fail { code, message }) => {

@@ -450,6 +450,41 @@ async fn status_writes_ignore_the_spec_and_main_writes_ignore_the_status() {
 }
 
 #[tokio::test]
+async fn a_status_write_to_a_missing_object_is_a_404_and_creates_nothing() {
+    let (_server, client) = server().await;
+    crate::support::install_widgets(&client).await;
+    let path = "/apis/example.com/v1/namespaces/default/widgets";
+    let mut body = widget("w", json!({"size": 1}));
+    body["status"] = json!({"ready": true});
+    for (method, content_type) in [
+        ("PATCH", "application/apply-patch+yaml"),
+        ("PATCH", "application/merge-patch+json"),
+        ("PUT", "application/json"),
+    ] {
+        let written = raw(
+            &client,
+            method,
+            &format!("{path}/w/status?fieldManager=actor&force=true"),
+            content_type,
+            Some(body.clone()),
+        )
+        .await;
+        assert_eq!(
+            written.status, 404,
+            "{method} {content_type}: {}",
+            written.body
+        );
+        assert_eq!(
+            written.body["message"], "widgets.example.com \"w\" not found",
+            "{method} {content_type}"
+        );
+    }
+    // The trigger was served; the object is still missing.
+    let after = get(&client, &format!("{path}/w")).await;
+    assert_eq!(after.status, 404, "{}", after.body);
+}
+
+#[tokio::test]
 async fn generation_is_bumped_only_when_the_spec_changes() {
     let (_server, client) = server().await;
     crate::support::install_widgets(&client).await;

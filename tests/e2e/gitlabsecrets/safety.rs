@@ -83,3 +83,77 @@ async fn any_other_write_failure_is_retried_with_backoff() {
     h.ready_with("ns", "app", "SecretsReady").await;
     assert!(h.cluster.counts().get("create", "secrets") >= 3);
 }
+
+/// A GitLabSecrets of namespace `ns` declaring one ECDSA certificate set and no Secret.
+fn certificate_set(name: &str) -> Value {
+    let mut object = gitlabsecrets(name, json!([]));
+    object["spec"]["certificates"] = json!([{
+        "authority": {"commonName": "Test CA", "organization": "ns", "organizationalUnit": "app",
+            "algorithm": "ecdsa", "keySize": 256},
+        "domain": "example.com",
+        "tlsSecret": "wildcard", "caSecret": "wildcard-ca", "caKey": "cfssl_ca",
+        "chainSecret": "wildcard-chain", "chainKey": "chain.crt"}]);
+    object
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_issuance_stopped_after_the_ca_write_says_which_key_to_delete_and_recovers_once_it_is() {
+    let h = Harness::start().await;
+    // The TLS Secret's create fails until the fault is cleared: the CA is written, then the
+    // pass stops, as it would when the operator is killed between the two writes.
+    h.cluster.server.inject(Fault {
+        verb: Some("create".into()),
+        resource: Some("secrets".into()),
+        name: Some("wildcard".into()),
+        action: FaultAction::Fail {
+            code: 500,
+            message: "the operator died here".into(),
+        },
+        remaining: None,
+    });
+    h.create(certificate_set("app")).await;
+    let reported = h.ready_with("ns", "app", "SecretsReported").await;
+    let message = reported
+        .pointer("/status/conditions/0/message")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    for said in [
+        "an issuance stopped after writing the CA",
+        "delete key cfssl_ca from Secret wildcard-ca",
+        "the next pass issues a new set",
+    ] {
+        assert!(message.contains(said), "{message:?} says {said:?}");
+    }
+    let ca = h
+        .secret("ns", "wildcard-ca")
+        .await
+        .expect("the CA was written");
+    assert!(secret_value(&ca, "cfssl_ca").is_some());
+    let ca_uid = ca["metadata"]["uid"].clone();
+    assert!(h.secret("ns", "wildcard").await.is_none());
+
+    // Doing what the report says issues a new set, into the Secret that is kept.
+    h.cluster.server.clear_faults();
+    h.patch_secret("wildcard-ca", json!({"data": {"cfssl_ca": null}}))
+        .await;
+    h.ready_with("ns", "app", "SecretsReady").await;
+    let ca = h.secret("ns", "wildcard-ca").await.expect("wildcard-ca");
+    let tls = h.secret("ns", "wildcard").await.expect("wildcard");
+    let chain = h
+        .secret("ns", "wildcard-chain")
+        .await
+        .expect("wildcard-chain");
+    let ca_pem = secret_value(&ca, "cfssl_ca").expect("a new CA");
+    let tls_pem = secret_value(&tls, "tls.crt").expect("tls.crt");
+    assert_eq!(
+        secret_value(&chain, "chain.crt"),
+        Some([ca_pem, tls_pem].concat()),
+        "the chain is the new CA, then tls.crt"
+    );
+    assert_eq!(
+        ca["metadata"]["uid"], ca_uid,
+        "the CA Secret was kept, not replaced"
+    );
+    h.assert_no_secret_rewrites();
+}

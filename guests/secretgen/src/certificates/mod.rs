@@ -22,6 +22,16 @@
 //! records that the Job's script read `EXPIRE` while the Job set `EXPIRY`, so no configured
 //! expiry ever applied, and the shape test issues with no accepted difference.
 //!
+//! DECISION (an issuance interrupted between its writes): the set is written CA, TLS, chain,
+//! and a crash or a failed write after the CA leaves the CA certificate stored and every
+//! other key of the set missing. No completion exists within the rules: the CA key and
+//! tls.key existed only in the pass that stopped (the CA key is never stored), so no
+//! certificate can be issued under the stored CA, and a new CA would mean updating or
+//! deleting the CA Secret, which the reconciler never does. So that footprint — the CA key
+//! present, tls.crt, tls.key and the chain absent, the set never ready — gets its own report,
+//! which says what stopped and exactly which key to delete (no stored certificate chains to
+//! that CA) for the next pass to issue a new set.
+//!
 //! Refusals use cfssl's messages: RSA below 2048 bits "RSA key is too weak", above 8192
 //! "RSA key size too large", ECDSA other than 256/384/521 "invalid curve", another algorithm
 //! "invalid algorithm"; Ed25519 is refused because browsers do not accept an Ed25519 TLS
@@ -164,7 +174,12 @@ pub(crate) fn plan_certificates_at(
         }
         CertificateAction::DeriveChain
     } else {
-        reports[TLS].push(partial_report(&set_keys, &present, &names));
+        let report = if present == [true, false, false, false] && !was_ready {
+            interrupted_issuance_report(&entry, &names)
+        } else {
+            partial_report(&set_keys, &present, &names)
+        };
+        reports[TLS].push(report);
         CertificateAction::Report
     };
 
@@ -254,6 +269,21 @@ fn partial_report(set_keys: &[(usize, &str); 4], present: &[bool], names: &[&Str
             describe(false)
         )
     }
+}
+
+/// The report of the footprint an issuance leaves when it stops after writing the CA.
+fn interrupted_issuance_report(entry: &CertificateEntry, names: &[&String; 3]) -> String {
+    let [ca, tls, chain] = names;
+    let ca_key = &entry.ca_key;
+    format!(
+        "certificate set: an issuance stopped after writing the CA: {ca}/{ca_key} is present \
+         but {tls}/tls.crt, {tls}/tls.key and {chain}/{chain_key} are not, and the set was \
+         never ready. The CA's key is never stored, so this set cannot be completed, and it \
+         is not issued again while {ca}/{ca_key} exists. No stored certificate chains to that \
+         CA: delete key {ca_key} from Secret {ca} (or the Secret, if it holds nothing else) \
+         and the next pass issues a new set",
+        chain_key = entry.chain_key,
+    )
 }
 
 /// Checks the names and keys of an entry: three distinct Secrets, valid keys, a domain.

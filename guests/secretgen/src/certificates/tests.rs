@@ -242,7 +242,10 @@ fn every_other_partial_set_is_reported_on_the_tls_secret_and_gains_nothing() {
     let full_tls = || tls_secret().with("tls.crt", "C").with("tls.key", "K");
     let full_chain = || chain_secret().with(CHAIN_KEY, "CHAIN");
     let cases = [
-        ("only the CA", Request::chart().ca(full_ca())),
+        (
+            "only the CA, once ready",
+            Request::chart().ready().ca(full_ca()),
+        ),
         ("only the chain", Request::chart().chain(full_chain())),
         (
             "the CA missing",
@@ -282,6 +285,37 @@ fn every_other_partial_set_is_reported_on_the_tls_secret_and_gains_nothing() {
             plan.secrets[TLS].next_ready_units, request.ready_units,
             "{name}: the TLS Secret keeps the readyUnits it had"
         );
+    }
+}
+
+#[test]
+fn an_issuance_stopped_after_the_ca_write_is_reported_with_the_key_to_delete() {
+    let cases = [
+        ("the TLS and chain Secrets missing", Request::chart()),
+        (
+            "the TLS and chain Secrets existing without their keys",
+            Request::chart().tls(tls_secret()).chain(chain_secret()),
+        ),
+    ];
+    for (name, request) in cases {
+        let plan = request
+            .ca(ca_secret().with(CA_KEY, "CA"))
+            .plan_at(&NoKeys, SystemTime::now())
+            .expect(name);
+        assert_eq!(plan.action, CertificateAction::Report, "{name}");
+        assert!(nothing_added(&plan), "{name}");
+        let [report] = plan.secrets[TLS].reports.as_slice() else {
+            panic!("{name}: one report on the TLS Secret: {:?}", plan.secrets);
+        };
+        let ca = &plan.secrets[CA].name;
+        for said in [
+            "an issuance stopped after writing the CA".to_owned(),
+            format!("delete key {CA_KEY} from Secret {ca}"),
+            "the next pass issues a new set".to_owned(),
+        ] {
+            assert!(report.contains(&said), "{name}: {report:?} says {said:?}");
+        }
+        assert!(plan.secrets.iter().all(|s| !s.ready), "{name}");
     }
 }
 

@@ -17,7 +17,8 @@ use crate::status::{ApiError, Result};
 ///
 /// 400 without a `fieldManager` query parameter or when `body` is not of the target's type;
 /// 409 on conflicts with other managers unless forced. An existing object is stored through
-/// [`replace`]; a missing one is created (201) from the applied configuration.
+/// [`replace`]; a missing one is created (201) from the applied configuration, except
+/// through a subresource, which answers 404 as kube-apiserver does.
 pub(super) async fn apply(
     shared: &Shared,
     target: &Target,
@@ -43,6 +44,12 @@ pub(super) async fn apply(
             .cloned();
         let applied = managed::apply(old.as_ref(), &body, manager, force, sub, rt, name)?;
         let Some(old) = old else {
+            // A subresource never creates its object (kube-apiserver's status strategy does
+            // not allow create on update): an actor's late status write to an object just
+            // deleted must not bring it back.
+            if sub.is_some() {
+                return Err(ApiError::not_found(rt, name));
+            }
             let mut object = applied;
             metadata_mut(&mut object)?.insert("name".into(), json!(name));
             return Ok(Next::Create {
