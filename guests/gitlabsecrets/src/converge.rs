@@ -31,6 +31,7 @@ use serde_json::Value;
 use wasm_operator_sdk::ReadFrom;
 use wasm_operator_sdk::planner::{PlanError, SecretPlan};
 
+use crate::declared::EntryError;
 use crate::describe::DECLARED_SECRETS;
 use crate::error::{Error, Result};
 use crate::events;
@@ -233,6 +234,24 @@ fn settled(pass: &mut Pass<'_>, members: &[Member<'_>], plans: &[SecretPlan]) ->
                 reports: plan.reports.clone(),
                 failure: None,
             }
+        })
+        .collect()
+}
+
+/// The results of a group whose entry does not decode: each of its Secrets fails with the
+/// entry's field and keeps the readyUnits it had; nothing is read, planned or written.
+pub fn undecodable(pass: &Pass<'_>, names: &[&str], error: &EntryError) -> Vec<SecretResult> {
+    names
+        .iter()
+        .map(|name| SecretResult {
+            name: (*name).to_owned(),
+            ready: false,
+            ready_units: pass.old_ready_units(name),
+            reports: Vec::new(),
+            failure: Some(Error::Entry {
+                secret: (*name).to_owned(),
+                source: error.clone(),
+            }),
         })
         .collect()
 }

@@ -6,6 +6,8 @@
 //! status update) ends the pass at once.
 
 use wasm_operator_sdk::planner::PlanError;
+
+use crate::declared::EntryError;
 use wasm_operator_sdk::{ApiError, ReconcileError};
 
 /// One failed operation of a pass.
@@ -25,6 +27,9 @@ pub enum Error {
         #[source]
         source: ApiError,
     },
+    /// An entry of spec.secrets or spec.certificates naming the Secret does not decode.
+    #[error("Secret {secret}: cannot read its entry: {source}")]
+    Entry { secret: String, source: EntryError },
     /// The planner failed for a Secret or a certificate set.
     #[error("Secret {secret}: cannot plan it: {source}")]
     Plan {
@@ -84,6 +89,8 @@ impl Error {
             | Self::ReadPrimary { source, .. }
             | Self::UpdateStatus { source, .. } => source,
             Self::Plan { .. } | Self::DecodePrimary { .. } => return Retry::Backoff,
+            // The entry decodes again only once it changes.
+            Self::Entry { .. } => return Retry::NextChange,
             // Follows the failure it names, which is counted on its own.
             Self::SetNotWritten { .. } => return Retry::NextChange,
         };

@@ -12,6 +12,7 @@
 //! generated from it ([`CRD_YAML`]); [`describe`] is what the host loads the plugin with.
 
 mod converge;
+mod declared;
 pub mod describe;
 mod error;
 mod events;

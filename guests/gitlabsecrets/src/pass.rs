@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use wasm_operator_sdk::planner::Planner;
 use wasm_operator_sdk::{Cluster, Event};
 
+use crate::declared::DeclaredSpec;
 use crate::error::Error;
 use crate::labels;
 use crate::types::GitLabSecrets;
@@ -28,8 +29,10 @@ pub struct SecretResult {
 pub struct Pass<'a> {
     pub cluster: &'a dyn Cluster,
     pub planner: &'a dyn Planner,
-    /// The GitLabSecrets as the cache holds it.
+    /// The GitLabSecrets as the cache holds it, without spec.secrets and spec.certificates.
     pub primary: GitLabSecrets,
+    /// Its spec.secrets and spec.certificates, decoded entry by entry.
+    pub spec: DeclaredSpec,
     /// Its namespace.
     pub namespace: Option<String>,
     /// Its name.
@@ -46,7 +49,12 @@ pub struct Pass<'a> {
 
 impl<'a> Pass<'a> {
     /// A pass over `primary`, read from the cache.
-    pub fn new(cluster: &'a dyn Cluster, planner: &'a dyn Planner, primary: GitLabSecrets) -> Self {
+    pub fn new(
+        cluster: &'a dyn Cluster,
+        planner: &'a dyn Planner,
+        primary: GitLabSecrets,
+        spec: DeclaredSpec,
+    ) -> Self {
         let namespace = primary.metadata.namespace.clone();
         let name = primary.metadata.name.clone().unwrap_or_default();
         let labels = labels::copied(primary.metadata.labels.as_ref());
@@ -54,6 +62,7 @@ impl<'a> Pass<'a> {
             cluster,
             planner,
             primary,
+            spec,
             namespace,
             name,
             labels,

@@ -21,7 +21,7 @@ use crate::error::{Error, Result, Retry};
 use crate::freshness::STALE_REQUEUE;
 use crate::pass::Pass;
 use crate::types::GitLabSecrets;
-use crate::{events, reconcile_certificates, reconcile_secrets, status};
+use crate::{declared, events, reconcile_certificates, reconcile_secrets, status};
 
 /// How a step ends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +62,11 @@ pub fn reconcile(
     let Some(cached) = cached else {
         return Ok(Outcome::done());
     };
+    let mut cached = cached;
+    let spec = declared::take(&mut cached).map_err(|e| Error::DecodePrimary {
+        object: object.key(),
+        message: e.to_string(),
+    })?;
     let primary: GitLabSecrets =
         serde_json::from_value(cached).map_err(|e| Error::DecodePrimary {
             object: object.key(),
@@ -71,7 +76,7 @@ pub fn reconcile(
         log::debug(&format!("{object} is being deleted: no writes"));
         return Ok(Outcome::done());
     }
-    let mut pass = Pass::new(cluster, planner, primary);
+    let mut pass = Pass::new(cluster, planner, primary, spec);
     for (name, step) in STEPS {
         match step(&mut pass) {
             Ok(Flow::Continue) => {}

@@ -8,16 +8,24 @@
 
 use wasm_operator_sdk::planner::CertificatesRequest;
 
-use crate::converge::{Converged, converge};
+use crate::converge::{Converged, converge, undecodable};
 use crate::error::Result;
 use crate::pass::Pass;
 use crate::reconcile::Flow;
 
 /// Runs the step.
 pub fn run(pass: &mut Pass<'_>) -> Result<Flow> {
-    let certificates = pass.primary.spec.certificates.clone();
-    for entry in &certificates {
-        let names = entry.secret_names();
+    let certificates = pass.spec.certificates.clone();
+    for declared in &certificates {
+        let names = declared.names.each_ref().map(String::as_str);
+        let entry = match &declared.entry {
+            Ok(entry) => entry,
+            Err(error) => {
+                let results = undecodable(pass, &names, error);
+                pass.results.extend(results);
+                continue;
+            }
+        };
         let certificate = serde_json::to_string(entry).unwrap_or_default();
         let ready_units = pass.old_ready_units(&entry.tls_secret);
         let planner = pass.planner;

@@ -3,7 +3,7 @@
 
 use wasm_operator_sdk::planner::SecretRequest;
 
-use crate::converge::{Converged, converge};
+use crate::converge::{Converged, converge, undecodable};
 use crate::error::Result;
 use crate::grouping::group_secrets;
 use crate::pass::Pass;
@@ -11,8 +11,13 @@ use crate::reconcile::Flow;
 
 /// Runs the step.
 pub fn run(pass: &mut Pass<'_>) -> Result<Flow> {
-    let spec = pass.primary.spec.clone();
-    for group in group_secrets(&spec) {
+    let secrets = pass.spec.secrets.clone();
+    for group in group_secrets(&secrets) {
+        if let Some(error) = group.invalid {
+            let results = undecodable(pass, &[group.name], error);
+            pass.results.extend(results);
+            continue;
+        }
         let entries = group.entries_json();
         let ready_units = pass.old_ready_units(group.name);
         let planner = pass.planner;

@@ -157,3 +157,45 @@ async fn an_issuance_stopped_after_the_ca_write_says_which_key_to_delete_and_rec
     );
     h.assert_no_secret_rewrites();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_entry_that_does_not_decode_fails_only_its_secret_by_field_and_is_not_retried() {
+    let h = Harness::start().await;
+    let mut bad = random("bad", "token", 16);
+    bad["generators"][0]["length"] = json!(1_000_000_000_000u64);
+    h.create(gitlabsecrets(
+        "app",
+        json!([random("good", "token", 16), bad]),
+    ))
+    .await;
+    let object = h.ready_with("ns", "app", "SecretsNotWritten").await;
+    let message = object
+        .pointer("/status/conditions/0/message")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    assert!(
+        message
+            .contains("Secret bad: cannot read its entry: spec.secrets[1].generators[0].length:")
+            && message.contains("1000000000000"),
+        "{message}"
+    );
+    let good = h
+        .secret("ns", "good")
+        .await
+        .expect("the sibling is created");
+    assert_eq!(secret_value(&good, "token").map(|t| t.len()), Some(16));
+    assert!(h.secret("ns", "bad").await.is_none());
+    let statuses = object
+        .pointer("/status/secrets")
+        .cloned()
+        .unwrap_or_default();
+    assert_eq!(
+        statuses,
+        json!([{"name": "good", "ready": true, "readyUnits": ["token"]},
+               {"name": "bad", "ready": false, "readyUnits": []}]),
+    );
+    // Not retried until something changes: no pass reads the GitLabSecrets again.
+    let reads = h.cluster.counts().get("get", "gitlabsecrets");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(h.cluster.counts().get("get", "gitlabsecrets"), reads);
+}
