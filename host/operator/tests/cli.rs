@@ -61,6 +61,28 @@ fn plugin_inspect_prints_the_description_and_the_sha256() {
 }
 
 #[test]
+fn plugin_inspect_of_a_reconciler_that_imports_the_planner_describes_it() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let output = wasm_operator(&cache)
+        .args(["plugin", "inspect"])
+        .arg(wasm_operator::cli::shipped_plugin_dir().join("gitlabsecrets.wasm"))
+        .output()
+        .expect("runs");
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    for expected in ["kind:      reconciler", "name:      gitlabsecrets"] {
+        assert!(
+            stdout.lines().any(|l| l == expected),
+            "missing {expected:?} in:\n{stdout}"
+        );
+    }
+}
+
+#[test]
 fn plugin_inspect_lists_the_declared_subresource_verbs() {
     let cache = tempfile::tempdir().expect("tempdir");
     let blocks = wasm_operator::cli::test_plugin_dir().join("blocks-reconciler.wasm");

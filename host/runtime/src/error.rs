@@ -69,6 +69,12 @@ pub enum LoadError {
     /// checks every declared kind through API discovery).
     #[error("{}: {message}", path.display())]
     Kinds { path: PathBuf, message: String },
+    /// A planner copied over the file of a serving reconciler.
+    #[error("{}: is a planner, but this file serves reconciler {reconciler}: the reconciler keeps serving (a planner goes in a file of its own)", path.display())]
+    PlannerOverReconciler { path: PathBuf, reconciler: String },
+    /// A second planner while the file of the linked one is present.
+    #[error("{}: is a second planner: the planner of {linked}.wasm is linked, and one planner is served at a time (remove one of the two files)", path.display())]
+    SecondPlanner { path: PathBuf, linked: String },
 }
 
 /// Why a pass failed. Every variant names the plugin and the object; the cause of a guest

@@ -408,8 +408,7 @@ impl Controller {
                 let reported = self.reported_lock().remove(&request);
                 report::success(
                     self.server.as_ref(),
-                    reported,
-                    cached.as_deref(),
+                    report::carries_failure(reported, cached.as_deref()),
                     &self.description.primary,
                     &request,
                 )
@@ -436,12 +435,15 @@ impl Controller {
                     )
                     .await;
                 } else if !error.is_conflict() {
+                    let cached = self.cached_primary(&request);
+                    let reported = self.reported_lock().contains(&request);
                     report::reconcile_error(
                         self.server.as_ref(),
                         &self.caller(),
                         &self.description.primary,
                         &request,
                         error,
+                        report::carries_failure(reported, cached.as_deref()),
                     )
                     .await;
                 }

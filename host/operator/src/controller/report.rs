@@ -12,8 +12,11 @@
 //!
 //! A pass the reconciler itself ends with an error (a call the cluster refused, a step that
 //! failed; not a conflict, which is retried at once) gets the `PassFailed` Warning event
-//! only ([`reconcile_error`]): the reconciler owns its conditions, and the event names the
+//! ([`reconcile_error`]): the reconciler owns its conditions, and the event names the
 //! cause where `kubectl describe` shows it. The recorder aggregates repeats into a series.
+//! Only when the primary still carries this host's `Reconciled=False` is that condition
+//! rewritten to `ReconcileFailed`, so it never names an earlier cause (a deadline) that no
+//! longer holds.
 
 use serde_json::{Value, json};
 use wasm_operator_types::{ApiError, Event, EventType, KindRef, ObjectRef, ReadFrom, Request};
@@ -28,8 +31,32 @@ fn host() -> Caller {
     Caller::host()
 }
 
-/// Records the `PassFailed` event of a pass `plugin` ended with `error` on the primary.
+/// Records the `PassFailed` event of a pass `plugin` ended with `error` on the primary, and
+/// the condition too when the primary carries this host's `Reconciled=False` (`carried`,
+/// see [`carries_failure`]).
 pub(crate) async fn reconcile_error(
+    server: &dyn ClusterBackend,
+    plugin: &Caller,
+    kind: &KindRef,
+    request: &Request,
+    error: &PassError,
+    carried: bool,
+) {
+    record_pass_failed(server, plugin, kind, request, error).await;
+    if carried {
+        let regarding = request.object(kind);
+        set_condition(
+            server,
+            &regarding,
+            "False",
+            error.reason(),
+            &error.to_string(),
+        )
+        .await;
+    }
+}
+
+async fn record_pass_failed(
     server: &dyn ClusterBackend,
     plugin: &Caller,
     kind: &KindRef,
@@ -58,29 +85,14 @@ pub(crate) async fn failure(
     request: &Request,
     error: &PassError,
 ) {
-    reconcile_error(server, plugin, kind, request, error).await;
-    let regarding = request.object(kind);
-    set_condition(
-        server,
-        &regarding,
-        "False",
-        error.reason(),
-        &error.to_string(),
-    )
-    .await;
+    reconcile_error(server, plugin, kind, request, error, true).await;
 }
 
-/// Sets `Reconciled=True` after a successful pass when this host reported the previous
-/// pass as failed (`reported`), or the primary as cached in `cached` carries
-/// `Reconciled=False` (a failure reported before a restart).
-pub(crate) async fn success(
-    server: &dyn ClusterBackend,
-    reported: bool,
-    cached: Option<&Value>,
-    kind: &KindRef,
-    request: &Request,
-) {
-    let failed = reported
+/// Whether the primary carries this host's `Reconciled=False`: this host reported the
+/// previous pass as failed (`reported`), or the primary as cached in `cached` carries it (a
+/// failure reported before a restart).
+pub(crate) fn carries_failure(reported: bool, cached: Option<&Value>) -> bool {
+    reported
         || cached
             .and_then(|o| o.pointer("/status/conditions"))
             .and_then(Value::as_array)
@@ -88,8 +100,18 @@ pub(crate) async fn success(
                 conditions
                     .iter()
                     .any(|c| c["type"] == CONDITION && c["status"] == "False")
-            });
-    if failed {
+            })
+}
+
+/// Sets `Reconciled=True` after a successful pass when the primary carries this host's
+/// `Reconciled=False` (`carried`, see [`carries_failure`]).
+pub(crate) async fn success(
+    server: &dyn ClusterBackend,
+    carried: bool,
+    kind: &KindRef,
+    request: &Request,
+) {
+    if carried {
         let regarding = request.object(kind);
         set_condition(
             server,

@@ -1,5 +1,6 @@
 //! The operations endpoint: `/metrics` (Prometheus text), `/healthz` (the process serves),
-//! `/readyz` (every plugin's controller started and every cache synced).
+//! `/readyz` (every plugin's controller started, a reconciler serving, and every cache
+//! synced).
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -11,6 +12,7 @@ use axum::response::IntoResponse;
 use axum::routing::get;
 use tokio::sync::watch;
 
+use crate::controller::Controller;
 use crate::informer::Informers;
 use crate::metrics::Metrics;
 
@@ -21,6 +23,10 @@ pub(crate) struct Health {
     pub informers: Arc<Informers>,
     /// Set once every plugin's controller has started.
     pub started: watch::Receiver<bool>,
+    /// The reconcilers serving.
+    pub controllers: watch::Receiver<Vec<Arc<Controller>>>,
+    /// The plugin files refused as they look now.
+    pub refused: watch::Receiver<Vec<String>>,
 }
 
 async fn metrics(State(health): State<Health>) -> impl IntoResponse {
@@ -42,6 +48,18 @@ async fn readyz(State(health): State<Health>) -> (StatusCode, String) {
         return (
             StatusCode::SERVICE_UNAVAILABLE,
             "plugins are loading".into(),
+        );
+    }
+    if health.controllers.borrow().is_empty() {
+        let refused = health.refused.borrow();
+        let why = if refused.is_empty() {
+            "the plugin directory holds no reconciler".to_owned()
+        } else {
+            format!("refused: {}", refused.join(", "))
+        };
+        return (
+            StatusCode::SERVICE_UNAVAILABLE,
+            format!("no reconciler serves ({why})"),
         );
     }
     let unsynced = health.informers.unsynced();

@@ -189,28 +189,12 @@ impl Operator {
 
         let (stop, stopped) = watch::channel(false);
         let (started_tx, started) = watch::channel(false);
-        let http = match config.health_addr {
-            Some(addr) => {
-                let health = http::Health {
-                    metrics: metrics.clone(),
-                    informers: informers.clone(),
-                    started,
-                };
-                Some(
-                    http::serve(addr, health, stopped.clone())
-                        .await
-                        .map_err(|source| OperatorError::Http { addr, source })?,
-                )
-            }
-            None => None,
-        };
-
         let mut directory = PluginDirectory::new(
             config.plugins.clone(),
             plugin_dir::Context {
                 runtime,
                 server,
-                informers,
+                informers: informers.clone(),
                 kinds: Arc::new(kinds::KindResolver::new(discovery)),
                 metrics: metrics.clone(),
                 controller: config.controller,
@@ -224,6 +208,24 @@ impl Operator {
                 )),
             },
         );
+        let http = match config.health_addr {
+            Some(addr) => {
+                let health = http::Health {
+                    metrics: metrics.clone(),
+                    informers: informers.clone(),
+                    started,
+                    controllers: directory.controllers(),
+                    refused: directory.refused(),
+                };
+                Some(
+                    http::serve(addr, health, stopped.clone())
+                        .await
+                        .map_err(|source| OperatorError::Http { addr, source })?,
+                )
+            }
+            None => None,
+        };
+
         let refusals = directory.sync().await;
         let controllers = directory.controllers();
         if controllers.borrow().is_empty() {

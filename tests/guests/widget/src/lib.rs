@@ -62,6 +62,11 @@ impl Reconciler for Widgets {
             Some("loop") => spin(),
             Some("allocate") => allocate(),
             Some("panic") => panic!("the widget panics on purpose"),
+            Some("fail") => {
+                return Err(ReconcileError::Transient(
+                    "the widget fails on purpose".into(),
+                ));
+            }
             _ => {}
         }
         let value = widget.pointer("/spec/value").cloned().unwrap_or_default();

@@ -14,7 +14,14 @@
 //! 3. a file that fails any check is refused — in the log, the `plugin_info` metric and a
 //!    `PluginRefused` Warning event — and the previous version keeps serving; it is tried
 //!    again when it changes;
-//! 4. a removed or disabled plugin's controller is stopped after draining.
+//! 4. a removed or disabled plugin's controller is stopped after draining; a removed file's
+//!    refusal is forgotten (and leaves `plugin_info`).
+//!
+//! A planner copied over a reconciler's file is refused and the reconciler keeps serving,
+//! and so is a second planner while the file of the linked one is present. A reconciler in
+//! the planner's file is accepted (the linked planner stays, as for a removed planner file)
+//! and the planners refused as second ones are tried again. What serves and what is
+//! refused is published for `/readyz`, which is not ready while no reconciler serves.
 //!
 //! DECISION: the directory is polled (every 250 ms by default) rather than watched with
 //! inotify: polling sees ConfigMap and Secret volume updates (an atomic symlink swap) and
@@ -90,6 +97,11 @@ pub(crate) struct PluginDirectory {
     /// The reason of each file's last refusal (a retried one is reported once).
     last_reason: HashMap<String, String>,
     published: watch::Sender<Vec<Arc<Controller>>>,
+    /// The files refused as they look now, for `/readyz`.
+    published_refused: watch::Sender<Vec<String>>,
+    /// The files refused as a second planner: tried again once the planner's file holds a
+    /// reconciler.
+    second_planners: std::collections::HashSet<String>,
 }
 
 fn look(path: &Path, settings: PluginSettings) -> Option<Seen> {
@@ -114,12 +126,19 @@ impl PluginDirectory {
             retry: HashMap::new(),
             last_reason: HashMap::new(),
             published: watch::Sender::new(Vec::new()),
+            published_refused: watch::Sender::new(Vec::new()),
+            second_planners: Default::default(),
         }
     }
 
     /// The running controllers, updated on every change.
     pub(crate) fn controllers(&self) -> watch::Receiver<Vec<Arc<Controller>>> {
         self.published.subscribe()
+    }
+
+    /// The files refused as they look now (`name.wasm`), updated on every sync.
+    pub(crate) fn refused(&self) -> watch::Receiver<Vec<String>> {
+        self.published_refused.subscribe()
     }
 
     /// Brings the controllers in step with the directory; returns the refusals of this
@@ -155,18 +174,18 @@ impl PluginDirectory {
                 return refusals;
             }
         };
-        let mut present = Vec::new();
+        let present: Vec<String> = listing.plugins.iter().map(|f| f.stem.clone()).collect();
+        self.forget_removed(&present);
         let mut deferred = Vec::new();
         for file in listing.plugins {
-            present.push(file.stem.clone());
-            match self.refresh(&file).await {
+            match self.refresh(&file, &present).await {
                 Err(LoadError::NoPlanner { .. }) => deferred.push(file),
                 Err(error) => refusals.push(self.refuse(&file.path, &file.stem, &error).await),
                 Ok(()) => {}
             }
         }
         for file in deferred {
-            if let Err(error) = self.refresh(&file).await {
+            if let Err(error) = self.refresh(&file, &present).await {
                 refusals.push(self.refuse(&file.path, &file.stem, &error).await);
             }
         }
@@ -201,8 +220,27 @@ impl PluginDirectory {
         refusals
     }
 
-    /// Loads `file` if it changed since it was last loaded or refused.
-    async fn refresh(&mut self, file: &PluginFile) -> Result<(), LoadError> {
+    /// Forgets the refusals of files no longer present: their `plugin_info` goes.
+    fn forget_removed(&mut self, present: &[String]) {
+        let removed: Vec<String> = self
+            .refused
+            .keys()
+            .filter(|s| *s != super::plugin_config::FILE_NAME && !present.contains(s))
+            .cloned()
+            .collect();
+        for stem in removed {
+            tracing::info!(plugin = %stem, "refused plugin file removed");
+            self.refused.remove(&stem);
+            self.retry.remove(&stem);
+            self.last_reason.remove(&stem);
+            self.second_planners.remove(&stem);
+            self.context.metrics.plugin(&stem, "", "", None);
+        }
+    }
+
+    /// Loads `file` if it changed since it was last loaded or refused; `present` are the
+    /// stems of the directory's files.
+    async fn refresh(&mut self, file: &PluginFile, present: &[String]) -> Result<(), LoadError> {
         let stem = file.stem.as_str();
         let Some(seen) = look(&file.path, file.settings.clone()) else {
             return Ok(());
@@ -218,9 +256,40 @@ impl PluginDirectory {
             return Ok(());
         }
         let plugin = loader::load(&self.context.runtime, file).await?;
+        self.check_place(stem, &plugin, present)?;
         self.check_kinds(stem, &plugin).await?;
         self.refused.remove(stem);
+        self.second_planners.remove(stem);
         self.accept(stem, Arc::new(plugin), seen).await
+    }
+
+    /// Checks that `plugin` may take the place of file `stem`: a planner never replaces a
+    /// serving reconciler, and one planner is linked at a time.
+    fn check_place(
+        &self,
+        stem: &str,
+        plugin: &Plugin,
+        present: &[String],
+    ) -> Result<(), LoadError> {
+        if plugin.kind() != PluginKind::Planner {
+            return Ok(());
+        }
+        let path = plugin.path().to_owned();
+        if let Some(serving) = self.serving.get(stem) {
+            return Err(LoadError::PlannerOverReconciler {
+                path,
+                reconciler: serving.running.controller().name().to_owned(),
+            });
+        }
+        match &self.planner {
+            Some((linked, _)) if linked != stem && present.contains(linked) => {
+                Err(LoadError::SecondPlanner {
+                    path,
+                    linked: linked.clone(),
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     /// Checks a reconciler's declared kinds through discovery; a refusal that may pass
@@ -279,6 +348,18 @@ impl PluginDirectory {
                 path: plugin.path().to_owned(),
                 message: "no description".into(),
             })?;
+        if self.planner.as_ref().is_some_and(|(s, _)| s == stem) {
+            tracing::warn!(
+                file = %plugin.path().display(),
+                reconciler = description.name,
+                "the planner's file now holds a reconciler: the linked planner stays until \
+                 another planner file is loaded"
+            );
+            self.planner = None;
+            for other in &self.second_planners {
+                self.retry.insert(other.clone(), Instant::now());
+            }
+        }
         let taken_by = self.serving.iter().find(|(s, serving)| {
             s.as_str() != stem && serving.running.controller().name() == description.name
         });
@@ -377,6 +458,11 @@ impl PluginDirectory {
             self.refused.insert(stem.to_owned(), seen);
         }
         self.last_reason.insert(stem.to_owned(), reason.clone());
+        if matches!(error, LoadError::SecondPlanner { .. }) {
+            self.second_planners.insert(stem.to_owned());
+        } else {
+            self.second_planners.remove(stem);
+        }
         if repeated {
             // Tried again for a kind not served yet, refused for the same reason: already
             // reported.
@@ -424,6 +510,19 @@ impl PluginDirectory {
             .map(|s| s.running.controller().clone())
             .collect();
         self.published.send_replace(controllers);
+        let mut refused: Vec<String> = self
+            .refused
+            .keys()
+            .map(|stem| {
+                if stem == super::plugin_config::FILE_NAME {
+                    stem.clone()
+                } else {
+                    format!("{stem}.wasm")
+                }
+            })
+            .collect();
+        refused.sort();
+        self.published_refused.send_replace(refused);
     }
 
     /// Stops every controller, each after draining.
