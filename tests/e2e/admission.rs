@@ -609,6 +609,45 @@ async fn a_serving_certificate_due_for_renewal_is_renewed_from_the_same_ca() {
     assert_eq!(second.webhook_ca(), h.operator.webhook_ca());
 }
 
+/// A managed Secret whose metadata does not decode (labels as a list: the embedded server
+/// stores it, as kube-apiserver would not) is written anew by the next replica, its CA
+/// kept; before, the typed read failed the start, and kube-rs logged the body, CA key and
+/// all.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_managed_secret_that_does_not_decode_is_written_anew_keeping_its_ca() {
+    let h = Harness::start().await;
+    let mut secret = h
+        .cluster
+        .get("v1", "Secret", "default", "wasm-operator-webhook")
+        .await
+        .expect("the managed Secret");
+    secret["metadata"]["labels"] = json!(["a", "list"]);
+    let request = http::Request::put("/api/v1/namespaces/default/secrets/wasm-operator-webhook")
+        .header("content-type", "application/json")
+        .body(serde_json::to_vec(&secret).expect("JSON"))
+        .expect("a request");
+    let client = h.cluster.server.client().expect("a client");
+    let stored: Value = client.request(request).await.expect("stored by the server");
+    assert_eq!(stored["metadata"]["labels"], json!(["a", "list"]));
+
+    let second = Harness::start_on(&h.cluster).await;
+    let written = h
+        .cluster
+        .get("v1", "Secret", "default", "wasm-operator-webhook")
+        .await
+        .expect("the managed Secret");
+    assert!(
+        written["metadata"].get("labels").is_none(),
+        "{}",
+        written["metadata"]
+    );
+    assert_eq!(
+        written["data"]["ca.crt"], secret["data"]["ca.crt"],
+        "the CA is kept"
+    );
+    assert_eq!(second.webhook_ca(), h.operator.webhook_ca());
+}
+
 impl Harness {
     /// A second operator on `cluster` with the same webhook settings.
     async fn start_on(cluster: &Cluster) -> RunningOperator {

@@ -36,6 +36,11 @@ impl RawObject {
         self.malformed.as_deref()
     }
 
+    /// Its metadata; for a malformed object, only the name, namespace and resourceVersion.
+    pub(crate) fn metadata(&self) -> &ObjectMeta {
+        &self.metadata
+    }
+
     /// `namespace/name` (or `name`) as read from the object: its cache key, and how
     /// reports name it.
     pub(crate) fn key(&self) -> String {

@@ -7,6 +7,10 @@
 //! keeps the CA, so the `caBundle` of the webhook configurations stays valid. Replicas
 //! write it with the resourceVersion they read: on a conflict the one that lost reads and
 //! serves the winner's.
+//!
+//! The Secret is read raw ([`RawObject`]): one whose metadata or data does not decode is
+//! written anew (its resourceVersion kept), and nothing of it is logged but its name and
+//! serde's reason — kube-rs would log the whole body, CA key included, on a typed read.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -18,6 +22,7 @@ use k8s_openapi::api::core::v1::Secret;
 use kube::api::{ObjectMeta, PostParams};
 
 use super::tls::{ServingCert, TlsError, certified_key};
+use crate::cluster::raw::RawObject;
 
 /// The serving certificate's lifetime.
 const SERVING_LIFETIME: Duration = Duration::from_secs(90 * 24 * 3600);
@@ -101,6 +106,11 @@ impl CertSource {
             } => {
                 let managed = Managed {
                     api: kube::Api::namespaced(client.clone(), secret_namespace),
+                    raw: kube::Api::namespaced_with(
+                        client.clone(),
+                        secret_namespace,
+                        &kube::api::ApiResource::erase::<Secret>(&()),
+                    ),
                     namespace: secret_namespace.clone(),
                     name: secret_name.clone(),
                     dns_names: dns_names(service_namespace, service_name),
@@ -172,6 +182,12 @@ async fn watch_files(dir: PathBuf, mut seen: Stamp, cert: Arc<ServingCert>) {
 }
 
 /// A certificate issued from the managed Secret.
+/// The managed Secret as read: its metadata and the keys whose values decode.
+struct Stored {
+    metadata: ObjectMeta,
+    data: BTreeMap<String, ByteString>,
+}
+
 struct Issued {
     key: rustls::sign::CertifiedKey,
     ca_pem: String,
@@ -179,7 +195,10 @@ struct Issued {
 }
 
 struct Managed {
+    /// Writes.
     api: kube::Api<Secret>,
+    /// Reads.
+    raw: kube::Api<RawObject>,
     namespace: String,
     name: String,
     dns_names: Vec<String>,
@@ -205,16 +224,17 @@ impl Managed {
     async fn ensure(&self) -> Result<Issued, CertError> {
         for _ in 0..3 {
             let existing = self
-                .api
+                .raw
                 .get_opt(&self.name)
                 .await
-                .map_err(|e| self.secret_error(e))?;
+                .map_err(|e| self.secret_error(e))?
+                .map(|raw| self.stored(raw));
             if let Some(issued) = existing.as_ref().and_then(|s| self.current(s)) {
                 return Ok(issued);
             }
             let data = existing
                 .as_ref()
-                .and_then(|s| s.data.clone())
+                .map(|s| s.data.clone())
                 .unwrap_or_default();
             let ca = match (text(&data, "ca.crt"), text(&data, "ca.key")) {
                 (Some(cert), Some(key)) => Ca::from_pem(&cert, &key)?,
@@ -255,9 +275,36 @@ impl Managed {
         })
     }
 
+    /// The Secret as read: its metadata, and the keys whose values are base64.
+    fn stored(&self, raw: RawObject) -> Stored {
+        if let Some(reason) = raw.malformed() {
+            tracing::warn!(
+                secret = %raw.key(),
+                reason,
+                "the webhook Secret's metadata does not decode: it is written anew"
+            );
+        }
+        let metadata = raw.metadata().clone();
+        let value = raw.into_value();
+        let data = value
+            .get("data")
+            .and_then(serde_json::Value::as_object)
+            .into_iter()
+            .flatten()
+            .filter_map(|(key, encoded)| {
+                use base64::Engine as _;
+                let bytes = base64::engine::general_purpose::STANDARD
+                    .decode(encoded.as_str()?)
+                    .ok()?;
+                Some((key.clone(), ByteString(bytes)))
+            })
+            .collect();
+        Stored { metadata, data }
+    }
+
     /// The Secret's certificate, when it is for these names and has more than
     /// [`RENEW_BEFORE`] left.
-    fn current(&self, secret: &Secret) -> Option<Issued> {
+    fn current(&self, secret: &Stored) -> Option<Issued> {
         let annotations = secret.metadata.annotations.as_ref()?;
         let not_after: u64 = annotations.get(NOT_AFTER_ANNOTATION)?.parse().ok()?;
         let names = annotations.get(DNS_NAMES_ANNOTATION)?;
@@ -266,7 +313,7 @@ impl Managed {
         {
             return None;
         }
-        let data = secret.data.as_ref()?;
+        let data = &secret.data;
         let key = certified_key(
             "the managed Secret",
             text(data, "tls.crt")?.as_bytes(),
@@ -286,7 +333,7 @@ impl Managed {
         cert_pem: &str,
         key_pem: &str,
         not_after: SystemTime,
-        existing: Option<&Secret>,
+        existing: Option<&Stored>,
     ) -> Secret {
         let mut metadata = existing.map(|s| s.metadata.clone()).unwrap_or(ObjectMeta {
             name: Some(self.name.clone()),
