@@ -141,3 +141,38 @@ fn a_log_written_before_checksums_replays_and_takes_new_records() {
     assert_eq!(names(&live), ["b"]);
     assert_eq!(rv, 4);
 }
+
+#[test]
+fn a_last_record_torn_at_every_byte_offset_is_cut_away_and_later_writes_survive() {
+    let whole = torn_log(|_| {});
+    let bytes = std::fs::read(log_path(whole.path())).expect("the log");
+    let start = last_line_start(&bytes);
+    for cut in start..bytes.len() {
+        let dir = tempfile::tempdir().expect("a directory");
+        std::fs::write(log_path(dir.path()), &bytes[..cut]).expect("torn");
+        {
+            let (mut wal, live, rv) =
+                Wal::open(dir.path()).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+            // Only the newline missing: the record may be whole; anything shorter is not.
+            let expected: &[&str] = if cut + 1 == bytes.len() && rv == 3 {
+                &["a", "b"]
+            } else {
+                &["a"]
+            };
+            assert_eq!(names(&live), expected, "cut at {cut}");
+            wal.put(rv + 1, &key("c"), &object("c")).expect("c");
+        }
+        let (_, live, _) = Wal::open(dir.path()).unwrap_or_else(|e| panic!("cut at {cut}: {e}"));
+        assert!(
+            names(&live).ends_with(&["c".to_owned()])
+                && names(&live).starts_with(&["a".to_owned()]),
+            "cut at {cut}: {:?}",
+            names(&live)
+        );
+        assert_eq!(
+            live.get(&key("c")),
+            Some(&object("c")),
+            "cut at {cut}: the write after the tear survives whole"
+        );
+    }
+}

@@ -38,6 +38,7 @@ mod process;
 pub mod report;
 mod scale;
 mod secretgen;
+pub mod soak;
 mod wasm_native;
 
 use std::future::Future;

@@ -38,6 +38,19 @@ struct BenchArgs {
     /// this binary).
     #[arg(long)]
     operator: Option<PathBuf>,
+    /// Run the soak instead of the scenarios: operator kills, API faults and server
+    /// restarts, then the invariants, written to soak.md (exits 1 on any violation).
+    #[arg(long)]
+    soak: bool,
+    /// How many operator lives the soak ends with kill -9.
+    #[arg(long, default_value_t = 100)]
+    soak_kills: usize,
+    /// The soak restarts the API server after every this many kills.
+    #[arg(long, default_value_t = 10)]
+    soak_restart_every: usize,
+    /// The soak's seed (default: from the clock; the report names it).
+    #[arg(long)]
+    soak_seed: Option<u64>,
 }
 
 fn main() -> ExitCode {
@@ -62,10 +75,13 @@ fn main() -> ExitCode {
 }
 
 async fn bench(args: BenchArgs) -> anyhow::Result<()> {
-    let exe = match args.operator {
+    let exe = match args.operator.clone() {
         Some(exe) => exe,
         None => operator_exe()?,
     };
+    if args.soak {
+        return soak(exe, args).await;
+    }
     let mut options = BenchOptions::new(exe);
     options.out = args.out;
     if !args.scenarios.is_empty() {
@@ -87,6 +103,39 @@ async fn bench(args: BenchArgs) -> anyhow::Result<()> {
         "wrote {0}/report.md and {0}/report.json ({1} scenarios)",
         options.out.display(),
         report.sections.len()
+    );
+    Ok(())
+}
+
+async fn soak(exe: PathBuf, args: BenchArgs) -> anyhow::Result<()> {
+    let seed = args.soak_seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_nanos() as u64)
+    });
+    let options = wasm_operator_bench::soak::SoakOptions {
+        plugins: args
+            .plugins
+            .unwrap_or_else(wasm_operator::cli::shipped_plugin_dir),
+        out: args.out,
+        exe,
+        kills: args.soak_kills,
+        restart_every: args.soak_restart_every,
+        seed,
+    };
+    let report = wasm_operator_bench::soak::soak(&options).await?;
+    println!(
+        "wrote {}/soak.md: {} kills, {} restarts, {} invariant violations",
+        options.out.display(),
+        report.kills,
+        report.restarts,
+        report.violations.len()
+    );
+    anyhow::ensure!(
+        report.violations.is_empty(),
+        "{} invariant violations: {}",
+        report.violations.len(),
+        report.violations.join("; ")
     );
     Ok(())
 }

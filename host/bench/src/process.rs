@@ -42,6 +42,19 @@ impl OperatorProcess {
         log: &Path,
         extra: &[&str],
     ) -> anyhow::Result<Self> {
+        Self::start_logging(exe, kubeconfig, plugins, cache, log, extra, "warn")
+    }
+
+    /// [`start`](Self::start) with `RUST_LOG` set to `filter`.
+    pub fn start_logging(
+        exe: &Path,
+        kubeconfig: &Path,
+        plugins: &Path,
+        cache: &Path,
+        log: &Path,
+        extra: &[&str],
+        filter: &str,
+    ) -> anyhow::Result<Self> {
         let health = free_addr()?;
         let key = cache
             .parent()
@@ -65,7 +78,7 @@ impl OperatorProcess {
             .arg(health.to_string())
             .args(["--api-qps", "0"])
             .args(extra)
-            .env("RUST_LOG", "warn")
+            .env("RUST_LOG", filter)
             .stdin(Stdio::null())
             .stdout(log_file.try_clone()?)
             .stderr(log_file)
