@@ -48,6 +48,10 @@ struct BenchArgs {
     /// The soak restarts the API server after every this many kills.
     #[arg(long, default_value_t = 10)]
     soak_restart_every: usize,
+    /// Rounds of two replicas with leader election in the soak (one killed, then the
+    /// other).
+    #[arg(long, default_value_t = 5)]
+    soak_replica_rounds: usize,
     /// The soak's seed (default: from the clock; the report names it).
     #[arg(long)]
     soak_seed: Option<u64>,
@@ -121,6 +125,7 @@ async fn soak(exe: PathBuf, args: BenchArgs) -> anyhow::Result<()> {
         exe,
         kills: args.soak_kills,
         restart_every: args.soak_restart_every,
+        replica_rounds: args.soak_replica_rounds,
         seed,
     };
     let report = wasm_operator_bench::soak::soak(&options).await?;

@@ -42,18 +42,27 @@ impl OperatorProcess {
         log: &Path,
         extra: &[&str],
     ) -> anyhow::Result<Self> {
-        Self::start_logging(exe, kubeconfig, plugins, cache, log, extra, "warn")
+        Self::start_with_env(
+            exe,
+            kubeconfig,
+            plugins,
+            cache,
+            log,
+            extra,
+            &[("RUST_LOG", "warn")],
+        )
     }
 
-    /// [`start`](Self::start) with `RUST_LOG` set to `filter`.
-    pub fn start_logging(
+    /// [`start`](Self::start) with the environment variables `env` (e.g. `RUST_LOG`,
+    /// `POD_NAME`).
+    pub fn start_with_env(
         exe: &Path,
         kubeconfig: &Path,
         plugins: &Path,
         cache: &Path,
         log: &Path,
         extra: &[&str],
-        filter: &str,
+        env: &[(&str, &str)],
     ) -> anyhow::Result<Self> {
         let health = free_addr()?;
         let key = cache
@@ -78,7 +87,7 @@ impl OperatorProcess {
             .arg(health.to_string())
             .args(["--api-qps", "0"])
             .args(extra)
-            .env("RUST_LOG", filter)
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(log_file.try_clone()?)
             .stderr(log_file)

@@ -8,7 +8,9 @@
 //! latency, a dropped watch; each for 1–3 requests), starts an operator process, kills it
 //! after 0.1–1.2 s, and checks every Secret value seen so far. Every `restart_every`
 //! cycles the API server is stopped and started again on the same port and data
-//! directory. After the last cycle the faults stop and one operator runs until every
+//! directory. Then come rounds of two replicas with leader election (a 2 s Lease, faults on
+//! the Lease too): once one holds the Lease it is killed, the standby takes over, and it is
+//! killed in turn. After the last round the faults stop and one operator runs until every
 //! GitLabSecrets is Ready.
 //!
 //! Invariants, each violation counted and named (never with a value):
@@ -17,6 +19,7 @@
 //! - no Secret value ever changed or removed, and no Secret updated, deleted or applied
 //!   (the server refuses those with 405 and counts the attempts);
 //! - every GitLabSecrets converges once the faults stop;
+//! - no object passed by two replicas at once (the intervals of their logged passes);
 //! - no Secret value in any line of the operators' logs (run at `debug`), as stored (base64)
 //!   or decoded.
 //!
@@ -54,6 +57,8 @@ pub struct SoakOptions {
     pub kills: usize,
     /// The API server restarts after every this many kills.
     pub restart_every: usize,
+    /// Rounds of two replicas with leader election, one killed, then the other.
+    pub replica_rounds: usize,
     /// The seed of the random delays and faults (printed in the report, to replay a run).
     pub seed: u64,
 }
@@ -71,6 +76,11 @@ pub struct SoakReport {
     /// Passes the killed lives finished.
     pub passes_before_kills: usize,
     pub log_lines: usize,
+    pub replica_rounds: usize,
+    /// Rounds whose killed replica held the Lease and whose survivor then passed.
+    pub takeovers: usize,
+    /// Passes the replicas of those rounds finished.
+    pub replica_passes: usize,
     pub violations: Vec<String>,
     pub elapsed: Duration,
 }
@@ -248,6 +258,14 @@ async fn acknowledged(client: &kube::Client) -> anyhow::Result<BTreeMap<String, 
     Ok(objects)
 }
 
+/// Who holds the leader Lease, if anyone.
+async fn lease_holder(client: &kube::Client) -> Option<String> {
+    let leases: Api<k8s_openapi::api::coordination::v1::Lease> =
+        Api::namespaced(client.clone(), "default");
+    let lease = leases.get_opt("wasm-operator-leader").await.ok()??;
+    lease.spec?.holder_identity.filter(|h| !h.is_empty())
+}
+
 /// Every Secret value: (namespace/name, key) → the stored (base64) value.
 type Values = BTreeMap<(String, String), Vec<u8>>;
 
@@ -322,17 +340,18 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
         rewrites: 0,
     };
     let mut seen = Values::new();
-    let operator = |life: &str| {
-        OperatorProcess::start_logging(
+    let replica = |life: &str, extra: &[&str]| {
+        OperatorProcess::start_with_env(
             &options.exe,
             &kubeconfig,
             &plugins,
             &cache,
             &logs.join(format!("soak-{life}.log")),
-            &[],
-            LOG_FILTER,
+            extra,
+            &[("RUST_LOG", LOG_FILTER), ("POD_NAME", life)],
         )
     };
+    let operator = |life: &str| replica(life, &[]);
     // One life to fill the artifact cache, so the killed lives spend their time in passes
     // rather than compiling.
     let mut warm = operator("warm")?;
@@ -391,6 +410,86 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
         }
     }
 
+    // Two replicas with leader election (a 2 s Lease), under the faults and faults on the
+    // Lease: one is killed, the other takes over, then it is killed too. No object may be
+    // passed by both at once.
+    for round in 0..options.replica_rounds {
+        let namespace = format!("soak-replicas-{round}");
+        server
+            .cluster
+            .namespaces(std::slice::from_ref(&namespace))
+            .await?;
+        server
+            .cluster
+            .create(Variant::NoKeys.object(&namespace)?)
+            .await?;
+        report.gitlabsecrets += 1;
+        for _ in 0..=rng.below(2) {
+            let (label, fault) = fault(&mut rng);
+            server.cluster.server.inject(fault);
+            *report.faults.entry(label).or_default() += 1;
+        }
+        let mut lease_fault = Fault::fail("update", "leases", 500, "etcd timeout");
+        lease_fault.verb = None;
+        lease_fault.remaining = Some(1 + rng.below(2) as u32);
+        server.cluster.server.inject(lease_fault);
+        *report.faults.entry("500 on Lease requests").or_default() += 1;
+        let election = [
+            "--leader-elect",
+            "--lease-duration-s",
+            "2",
+            "--lease-renew-before-s",
+            "1",
+        ];
+        let names = [format!("replicas-{round}-a"), format!("replicas-{round}-b")];
+        let mut lives = vec![
+            replica(&names[0], &election)?,
+            replica(&names[1], &election)?,
+        ];
+        // Once one leads, and some passes later, the holder of the Lease is killed (either,
+        // when none came to hold it in 10 s).
+        let elected = Instant::now();
+        while lease_holder(&server.cluster.client).await.is_none()
+            && elected.elapsed() < Duration::from_secs(10)
+        {
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(rng.below(2000))).await;
+        let holder = lease_holder(&server.cluster.client).await;
+        let killed = match holder.as_deref() {
+            Some(h) if h == names[1] => 1,
+            Some(h) if h == names[0] => 0,
+            _ => rng.below(2) as usize,
+        };
+        lives.remove(killed).stop().await;
+        // Past the Lease's expiry and the standby's next look at it: it leads and passes.
+        tokio::time::sleep(Duration::from_millis(6000)).await;
+        for life in lives {
+            life.stop().await;
+        }
+        report.kills += 2;
+        report.replica_rounds += 1;
+        end_faults(&server.cluster.server);
+        let passes = [
+            pass_intervals(&logs.join(format!("soak-{}.log", names[0])))?,
+            pass_intervals(&logs.join(format!("soak-{}.log", names[1])))?,
+        ];
+        report.replica_passes += passes[0].len() + passes[1].len();
+        report.takeovers += usize::from(holder.is_some() && !passes[1 - killed].is_empty());
+        for overlap in overlaps(&passes[0], &passes[1]) {
+            report.violations.push(format!(
+                "replicas round {round}: {overlap} passed by both replicas at once"
+            ));
+        }
+        let now = values(&server.cluster.client).await?;
+        check_values(
+            &mut seen,
+            &now,
+            &format!("after replicas round {round}"),
+            &mut report.violations,
+        );
+    }
+
     // The faults stop (the refusals of Secret rewrites stay); everything converges.
     end_faults(&server.cluster.server);
     let mut last = operator("final")?;
@@ -437,6 +536,89 @@ fn passes_logged(log: &Path) -> anyhow::Result<usize> {
         .lines()
         .filter(|l| l.contains("plugin_controller") && l.contains(" pass "))
         .count())
+}
+
+/// A pass as its log line tells it: the object, and when it started and ended.
+#[derive(Debug, Clone, PartialEq)]
+struct PassInterval {
+    object: String,
+    start: k8s_openapi::jiff::Timestamp,
+    end: k8s_openapi::jiff::Timestamp,
+}
+
+/// The passes an operator's log `log` tells of (its `pass` debug lines: the time at the
+/// end, `namespace`, `name` and `elapsed`).
+fn pass_intervals(log: &Path) -> anyhow::Result<Vec<PassInterval>> {
+    let text =
+        std::fs::read_to_string(log).with_context(|| format!("cannot read {}", log.display()))?;
+    Ok(text.lines().filter_map(parse_pass).collect())
+}
+
+fn parse_pass(line: &str) -> Option<PassInterval> {
+    let line = strip_ansi(line);
+    if !(line.contains("plugin_controller") && line.contains(" pass ")) {
+        return None;
+    }
+    let field = |name: &str| -> Option<String> {
+        let rest = line.split(&format!(" {name}=")).nth(1)?;
+        Some(rest.split(' ').next()?.trim_matches('"').to_owned())
+    };
+    let end: k8s_openapi::jiff::Timestamp = line.split(' ').next()?.parse().ok()?;
+    let elapsed = parse_duration(&field("elapsed")?)?;
+    let start = end
+        .checked_sub(k8s_openapi::jiff::SignedDuration::try_from(elapsed).ok()?)
+        .ok()?;
+    Some(PassInterval {
+        object: format!("{}/{}", field("namespace")?, field("name")?),
+        start,
+        end,
+    })
+}
+
+/// A `Duration` as its `Debug` writes it (`12.8ms`, `850µs`, `1.2s`, `3ns`).
+fn parse_duration(text: &str) -> Option<Duration> {
+    let (number, unit) = ["ns", "µs", "ms", "s"]
+        .iter()
+        .find_map(|unit| Some((text.strip_suffix(unit)?, *unit)))?;
+    let value: f64 = number.parse().ok()?;
+    let seconds = match unit {
+        "ns" => value / 1e9,
+        "µs" => value / 1e6,
+        "ms" => value / 1e3,
+        _ => value,
+    };
+    Duration::try_from_secs_f64(seconds).ok()
+}
+
+fn strip_ansi(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut chars = line.chars();
+    while let Some(c) = chars.next() {
+        if c == '\u{1b}' {
+            for c in chars.by_ref() {
+                if c.is_ascii_alphabetic() {
+                    break;
+                }
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The objects passed by `a` and `b` at overlapping times.
+fn overlaps(a: &[PassInterval], b: &[PassInterval]) -> Vec<String> {
+    let mut found: Vec<String> = a
+        .iter()
+        .filter(|x| {
+            b.iter()
+                .any(|y| x.object == y.object && x.start < y.end && y.start < x.end)
+        })
+        .map(|x| x.object.clone())
+        .collect();
+    found.dedup();
+    found
 }
 
 /// Counts the log lines under `dir` and names each file holding a Secret value of `seen`
@@ -496,6 +678,15 @@ fn write_report(options: &SoakOptions, report: &SoakReport) -> anyhow::Result<()
             report.passes_before_kills,
         ),
         ("API server restarts", report.restarts),
+        (
+            "Rounds of two replicas (both killed)",
+            report.replica_rounds,
+        ),
+        (
+            "… in which the standby took over from the killed leader",
+            report.takeovers,
+        ),
+        ("Passes the replicas finished", report.replica_passes),
         ("Faults injected", faults),
         ("GitLabSecrets", report.gitlabsecrets),
         ("Secret values tracked", report.values),
@@ -571,5 +762,27 @@ mod tests {
             "{leaks:?}"
         );
         assert!(leaks[0].ends_with("leaky.log"));
+    }
+
+    #[test]
+    fn passes_are_read_from_their_log_lines_and_overlaps_found_per_object() {
+        let line = "\u{1b}[2m2026-12-05T04:19:59.850764Z\u{1b}[0m DEBUG wasm_operator::controller::plugin_controller: pass plugin=\"gitlabsecrets\" version=\"0.1.0\" namespace=\"soak-0\" name=\"demo\" elapsed=12.5ms outcome=Ok(None)";
+        let pass = parse_pass(line).expect("a pass line");
+        assert_eq!(pass.object, "soak-0/demo");
+        assert_eq!(
+            pass.end.duration_since(pass.start),
+            k8s_openapi::jiff::SignedDuration::from_micros(12_500)
+        );
+        assert_eq!(parse_pass("DEBUG something else"), None);
+        assert_eq!(parse_duration("850µs"), Some(Duration::from_micros(850)));
+        assert_eq!(parse_duration("1.5s"), Some(Duration::from_millis(1500)));
+        let at = |object: &str, from: i64, to: i64| PassInterval {
+            object: object.into(),
+            start: k8s_openapi::jiff::Timestamp::from_second(from).expect("a time"),
+            end: k8s_openapi::jiff::Timestamp::from_second(to).expect("a time"),
+        };
+        let a = [at("ns/x", 0, 2), at("ns/y", 0, 2)];
+        let b = [at("ns/x", 1, 3), at("ns/y", 2, 4), at("ns/z", 0, 9)];
+        assert_eq!(overlaps(&a, &b), ["ns/x"]);
     }
 }

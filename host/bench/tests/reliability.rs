@@ -1,7 +1,8 @@
 //! `wasm-operator bench --soak`, bounded: operator processes killed with `kill -9` under
-//! API faults, the API server restarted from its write-ahead log, and the invariants
-//! checked (no acknowledged write lost, no Secret value changed or removed or rewritten,
-//! everything converging once the faults stop, no Secret value in any log line).
+//! API faults, the API server restarted from its write-ahead log, two replicas with leader
+//! election whose leader is killed; then the invariants: no acknowledged write lost, no
+//! object passed by both replicas at once, no Secret value changed, removed or rewritten,
+//! everything converging once the faults stop, no Secret value in any log line.
 
 use std::process::Command;
 
@@ -17,6 +18,8 @@ fn killed_operators_under_faults_and_server_restarts_violate_no_invariant() {
             "20",
             "--soak-restart-every",
             "5",
+            "--soak-replica-rounds",
+            "2",
             "--out",
         ])
         .arg(out.path())
@@ -40,8 +43,14 @@ fn killed_operators_under_faults_and_server_restarts_violate_no_invariant() {
             })
             .unwrap_or_else(|| panic!("no {what:?} in:\n{report}"))
     };
-    assert_eq!(count("Operator kills"), 20, "{report}");
+    // 20 single lives and both replicas of 2 rounds.
+    assert_eq!(count("Operator kills"), 24, "{report}");
     assert_eq!(count("API server restarts"), 4, "{report}");
+    assert_eq!(count("Rounds of two replicas (both killed)"), 2, "{report}");
+    assert!(
+        count("… in which the standby took over from the killed leader") >= 1,
+        "{report}"
+    );
     assert_eq!(count("Invariant violations"), 0, "{report}");
     assert!(count("Faults injected") >= 20, "{report}");
     assert!(

@@ -44,6 +44,12 @@ pub struct RunArgs {
     /// The Lease's name.
     #[arg(long, default_value = "wasm-operator-leader")]
     pub lease_name: String,
+    /// How long the Lease is valid after its last renewal, in seconds.
+    #[arg(long, default_value_t = 15, value_parser = clap::value_parser!(u64).range(2..))]
+    pub lease_duration_s: u64,
+    /// How long before expiry the holder renews it, in seconds (less than the duration).
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..))]
+    pub lease_renew_before_s: u64,
     /// Passes of one plugin at once.
     #[arg(long, default_value_t = 4)]
     pub concurrency: usize,
@@ -134,6 +140,8 @@ impl RunArgs {
             }),
             leader_election: self.leader_elect.then(|| LeaderElection {
                 lease_name: self.lease_name.clone(),
+                duration: Duration::from_secs(self.lease_duration_s),
+                grace: Duration::from_secs(self.lease_renew_before_s),
                 ..LeaderElection::new(&lease_namespace, &identity)
             }),
             leading: None,
@@ -203,6 +211,12 @@ fn pod_ref() -> Option<ObjectRef> {
 
 /// Runs the operator until SIGTERM or Ctrl-C, then shuts it down gracefully.
 pub async fn run(runtime: Runtime, args: &RunArgs) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        args.lease_renew_before_s < args.lease_duration_s,
+        "--lease-renew-before-s ({}) must be less than --lease-duration-s ({})",
+        args.lease_renew_before_s,
+        args.lease_duration_s
+    );
     let client = args.client().await?;
     let operator = Operator::start(runtime, client, args.config()).await?;
     if let Some(addr) = operator.health_addr() {

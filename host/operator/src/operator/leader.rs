@@ -78,8 +78,41 @@ impl Drop for Competing {
     }
 }
 
+/// Whether a failure to start competing may pass on its own: the server unreachable, a
+/// 5xx, 429 or a conflict. Anything else (403: no RBAC for Leases) fails the start.
+fn transient(error: &kube_lease_manager::LeaseManagerError) -> bool {
+    use kube_lease_manager::LeaseManagerError;
+    match error {
+        LeaseManagerError::KubeError(kube::Error::Api(status)) => {
+            status.code >= 500 || status.code == 429 || status.code == 409
+        }
+        LeaseManagerError::KubeError(
+            kube::Error::HyperError(_) | kube::Error::Service(_) | kube::Error::HttpError(_),
+        ) => true,
+        LeaseManagerError::LeaseAlreadyExists(_) => true,
+        _ => false,
+    }
+}
+
 impl Competing {
+    /// Starts competing, retrying transient failures (every [`RETRY`], logged) so a replica
+    /// that meets a busy or restarting API server waits for it rather than exiting.
     async fn start(client: &kube::Client, config: &LeaderElection) -> Result<Self, LeaderError> {
+        loop {
+            match Self::try_start(client, config).await {
+                Err(error) if transient(&error.source) => {
+                    tracing::warn!(%error, "leader election cannot start yet; retrying");
+                    tokio::time::sleep(RETRY).await;
+                }
+                result => return result,
+            }
+        }
+    }
+
+    async fn try_start(
+        client: &kube::Client,
+        config: &LeaderElection,
+    ) -> Result<Self, LeaderError> {
         let error = |source| LeaderError {
             name: config.lease_name.clone(),
             namespace: config.lease_namespace.clone(),
@@ -214,5 +247,35 @@ async fn restart(client: &kube::Client, config: &LeaderElection, old: Competing)
                 tokio::time::sleep(RETRY).await;
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use kube_lease_manager::LeaseManagerError;
+
+    use super::transient;
+
+    fn api(code: u16) -> LeaseManagerError {
+        LeaseManagerError::KubeError(kube::Error::Api(
+            kube::core::Status::failure("refused", "Reason")
+                .with_code(code)
+                .boxed(),
+        ))
+    }
+
+    #[test]
+    fn a_busy_server_is_waited_for_and_a_refusal_fails_the_start() {
+        for (code, expected) in [
+            (500, true),
+            (503, true),
+            (429, true),
+            (409, true),
+            (403, false),
+            (404, false),
+        ] {
+            assert_eq!(transient(&api(code)), expected, "{code}");
+        }
+        assert!(!transient(&LeaseManagerError::NonexistentLease("l".into())));
     }
 }
