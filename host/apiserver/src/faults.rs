@@ -30,6 +30,8 @@ pub struct Fault {
     pub resource: Option<String>,
     /// The object's name; `None` matches every name.
     pub name: Option<String>,
+    /// The request's namespace; `None` matches every namespace and cluster-wide requests.
+    pub namespace: Option<String>,
     /// What it does.
     pub action: FaultAction,
     /// How many more requests it applies to; `None` for every one.
@@ -43,6 +45,7 @@ impl Fault {
             verb: Some(verb.into()),
             resource: Some(resource.into()),
             name: None,
+            namespace: None,
             action: FaultAction::Fail {
                 code,
                 message: message.into(),
@@ -51,11 +54,28 @@ impl Fault {
         }
     }
 
-    fn matches(&self, verb: &str, resource: &str, name: Option<&str>) -> bool {
+    /// The same fault, only for requests in `namespace`.
+    pub fn in_namespace(mut self, namespace: &str) -> Self {
+        self.namespace = Some(namespace.into());
+        self
+    }
+
+    fn matches(&self, verb: &str, resource: &str, request: Requested<'_>) -> bool {
         self.verb.as_deref().is_none_or(|v| v == verb)
             && self.resource.as_deref().is_none_or(|r| r == resource)
-            && self.name.as_deref().is_none_or(|n| Some(n) == name)
+            && self.name.as_deref().is_none_or(|n| Some(n) == request.name)
+            && self
+                .namespace
+                .as_deref()
+                .is_none_or(|n| Some(n) == request.namespace)
     }
+}
+
+/// What a request names: its namespace and object (a create's from its body).
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Requested<'a> {
+    pub namespace: Option<&'a str>,
+    pub name: Option<&'a str>,
 }
 
 /// The injected faults and the request counters.
@@ -81,12 +101,13 @@ impl Hooks {
         self.faults.iter().any(|f| f.name.is_some())
     }
 
-    /// Counts a request and returns the fault it hits, if any.
+    /// Counts a request and returns the fault it hits, if any; a hit is counted too, under
+    /// the verb `fault:<verb>`.
     pub(crate) fn on_request(
         &mut self,
         verb: &str,
         resource: &str,
-        name: Option<&str>,
+        request: Requested<'_>,
     ) -> Option<FaultAction> {
         *self
             .counters
@@ -95,7 +116,11 @@ impl Hooks {
         let index = self
             .faults
             .iter()
-            .position(|f| f.matches(verb, resource, name))?;
+            .position(|f| f.matches(verb, resource, request))?;
+        *self
+            .counters
+            .entry((format!("fault:{verb}"), resource.to_owned()))
+            .or_default() += 1;
         let fault = &mut self.faults[index];
         let action = fault.action.clone();
         if let Some(n) = &mut fault.remaining {

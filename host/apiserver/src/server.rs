@@ -396,7 +396,7 @@ async fn handle(
             shared
                 .lock()
                 .hooks
-                .on_request("discover", &group_version, None);
+                .on_request("discover", &group_version, Default::default());
             ok(discovery::resources(&registry(), &group, &version)?)
         }
         Route::OpenApiV2 => ok(discovery::openapi_v2()),
@@ -457,8 +457,11 @@ async fn resource(
         let created = (verb == "create" && state.hooks.has_named_faults())
             .then(|| created_name(body))
             .flatten();
-        let name = target.name.as_deref().or(created.as_deref());
-        state.hooks.on_request(verb, &target.rt.plural, name)
+        let request = crate::faults::Requested {
+            namespace: target.namespace.as_deref(),
+            name: target.name.as_deref().or(created.as_deref()),
+        };
+        state.hooks.on_request(verb, &target.rt.plural, request)
     };
     let mut drop_watch = false;
     match fault {

@@ -52,6 +52,7 @@ async fn an_injected_latency_delays_the_request() {
         verb: Some("get".into()),
         resource: None,
         name: None,
+        namespace: None,
         action: FaultAction::Delay(Duration::from_millis(300)),
         remaining: Some(1),
     });
@@ -116,6 +117,7 @@ async fn a_dropped_watch_ends_its_stream_at_once() {
         verb: Some("watch".into()),
         resource: Some("configmaps".into()),
         name: None,
+        namespace: None,
         action: FaultAction::DropWatch,
         remaining: Some(1),
     });
@@ -143,5 +145,37 @@ async fn a_dropped_watch_ends_its_stream_at_once() {
         dropped.body,
         serde_json::Value::String(String::new()),
         "no event before the end"
+    );
+}
+
+#[tokio::test]
+async fn a_fault_in_a_namespace_and_by_a_created_name_matches_only_those_requests() {
+    let (server, client) = server().await;
+    for namespace in ["a", "b"] {
+        post(
+            &client,
+            "/api/v1/namespaces",
+            json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}),
+        )
+        .await;
+    }
+    server.inject(Fault::fail("create", "configmaps", 500, "injected").in_namespace("a"));
+    let mut by_name = Fault::fail("create", "configmaps", 422, "by name");
+    by_name.name = Some("named".into());
+    server.inject(by_name);
+    let create = |namespace: &str, name: &str| {
+        let client = client.clone();
+        let path = format!("/api/v1/namespaces/{namespace}/configmaps");
+        let body = config_map(name, json!({}));
+        async move { post(&client, &path, body).await.status }
+    };
+    assert_eq!(create("b", "other").await, 201);
+    assert_eq!(create("b", "named").await, 422);
+    assert_eq!(create("a", "other").await, 500);
+    assert_eq!(server.counts().get("create", "configmaps"), 3);
+    assert_eq!(
+        server.counts().get("fault:create", "configmaps"),
+        2,
+        "the hits"
     );
 }

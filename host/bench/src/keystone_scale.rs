@@ -34,7 +34,7 @@ struct Run {
 
 /// Creates `object` as the benchmark, retrying for a few seconds while its kind is not
 /// served yet (a CRD is served a moment after it is created).
-async fn create(backend: &KubeCluster, object: Value) -> anyhow::Result<()> {
+pub(crate) async fn create(backend: &KubeCluster, object: Value) -> anyhow::Result<()> {
     let setup = Caller {
         plugin: "bench-setup".into(),
         field_manager: "bench-setup".into(),
@@ -50,6 +50,19 @@ async fn create(backend: &KubeCluster, object: Value) -> anyhow::Result<()> {
             Err(error) => return Err(error).context("creating a benchmark object"),
         }
     }
+}
+
+/// The Keystone CRD and the ClusterSecretStore the Keystones' backups use.
+pub(crate) async fn install(backend: &KubeCluster) -> anyhow::Result<()> {
+    create(
+        backend,
+        serde_yaml_ng::from_str(KEYSTONE_CRD).context("the Keystone CRD")?,
+    )
+    .await?;
+    let store = json!({"apiVersion": "external-secrets.io/v1", "kind": "ClusterSecretStore",
+        "metadata": {"name": "openbao-cluster-store"},
+        "spec": {"provider": {"vault": {"server": "http://openbao:8200", "path": "kv"}}}});
+    create(backend, store).await
 }
 
 /// How many of the Keystones are Ready for their current generation.
@@ -79,15 +92,7 @@ async fn one(options: &BenchOptions, n: usize) -> anyhow::Result<Run> {
     .await?;
     let client = server.client()?;
     let backend = KubeCluster::new(client.clone());
-    create(
-        &backend,
-        serde_yaml_ng::from_str(KEYSTONE_CRD).context("the Keystone CRD")?,
-    )
-    .await?;
-    let store = json!({"apiVersion": "external-secrets.io/v1", "kind": "ClusterSecretStore",
-        "metadata": {"name": "openbao-cluster-store"},
-        "spec": {"provider": {"vault": {"server": "http://openbao:8200", "path": "kv"}}}});
-    create(&backend, store).await?;
+    install(&backend).await?;
     let kubeconfig = scratch.path().join("kubeconfig");
     server.write_kubeconfig(&kubeconfig)?;
     // keystone.wasm alone, granted the ClusterSecretStore read its store gate makes.

@@ -52,6 +52,9 @@ struct BenchArgs {
     /// other).
     #[arg(long, default_value_t = 5)]
     soak_replica_rounds: usize,
+    /// Operator lives in the soak that each start with a new Keystone (0: none).
+    #[arg(long, default_value_t = 10)]
+    soak_keystone_kills: usize,
     /// The soak's seed (default: from the clock; the report names it).
     #[arg(long)]
     soak_seed: Option<u64>,
@@ -126,6 +129,7 @@ async fn soak(exe: PathBuf, args: BenchArgs) -> anyhow::Result<()> {
         kills: args.soak_kills,
         restart_every: args.soak_restart_every,
         replica_rounds: args.soak_replica_rounds,
+        keystone_kills: args.soak_keystone_kills,
         seed,
     };
     let report = wasm_operator_bench::soak::soak(&options).await?;

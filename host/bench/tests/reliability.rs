@@ -1,7 +1,7 @@
 //! `wasm-operator bench --soak`, bounded: operator processes killed with `kill -9` under
 //! API faults, the API server restarted from its write-ahead log, two replicas with leader
-//! election whose leader is killed; then the invariants: no acknowledged write lost, no
-//! object passed by both replicas at once, no Secret value changed, removed or rewritten,
+//! election whose leader is killed, Keystone lives; then the invariants: no acknowledged write lost, no
+//! object passed by both replicas at once, no Job run twice, no Secret value changed, removed or rewritten,
 //! everything converging once the faults stop, no Secret value in any log line.
 
 use std::process::Command;
@@ -20,6 +20,8 @@ fn killed_operators_under_faults_and_server_restarts_violate_no_invariant() {
             "5",
             "--soak-replica-rounds",
             "2",
+            "--soak-keystone-kills",
+            "3",
             "--out",
         ])
         .arg(out.path())
@@ -43,8 +45,14 @@ fn killed_operators_under_faults_and_server_restarts_violate_no_invariant() {
             })
             .unwrap_or_else(|| panic!("no {what:?} in:\n{report}"))
     };
-    // 20 single lives and both replicas of 2 rounds.
-    assert_eq!(count("Operator kills"), 24, "{report}");
+    // 20 single lives, both replicas of 2 rounds, and 3 Keystone lives.
+    assert_eq!(count("Operator kills"), 27, "{report}");
+    assert_eq!(
+        count("Keystones (one per life, killed 1–5 s in)"),
+        3,
+        "{report}"
+    );
+    assert!(count("Jobs they ran (each once)") >= 3, "{report}");
     assert_eq!(count("API server restarts"), 4, "{report}");
     assert_eq!(count("Rounds of two replicas (both killed)"), 2, "{report}");
     assert!(

@@ -19,6 +19,7 @@ async fn a_concurrent_secret_change_between_read_and_patch_loses_nothing() {
         verb: Some("patch".into()),
         resource: Some("secrets".into()),
         name: Some("s".into()),
+        namespace: None,
         action: FaultAction::Delay(Duration::from_millis(800)),
         remaining: Some(1),
     });
@@ -105,6 +106,7 @@ async fn an_issuance_stopped_after_the_ca_write_says_which_key_to_delete_and_rec
         verb: Some("create".into()),
         resource: Some("secrets".into()),
         name: Some("wildcard".into()),
+        namespace: None,
         action: FaultAction::Fail {
             code: 500,
             message: "the operator died here".into(),

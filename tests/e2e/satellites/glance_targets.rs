@@ -113,6 +113,7 @@ async fn a_target_whose_token_lacks_a_verb_leaves_the_glance_not_ready_with_the_
         verb: None,
         resource: Some("secrets".into()),
         name: Some("glance-db-connection".into()),
+        namespace: None,
         action: FaultAction::Fail {
             code: 403,
             message: FORBIDDEN.into(),

@@ -12,7 +12,8 @@ use wasm_operator::informer::api_resource;
 
 use crate::cluster::gitlabsecrets_kind;
 
-/// Every object of the kinds the soak writes, by kind and key: the acknowledged state.
+/// Every Secret and GitLabSecrets of the GitLabSecrets' namespaces, by kind and key: the
+/// acknowledged state.
 pub(super) async fn acknowledged(client: &kube::Client) -> anyhow::Result<BTreeMap<String, Value>> {
     let mut objects = BTreeMap::new();
     let secrets = api_resource(&wasm_operator_types::KindRef {
@@ -27,6 +28,9 @@ pub(super) async fn acknowledged(client: &kube::Client) -> anyhow::Result<BTreeM
     ] {
         let api: Api<DynamicObject> = Api::all_with(client.clone(), &resource);
         for object in api.list(&ListParams::default()).await?.items {
+            if !in_guarded(object.metadata.namespace.as_deref()) {
+                continue;
+            }
             let value = serde_json::to_value(&object)?;
             let key = format!(
                 "{kind} {}/{}",
@@ -50,10 +54,28 @@ pub(super) async fn lease_holder(client: &kube::Client) -> Option<String> {
 /// Every Secret value: (namespace/name, key) → the stored (base64) value.
 pub(super) type Values = BTreeMap<(String, String), Vec<u8>>;
 
+/// Whether `namespace` is one of the GitLabSecrets' (`soak-…`), whose Secrets and objects
+/// the invariants hold; the Keystones' Secrets rotate and their actors write on their own.
+fn in_guarded(namespace: Option<&str>) -> bool {
+    namespace.is_some_and(|n| n.starts_with("soak-"))
+}
+
+/// The Secret values of the GitLabSecrets' namespaces.
 pub(super) async fn values(client: &kube::Client) -> anyhow::Result<Values> {
+    values_where(client, |namespace| in_guarded(Some(namespace))).await
+}
+
+/// The Secret values of the namespaces `keep` keeps.
+pub(super) async fn values_where(
+    client: &kube::Client,
+    keep: impl Fn(&str) -> bool,
+) -> anyhow::Result<Values> {
     let api: Api<Secret> = Api::all(client.clone());
     let mut values = Values::new();
     for secret in api.list(&ListParams::default()).await?.items {
+        if !keep(secret.metadata.namespace.as_deref().unwrap_or_default()) {
+            continue;
+        }
         let name = format!(
             "{}/{}",
             secret.metadata.namespace.unwrap_or_default(),

@@ -10,8 +10,10 @@
 //! cycles the API server is stopped and started again on the same port and data
 //! directory. Then come rounds of two replicas with leader election (a 2 s Lease, faults on
 //! the Lease too): once one holds the Lease it is killed, the standby takes over, and it is
-//! killed in turn. After the last round the faults stop and one operator runs until every
-//! GitLabSecrets is Ready.
+//! killed in turn. Then Keystone lives: each creates a Keystone (its MariaDB, External
+//! Secrets, workloads and API served by the cluster actors) and is killed 1–5 s in. After
+//! that the faults stop and one operator runs until every GitLabSecrets and Keystone is
+//! Ready.
 //!
 //! Invariants, each violation counted and named (never with a value):
 //! - no acknowledged write missing: every object the server listed before a restart is
@@ -20,14 +22,19 @@
 //!   (the server refuses those with 405 and counts the attempts);
 //! - every GitLabSecrets converges once the faults stop;
 //! - no object passed by two replicas at once (the intervals of their logged passes);
+//! - no Job run twice (a Job name seen with a second uid);
 //! - no Secret value in any line of the operators' logs (run at `debug`), as stored (base64)
-//!   or decoded.
+//!   or decoded — the Keystones' credentials and keys included.
+//!
+//! The first two hold in the GitLabSecrets' namespaces (`soak-…`): the Keystones' keys
+//! rotate and their actors write on their own.
 //!
 //! Certificate sets are left out: a kill between a set's CA and TLS writes leaves a set the
 //! reconciler reports by design (the CA key is never stored; the report names the key to
 //! delete), so it would not converge without a user.
 
 mod invariants;
+mod keystone;
 mod report;
 mod server;
 
@@ -38,14 +45,14 @@ use std::time::Duration;
 use anyhow::Context as _;
 use serde_json::Value;
 use tokio::time::Instant;
-use wasm_operator_apiserver::Fault;
+use wasm_operator_apiserver::{Actor, Fault};
 
 use self::invariants::{
     Values, acknowledged, check_values, lease_holder, overlaps, pass_intervals, passes_logged,
-    scan_logs, values,
+    scan_logs, values, values_where,
 };
 use self::report::write_report;
-use self::server::{Rng, Server, end_faults, fault};
+use self::server::{Rng, Server, fault};
 use super::cluster::{BenchCluster, Variant};
 use super::process::OperatorProcess;
 
@@ -64,6 +71,8 @@ pub struct SoakOptions {
     pub restart_every: usize,
     /// Rounds of two replicas with leader election, one killed, then the other.
     pub replica_rounds: usize,
+    /// Operator lives, each with a new Keystone, killed 1–5 s in.
+    pub keystone_kills: usize,
     /// The seed of the random delays and faults (printed in the report, to replay a run).
     pub seed: u64,
 }
@@ -82,6 +91,10 @@ pub struct SoakReport {
     pub passes_before_kills: usize,
     pub log_lines: usize,
     pub replica_rounds: usize,
+    /// Keystones created (one per Keystone life).
+    pub keystones: usize,
+    /// Jobs the Keystones ran.
+    pub jobs: usize,
     /// Rounds whose killed replica held the Lease and whose survivor then passed.
     pub takeovers: usize,
     /// Passes the replicas of those rounds finished.
@@ -96,7 +109,7 @@ const LOG_FILTER: &str = "debug,cranelift_codegen=info,wasmtime_internal_craneli
 
 /// Starts a cycle: a GitLabSecrets in a new namespace `namespace`, and one or two faults.
 async fn begin_cycle(
-    server: &Server,
+    server: &mut Server,
     rng: &mut Rng,
     report: &mut SoakReport,
     namespace: &str,
@@ -106,6 +119,7 @@ async fn begin_cycle(
         .cluster
         .namespaces(std::slice::from_ref(&namespace))
         .await?;
+    server.guard(&namespace);
     server
         .cluster
         .create(Variant::NoKeys.object(&namespace)?)
@@ -129,7 +143,18 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
     std::fs::create_dir_all(&logs)?;
     let cache = options.out.join("artifact-cache");
     let data_dir = scratch.path().join("data");
-    let first = Server::start(0, &data_dir).await?;
+    // The actors serve the Keystones' MariaDB, External Secrets, workloads and API.
+    let actors = if options.keystone_kills > 0 {
+        vec![
+            Actor::Workloads,
+            Actor::MariaDb,
+            Actor::ExternalSecrets,
+            Actor::Keystone,
+        ]
+    } else {
+        Vec::new()
+    };
+    let first = Server::start(0, &data_dir, &actors).await?;
     let port: u16 = first
         .url()
         .rsplit(':')
@@ -147,7 +172,17 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
     cluster.server.write_kubeconfig(&kubeconfig)?;
     let plugins = scratch.path().join("plugins");
     std::fs::create_dir_all(&plugins)?;
-    for file in ["gitlabsecrets.wasm", "secretgen.wasm"] {
+    let mut files = vec!["gitlabsecrets.wasm", "secretgen.wasm"];
+    if options.keystone_kills > 0 {
+        keystone::install(&cluster.client).await?;
+        files.push("keystone.wasm");
+        // Granted the ClusterSecretStore read its store gate makes.
+        std::fs::write(
+            plugins.join("plugins.toml"),
+            "[plugins.keystone]\ncluster_scoped = true\n",
+        )?;
+    }
+    for file in files {
         std::fs::copy(options.plugins.join(file), plugins.join(file))
             .with_context(|| format!("cannot copy {file} from {}", options.plugins.display()))?;
     }
@@ -156,6 +191,8 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
         port,
         data_dir,
         rewrites: 0,
+        guarded: Vec::new(),
+        actors,
     };
     let mut seen = Values::new();
     let replica = |life: &str, extra: &[&str]| {
@@ -178,7 +215,7 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
     warm.stop().await;
 
     for i in 0..options.kills {
-        begin_cycle(&server, &mut rng, &mut report, &format!("soak-{i}")).await?;
+        begin_cycle(&mut server, &mut rng, &mut report, &format!("soak-{i}")).await?;
         let process = operator(&i.to_string())?;
         tokio::time::sleep(Duration::from_millis(100 + rng.below(1100))).await;
         process.stop().await;
@@ -186,7 +223,7 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
         let passes = passes_logged(&logs.join(format!("soak-{i}.log")))?;
         report.passes_before_kills += passes;
         report.killed_in_passes += usize::from(passes > 0);
-        end_faults(&server.cluster.server);
+        server.end_faults();
         let now = values(&server.cluster.client).await?;
         check_values(
             &mut seen,
@@ -219,7 +256,7 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
     // passed by both at once.
     for round in 0..options.replica_rounds {
         begin_cycle(
-            &server,
+            &mut server,
             &mut rng,
             &mut report,
             &format!("soak-replicas-{round}"),
@@ -265,7 +302,7 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
         }
         report.kills += 2;
         report.replica_rounds += 1;
-        end_faults(&server.cluster.server);
+        server.end_faults();
         let passes = [
             pass_intervals(&logs.join(format!("soak-{}.log", names[0])))?,
             pass_intervals(&logs.join(format!("soak-{}.log", names[1])))?,
@@ -286,8 +323,33 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
         );
     }
 
+    // Keystone lives: each with a new Keystone, killed 1–5 s in; no Job run twice.
+    let mut jobs_seen = BTreeMap::new();
+    for i in 0..options.keystone_kills {
+        keystone::begin(&server.cluster.client, i).await?;
+        report.keystones += 1;
+        for _ in 0..=rng.below(2) {
+            let (label, fault) = fault(&mut rng);
+            server.cluster.server.inject(fault);
+            *report.faults.entry(label).or_default() += 1;
+        }
+        let life = format!("{}{i}", keystone::NAMESPACE_PREFIX);
+        let process = operator(&life)?;
+        tokio::time::sleep(Duration::from_millis(1000 + rng.below(4000))).await;
+        process.stop().await;
+        report.kills += 1;
+        server.end_faults();
+        let now = keystone::jobs(&server.cluster.client).await?;
+        keystone::check_jobs(
+            &mut jobs_seen,
+            &now,
+            &format!("after {life}"),
+            &mut report.violations,
+        );
+    }
+
     // The faults stop (the refusals of Secret rewrites stay); everything converges.
-    end_faults(&server.cluster.server);
+    server.end_faults();
     let mut last = operator("final")?;
     last.wait_ready(Instant::now(), Duration::from_secs(120))
         .await?;
@@ -304,7 +366,28 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
             .violations
             .push(format!("after the faults stopped: {error}"));
     }
+    if report.keystones > 0 {
+        let ready = keystone::wait_ready(
+            &server.cluster.client,
+            report.keystones,
+            Duration::from_secs(60 + 30 * report.keystones as u64),
+        )
+        .await;
+        if let Err(error) = ready {
+            report
+                .violations
+                .push(format!("after the faults stopped: {error}"));
+        }
+        let now = keystone::jobs(&server.cluster.client).await?;
+        keystone::check_jobs(&mut jobs_seen, &now, "at the end", &mut report.violations);
+        report.jobs = jobs_seen.len();
+    }
     last.stop().await;
+    // The Keystones' credentials and keys are looked for in the logs too.
+    let mut needles = values_where(&server.cluster.client, |namespace| {
+        namespace.starts_with(keystone::NAMESPACE_PREFIX)
+    })
+    .await?;
     let now = values(&server.cluster.client).await?;
     check_values(&mut seen, &now, "at the end", &mut report.violations);
     report.values = seen.len();
@@ -316,7 +399,8 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
     }
     server.cluster.server.stop();
 
-    let (lines, leaks) = scan_logs(&logs, &seen)?;
+    needles.extend(seen.clone());
+    let (lines, leaks) = scan_logs(&logs, &needles)?;
     report.log_lines = lines;
     report.violations.extend(leaks);
     report.elapsed = started.elapsed();

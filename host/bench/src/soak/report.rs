@@ -41,6 +41,11 @@ pub(super) fn write_report(options: &SoakOptions, report: &SoakReport) -> anyhow
         ("Passes the replicas finished", report.replica_passes),
         ("Faults injected", faults),
         ("GitLabSecrets", report.gitlabsecrets),
+        (
+            "Keystones (one per life, killed 1–5 s in)",
+            report.keystones,
+        ),
+        ("Jobs they ran (each once)", report.jobs),
         ("Secret values tracked", report.values),
         ("Log lines scanned", report.log_lines),
         ("Invariant violations", report.violations.len()),

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use tokio::time::Instant;
-use wasm_operator_apiserver::{ApiServer, Fault, FaultAction, ServerConfig};
+use wasm_operator_apiserver::{Actor, ApiServer, Fault, FaultAction, ServerConfig};
 
 use crate::cluster::BenchCluster;
 
@@ -26,7 +26,7 @@ pub(super) fn fault(rng: &mut Rng) -> (&'static str, Fault) {
     let fail = |verb: &str, resource: &str, code: u16, message: &str| {
         Fault::fail(verb, resource, code, message)
     };
-    let (label, mut fault) = match rng.below(8) {
+    let (label, mut fault) = match rng.below(9) {
         0 => (
             "500 on Secret create",
             fail("create", "secrets", 500, "etcd timeout"),
@@ -56,6 +56,10 @@ pub(super) fn fault(rng: &mut Rng) -> (&'static str, Fault) {
                 "the object has been modified",
             ),
         ),
+        7 => (
+            "500 on Job create",
+            fail("create", "jobs", 500, "etcd timeout"),
+        ),
         6 => ("dropped GitLabSecrets watch", {
             let mut f = fail("watch", "gitlabsecrets", 500, "");
             f.action = FaultAction::DropWatch;
@@ -71,24 +75,19 @@ pub(super) fn fault(rng: &mut Rng) -> (&'static str, Fault) {
     (label, fault)
 }
 
-/// Refuses every update, delete and apply of a Secret (counted by the server).
-pub(super) fn refuse_rewrites(server: &ApiServer) {
-    for verb in ["update", "delete", "apply", "deletecollection"] {
-        server.inject(Fault::fail(
-            verb,
-            "secrets",
-            405,
-            "Secrets are never rewritten",
-        ));
+/// Refuses every update, delete and apply of a Secret in `namespace` (each refusal counted
+/// by the server as a hit of `fault:<verb>`).
+fn refuse_rewrites(server: &ApiServer, namespace: &str) {
+    for verb in REWRITES {
+        server.inject(
+            Fault::fail(verb, "secrets", 405, "Secrets are never rewritten")
+                .in_namespace(namespace),
+        );
     }
 }
 
-/// Ends the injected faults (the operator is dead, or the soak is over), so the soak's own
-/// reads neither fail nor use them up; the refusals of rewrites stay.
-pub(super) fn end_faults(server: &ApiServer) {
-    server.clear_faults();
-    refuse_rewrites(server);
-}
+/// The verbs that rewrite or remove a Secret.
+const REWRITES: [&str; 4] = ["update", "delete", "apply", "deletecollection"];
 
 /// The embedded API server on a fixed port and data directory, restartable.
 pub(super) struct Server {
@@ -97,22 +96,43 @@ pub(super) struct Server {
     pub(super) data_dir: PathBuf,
     /// Secret updates, deletes and applies refused so far (counted before each restart).
     pub(super) rewrites: u64,
+    /// The GitLabSecrets' namespaces, where a Secret is never rewritten.
+    pub(super) guarded: Vec<String>,
+    /// The cluster actors it runs.
+    pub(super) actors: Vec<Actor>,
 }
 
 impl Server {
-    pub(super) async fn start(port: u16, data_dir: &Path) -> anyhow::Result<ApiServer> {
+    /// Guards `namespace`: a Secret update, delete or apply there is refused and counted.
+    pub(super) fn guard(&mut self, namespace: &str) {
+        refuse_rewrites(&self.cluster.server, namespace);
+        self.guarded.push(namespace.to_owned());
+    }
+
+    /// Ends the injected faults (the operator is dead, or the soak is over), so the soak's
+    /// own reads neither fail nor use them up; the refusals of rewrites stay.
+    pub(super) fn end_faults(&self) {
+        self.cluster.server.clear_faults();
+        for namespace in &self.guarded {
+            refuse_rewrites(&self.cluster.server, namespace);
+        }
+    }
+
+    pub(super) async fn start(
+        port: u16,
+        data_dir: &Path,
+        actors: &[Actor],
+    ) -> anyhow::Result<ApiServer> {
         let started = Instant::now();
         loop {
             let config = ServerConfig {
                 port,
                 data_dir: Some(data_dir.to_owned()),
+                actors: actors.to_vec(),
                 ..ServerConfig::default()
             };
             match ApiServer::start(config).await {
-                Ok(server) => {
-                    refuse_rewrites(&server);
-                    return Ok(server);
-                }
+                Ok(server) => return Ok(server),
                 // The old listener may take a moment to go.
                 Err(error) if port != 0 && started.elapsed() < Duration::from_secs(5) => {
                     tracing::debug!(%error, "the port is not free yet");
@@ -125,9 +145,9 @@ impl Server {
 
     pub(super) fn refused_rewrites(&self) -> u64 {
         let counts = self.cluster.server.counts();
-        ["update", "delete", "apply", "deletecollection"]
+        REWRITES
             .iter()
-            .map(|verb| counts.get(verb, "secrets"))
+            .map(|verb| counts.get(&format!("fault:{verb}"), "secrets"))
             .sum()
     }
 
@@ -137,16 +157,22 @@ impl Server {
             cluster,
             port,
             data_dir,
+            guarded,
+            actors,
             ..
         } = self;
         cluster.server.stop();
-        let server = Self::start(port, &data_dir).await?;
+        let server = Self::start(port, &data_dir, &actors).await?;
         let client = server.client()?;
-        Ok(Self {
+        let restarted = Self {
             cluster: BenchCluster { server, client },
             port,
             data_dir,
             rewrites,
-        })
+            guarded,
+            actors,
+        };
+        restarted.end_faults();
+        Ok(restarted)
     }
 }
