@@ -18,7 +18,8 @@
 //!    earlier write failed, and none of the group is ready.
 //!
 //! A Secret whose read, plan or write failed keeps the readyUnits it had, minus the units
-//! no longer declared (when a plan says which are).
+//! no longer declared: a plan says which are (one against no Secret when the failure came
+//! before any plan); only when the planner fails on the entries themselves are they all kept.
 //!
 //! DECISIONs: a reported Secret gets no write at all, not even of labels that differ (the
 //! planner adds nothing to it, and the spec's patch carries "the added keys and the labels");
@@ -104,14 +105,22 @@ pub fn converge(pass: &mut Pass<'_>, names: &[&str], plan: &PlanFn<'_>) -> Resul
     match steps(pass, names, plan) {
         Ok(converged) => Ok(converged),
         Err(Stop::Pass(error)) => Err(error),
-        Err(Stop::Secret(f)) => Ok(Converged::Done(failed(
-            pass,
-            names,
-            &f.error,
-            f.index,
-            f.plans.as_deref(),
-            f.written_before,
-        ))),
+        Err(Stop::Secret(mut f)) => {
+            if f.plans.is_none() {
+                // Failed before any plan: the units still declared come from the entries
+                // alone, planned against no Secret (nothing is generated).
+                let none = vec![None; names.len()];
+                f.plans = plan(&none, false).ok().filter(|p| p.len() == names.len());
+            }
+            Ok(Converged::Done(failed(
+                pass,
+                names,
+                &f.error,
+                f.index,
+                f.plans.as_deref(),
+                f.written_before,
+            )))
+        }
     }
 }
 

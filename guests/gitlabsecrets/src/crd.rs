@@ -27,6 +27,12 @@ pub(crate) fn crd() -> CustomResourceDefinition {
         "rule": "!has(self.keySize) || (self.algorithm == 'rsa' ? self.keySize >= 2048 : self.keySize in [256, 384, 521])",
         "message": "keySize must be 2048 to 8192 for rsa, and 256, 384 or 521 for ecdsa",
     }]);
+    // base64 as the Job encoded it: at most 57 characters (CEL, so kube-apiserver refuses
+    // it at admission; the planner reports it too).
+    spec["properties"]["secrets"]["items"]["properties"]["generators"]["items"]["x-kubernetes-validations"] = json!([{
+        "rule": "self.type != 'random' || !has(self.encoding) || self.encoding != 'base64' || !has(self.length) || self.length <= 57",
+        "message": "encoding base64 takes at most 57 characters, as the Job did; use base64-nowrap",
+    }]);
     Crd {
         group: GROUP,
         version: VERSION,

@@ -73,7 +73,8 @@ pub enum Retry {
     /// 422 or 413: not retried; the next change of the Secret or the GitLabSecrets starts
     /// the next pass.
     NextChange,
-    /// 409: the object changed after the pass read it; requeue after a second.
+    /// 409 on the status update: the GitLabSecrets changed after the pass read it; requeue
+    /// after a second.
     Requeue,
     /// Anything else: retried with the controller's backoff.
     Backoff,
@@ -83,12 +84,20 @@ impl Error {
     /// How this failure ends the pass.
     pub fn retry(&self) -> Retry {
         let api = match self {
+            Self::UpdateStatus {
+                source: ApiError::Conflict(_),
+                ..
+            } => return Retry::Requeue,
             Self::ReadSecret { source, .. }
             | Self::ListDeclaring { source, .. }
             | Self::WriteSecret { source, .. }
             | Self::ReadPrimary { source, .. }
             | Self::UpdateStatus { source, .. } => source,
-            Self::Plan { .. } | Self::DecodePrimary { .. } => return Retry::Backoff,
+            // The planner fails on inputs (a refused size, base64 past 57 characters, an
+            // existing value it cannot read) that no retry changes: the next change of the
+            // GitLabSecrets or the Secret starts the next pass.
+            Self::Plan { .. } => return Retry::NextChange,
+            Self::DecodePrimary { .. } => return Retry::Backoff,
             // The entry decodes again only once it changes.
             Self::Entry { .. } => return Retry::NextChange,
             // Follows the failure it names, which is counted on its own.
@@ -96,7 +105,6 @@ impl Error {
         };
         match api {
             ApiError::Invalid(_) | ApiError::TooLarge(_) => Retry::NextChange,
-            ApiError::Conflict(_) => Retry::Requeue,
             _ => Retry::Backoff,
         }
     }
@@ -119,7 +127,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn invalid_and_too_large_writes_wait_for_the_next_change_and_conflicts_requeue() {
+    fn invalid_and_too_large_writes_wait_for_the_next_change_and_the_rest_back_off() {
         let write = |source| Error::WriteSecret {
             secret: "s".into(),
             source,
@@ -127,13 +135,37 @@ mod tests {
         let cases = [
             (ApiError::Invalid("bad".into()), Retry::NextChange),
             (ApiError::TooLarge("big".into()), Retry::NextChange),
-            (ApiError::Conflict("changed".into()), Retry::Requeue),
+            (ApiError::Conflict("changed".into()), Retry::Backoff),
             (ApiError::Unavailable("down".into()), Retry::Backoff),
             (ApiError::Forbidden("no".into()), Retry::Backoff),
         ];
         for (source, retry) in cases {
             assert_eq!(write(source.clone()).retry(), retry, "{source}");
         }
+    }
+
+    #[test]
+    fn only_a_conflicting_status_update_requeues_and_a_plan_failure_waits_for_a_change() {
+        let status = |source| Error::UpdateStatus {
+            object: "ns/demo".into(),
+            source,
+        };
+        assert_eq!(
+            status(ApiError::Conflict("changed".into())).retry(),
+            Retry::Requeue
+        );
+        assert_eq!(
+            status(ApiError::Unavailable("down".into())).retry(),
+            Retry::Backoff
+        );
+        let plan = Error::Plan {
+            secret: "demo-a".into(),
+            source: PlanError {
+                subject: "demo-a".into(),
+                message: "a: encoding base64 takes at most 57 characters".into(),
+            },
+        };
+        assert_eq!(plan.retry(), Retry::NextChange);
     }
 
     #[test]

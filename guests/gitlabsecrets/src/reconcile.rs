@@ -10,9 +10,10 @@
 //! Before the steps: a GitLabSecrets that is gone, or being deleted, gets no writes. A step
 //! may end the pass with a requeue after a second (stale cache, status conflict). After the
 //! steps the pass ends by its worst failure: a Secret write refused as invalid (422) or too
-//! large (413) is not retried (the next change starts the next pass), a conflict requeues
-//! after a second, anything else is retried with the controller's backoff. A pass that
-//! succeeds does not requeue.
+//! large (413), and a plan the planner refused (an input no retry changes), are not retried
+//! (the next change starts the next pass); anything else, a Secret write refused with a
+//! conflict included, is retried with the controller's backoff. A pass that succeeds does
+//! not requeue.
 
 use wasm_operator_sdk::planner::Planner;
 use wasm_operator_sdk::{Cluster, ObjectRef, Outcome, ReadFrom, ReconcileError, Request, log};

@@ -96,8 +96,10 @@ pub struct SecretStatus {
     pub name: String,
     /// Whether the Secret holds everything it declares.
     pub ready: bool,
-    /// The data-bearing units the Secret held when it was last ready; a unit listed here
-    /// whose keys are all gone is reported rather than generated again.
+    /// The data-bearing units the Secret held when it was last ready. A unit of spec.secrets
+    /// listed here whose keys are all gone is generated again; a certificate set
+    /// (certificate-set, on the TLS Secret) listed here whose keys are gone is reported
+    /// rather than issued again.
     #[serde(default)]
     #[cfg_attr(test, schemars(length(max = 64)))]
     pub ready_units: Vec<String>,

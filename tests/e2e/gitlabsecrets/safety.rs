@@ -196,8 +196,17 @@ async fn an_entry_that_does_not_decode_fails_only_its_secret_by_field_and_is_not
         json!([{"name": "good", "ready": true, "readyUnits": ["token"]},
                {"name": "bad", "ready": false, "readyUnits": []}]),
     );
-    // Not retried until something changes: no pass reads the GitLabSecrets again.
-    let reads = h.cluster.counts().get("get", "gitlabsecrets");
+    // Not retried until something changes: once the pass the created Secret's event starts
+    // is through, no pass reads the GitLabSecrets again (a backoff would, within 1.5 s).
+    let mut reads = h.cluster.counts().get("get", "gitlabsecrets");
+    for _ in 0..10 {
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        let now = h.cluster.counts().get("get", "gitlabsecrets");
+        if now == reads {
+            break;
+        }
+        reads = now;
+    }
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(h.cluster.counts().get("get", "gitlabsecrets"), reads);
 }

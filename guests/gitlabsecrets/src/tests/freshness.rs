@@ -3,7 +3,7 @@
 use std::time::Duration;
 
 use serde_json::json;
-use wasm_operator_sdk::{ApiError, Outcome};
+use wasm_operator_sdk::{ApiError, Outcome, ReconcileError};
 
 use crate::testing::*;
 
@@ -25,8 +25,11 @@ fn a_concurrent_secret_change_between_read_and_patch_loses_nothing() {
         secret["data"]["theirs"] = json!("dGhlaXJz"); // "theirs"
     });
 
-    // The patch carries the version read: refused with a conflict, the pass requeues.
-    assert_eq!(pass(&cluster, "demo"), Ok(A_SECOND));
+    // The patch carries the version read: refused with a conflict, the pass is retried with
+    // the controller's backoff (only a conflicting status update requeues after a second).
+    assert!(
+        matches!(pass(&cluster, "demo"), Err(ReconcileError::Transient(m)) if m.contains("conflict")),
+    );
     let (_, reason, message) = ready(&cluster, "demo");
     assert_eq!(reason, "SecretsNotWritten");
     assert!(

@@ -163,6 +163,26 @@ fn a_secret_whose_write_failed_keeps_its_ready_units_minus_those_no_longer_decla
 }
 
 #[test]
+fn a_secret_whose_read_failed_keeps_its_ready_units_minus_those_no_longer_declared() {
+    let cluster = fake_cluster();
+    cluster.put(with_secret(
+        gls("demo"),
+        "demo-a",
+        json!([random("a"), random("b")]),
+    ));
+    pass(&cluster, "demo").expect("the pass succeeds");
+    cluster.change("GitLabSecrets", "demo", |g| {
+        g["spec"]["secrets"][0]["generators"] = json!([random("a"), random("c")]);
+    });
+    cluster.fail(Op::Get, "demo-a", ApiError::Forbidden("no".into()), 1);
+
+    assert!(pass(&cluster, "demo").is_err());
+    let entry = &status(&cluster, "demo").secrets[0];
+    assert!(!entry.ready);
+    assert_eq!(entry.ready_units, ["a"], "b is no longer declared");
+}
+
+#[test]
 fn the_ready_message_is_capped_at_4096_bytes() {
     let cluster = fake_cluster();
     let mut gls = gls("demo");
@@ -223,9 +243,10 @@ fn a_secret_whose_plan_failed_is_not_ready_and_named_with_the_error() {
     let gls = with_secret(gls("demo"), "demo-a", keyless);
     cluster.put(with_secret(gls, "demo-b", json!([random("token")])));
 
+    // No retry can fix the entry: the next change starts the next pass.
     assert!(matches!(
         pass(&cluster, "demo"),
-        Err(ReconcileError::Transient(_))
+        Err(ReconcileError::Permanent(_))
     ));
 
     let (_, reason, message) = ready(&cluster, "demo");

@@ -1,10 +1,9 @@
 //! `railsSecrets`: the fields of one environment of `secrets.yml`, reconciled per field.
 //!
-//! A field is generated when it is absent or null, in the environment's own keys and in
-//! what its merge keys bring in; every other value is kept as it is — an empty string and
-//! an empty list included (the Job regenerated an empty string; this planner keeps every
-//! value, as the reconciler page's "Every value is kept" and the schema's fill-missing
-//! contract say). Lists are never shortened or reordered. The document is rewritten only
+//! A field is generated when it is absent, null or an empty string, in the environment's
+//! own keys and in what its merge keys bring in, as the Job does (the reconciler page's
+//! "Behavior of the Job", which wins over the schema page's absent-or-null); every other
+//! value is kept as it is, an empty list included. Lists are never shortened or reordered. The document is rewritten only
 //! when a field is added, by the rules of `yaml`; a generated value that YAML would read as
 //! another type is double-quoted, a PEM is a `|` block, a list field is a one-element list.
 //!
@@ -107,7 +106,8 @@ impl SecretsYml {
             .fields
             .iter()
             .filter(|field| {
-                lookup(&self.doc, env, &field.path).is_none_or(|f| self.doc.is_null(f.value))
+                lookup(&self.doc, env, &field.path)
+                    .is_none_or(|f| self.doc.is_null(f.value) || self.doc.is_empty_string(f.value))
             })
             .collect())
     }

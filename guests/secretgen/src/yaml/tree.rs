@@ -21,6 +21,8 @@ pub(crate) type NodeId = usize;
 pub(crate) const MERGE_TAG: &str = "tag:yaml.org,2002:merge";
 /// The YAML tag of null.
 const NULL_TAG: &str = "tag:yaml.org,2002:null";
+/// The tag of a string.
+const STR_TAG: &str = "tag:yaml.org,2002:str";
 
 /// How a scalar is written.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -261,6 +263,14 @@ impl Document {
             }
             _ => false,
         }
+    }
+
+    /// Whether the node (through an alias) is a quoted empty string, `''` or `""`.
+    pub(crate) fn is_empty_string(&self, id: NodeId) -> bool {
+        let node = &self.nodes[self.resolve(id)];
+        let untagged_or_str = node.tag.as_deref().is_none_or(|t| t == STR_TAG);
+        matches!(&node.kind, Kind::Scalar { value, style } if value.is_empty() && *style != Style::Plain)
+            && untagged_or_str
     }
 
     /// Whether the node is an untagged empty plain scalar (an empty document).

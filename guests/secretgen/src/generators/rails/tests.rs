@@ -74,7 +74,7 @@ production:
 }
 
 #[test]
-fn only_absent_and_null_fields_are_generated_and_everything_else_is_kept() {
+fn absent_null_and_empty_string_fields_are_generated_and_everything_else_is_kept() {
     let existing = "\
 production:
   secret_key_base: ''
@@ -86,7 +86,7 @@ staging:
 ";
     let expected = "\
 production:
-  secret_key_base: ''
+  secret_key_base: new-15
   otp_key_base: new-12
   active_record_encryption_primary_key: []
   undeclared: keep me
