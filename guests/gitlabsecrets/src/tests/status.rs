@@ -141,45 +141,31 @@ fn any_other_failure_is_retried_with_the_controllers_backoff() {
 }
 
 #[test]
-fn a_secret_whose_write_failed_keeps_its_ready_units_minus_those_no_longer_declared() {
-    let cluster = fake_cluster();
-    cluster.put(with_secret(
-        gls("demo"),
-        "demo-a",
-        json!([random("a"), random("b")]),
-    ));
-    pass(&cluster, "demo").expect("the pass succeeds");
-    // b is no longer declared, c is new; the Secret was deleted and cannot be created.
-    cluster.change("GitLabSecrets", "demo", |g| {
-        g["spec"]["secrets"][0]["generators"] = json!([random("a"), random("c")]);
-    });
-    cluster.change("Secret", "demo-a", |s| s["data"] = json!({"a": "YQ=="}));
-    cluster.fail(Op::Patch, "demo-a", ApiError::Invalid("no".into()), 1);
+fn a_secret_whose_read_or_write_failed_keeps_its_ready_units_minus_those_no_longer_declared() {
+    // The write fails after a plan; the read fails before any plan.
+    let cases = [
+        ("write", Op::Patch, ApiError::Invalid("no".into())),
+        ("read", Op::Get, ApiError::Forbidden("no".into())),
+    ];
+    for (case, op, error) in cases {
+        let cluster = fake_cluster();
+        cluster.put(with_secret(
+            gls("demo"),
+            "demo-a",
+            json!([random("a"), random("b")]),
+        ));
+        pass(&cluster, "demo").expect("the pass succeeds");
+        // b is no longer declared, c is new; c is missing from the Secret.
+        cluster.change("GitLabSecrets", "demo", |g| {
+            g["spec"]["secrets"][0]["generators"] = json!([random("a"), random("c")]);
+        });
+        cluster.fail(op, "demo-a", error, 1);
 
-    assert!(pass(&cluster, "demo").is_err());
-    let entry = &status(&cluster, "demo").secrets[0];
-    assert!(!entry.ready);
-    assert_eq!(entry.ready_units, ["a"]);
-}
-
-#[test]
-fn a_secret_whose_read_failed_keeps_its_ready_units_minus_those_no_longer_declared() {
-    let cluster = fake_cluster();
-    cluster.put(with_secret(
-        gls("demo"),
-        "demo-a",
-        json!([random("a"), random("b")]),
-    ));
-    pass(&cluster, "demo").expect("the pass succeeds");
-    cluster.change("GitLabSecrets", "demo", |g| {
-        g["spec"]["secrets"][0]["generators"] = json!([random("a"), random("c")]);
-    });
-    cluster.fail(Op::Get, "demo-a", ApiError::Forbidden("no".into()), 1);
-
-    assert!(pass(&cluster, "demo").is_err());
-    let entry = &status(&cluster, "demo").secrets[0];
-    assert!(!entry.ready);
-    assert_eq!(entry.ready_units, ["a"], "b is no longer declared");
+        assert!(pass(&cluster, "demo").is_err(), "{case}");
+        let entry = &status(&cluster, "demo").secrets[0];
+        assert!(!entry.ready, "{case}");
+        assert_eq!(entry.ready_units, ["a"], "{case}: b is no longer declared");
+    }
 }
 
 #[test]
