@@ -83,23 +83,54 @@ pub(super) async fn wait_ready(
     let api: Api<DynamicObject> = Api::all_with(client.clone(), &keystone_resource());
     let started = Instant::now();
     loop {
-        let ready = api
+        let keystones: Vec<Value> = api
             .list(&ListParams::default())
             .await
             .context("listing Keystones")?
             .items
             .iter()
-            .filter(|k| serde_json::to_value(k).is_ok_and(|o: Value| is_ready(&o)))
-            .count();
+            .filter_map(|k| serde_json::to_value(k).ok())
+            .collect();
+        let waiting: Vec<String> = keystones
+            .iter()
+            .filter(|k| !is_ready(k))
+            .map(not_ready)
+            .collect();
+        let ready = keystones.len() - waiting.len();
         if ready >= expected {
             return Ok(());
         }
         anyhow::ensure!(
             started.elapsed() < timeout,
-            "{ready} of {expected} Keystones were Ready after {timeout:?}"
+            "{ready} of {expected} Keystones were Ready after {timeout:?}; not Ready: {}",
+            waiting.join("; ")
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
+}
+
+/// A Keystone that is not Ready, named with the type and reason of each condition that is
+/// not True (no messages: the report holds no object content).
+fn not_ready(keystone: &Value) -> String {
+    let namespace = keystone
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let conditions: Vec<String> = keystone
+        .pointer("/status/conditions")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|c| c["status"] != "True")
+        .map(|c| {
+            format!(
+                "{}={}",
+                c["type"].as_str().unwrap_or("?"),
+                c["reason"].as_str().unwrap_or("?")
+            )
+        })
+        .collect();
+    format!("{namespace}/ks ({})", conditions.join(", "))
 }
 
 #[cfg(test)]
@@ -120,5 +151,17 @@ mod tests {
             ["t: Job keystone-0/ks-db-sync was created again (a second run)"]
         );
         assert_eq!(seen.len(), 2);
+    }
+
+    #[test]
+    fn a_keystone_not_ready_is_named_with_its_conditions_that_are_not_true() {
+        let keystone = serde_json::json!({"metadata": {"namespace": "keystone-0"},
+            "status": {"conditions": [
+                {"type": "Ready", "status": "False", "reason": "DatabaseNotReady", "message": "m"},
+                {"type": "SecretsReady", "status": "True", "reason": "SecretsReady"}]}});
+        assert_eq!(
+            not_ready(&keystone),
+            "keystone-0/ks (Ready=DatabaseNotReady)"
+        );
     }
 }
