@@ -125,12 +125,17 @@ async fn begin_cycle(
         .create(Variant::NoKeys.object(&namespace)?)
         .await?;
     report.gitlabsecrets += 1;
+    inject_faults(server, rng, report);
+    Ok(())
+}
+
+/// Injects one or two faults of the matrix, counted in the report.
+fn inject_faults(server: &Server, rng: &mut Rng, report: &mut SoakReport) {
     for _ in 0..=rng.below(2) {
         let (label, fault) = fault(rng);
         server.cluster.server.inject(fault);
         *report.faults.entry(label).or_default() += 1;
     }
-    Ok(())
 }
 
 /// Runs the soak.
@@ -331,11 +336,7 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
     for i in 0..options.keystone_kills {
         keystone::begin(&server.cluster.client, i).await?;
         report.keystones += 1;
-        for _ in 0..=rng.below(2) {
-            let (label, fault) = fault(&mut rng);
-            server.cluster.server.inject(fault);
-            *report.faults.entry(label).or_default() += 1;
-        }
+        inject_faults(&server, &mut rng, &mut report);
         let life = format!("{}{i}", keystone::NAMESPACE_PREFIX);
         let process = operator(&life)?;
         tokio::time::sleep(Duration::from_millis(1000 + rng.below(4000))).await;
