@@ -31,6 +31,15 @@ fn widget(name: &str, behaviour: &str) -> Value {
         "spec": {"behaviour": behaviour, "value": name}})
 }
 
+/// The operator running only widget.wasm with `toml` as plugins.toml (fuel counted when
+/// `fuel`), the Widget CRD installed.
+async fn widgets(toml: &str, fuel: bool) -> Harness {
+    let widget = read(&test_plugin("widget-reconciler.wasm"));
+    let h = Harness::start(&[("widget.wasm", widget)], Some(toml), fuel).await;
+    h.create(widget_crd()).await;
+    h
+}
+
 /// Sets spec.behaviour of Widget `name`.
 async fn set_behaviour(h: &Harness, name: &str, behaviour: &str) {
     let r = ObjectRef {
@@ -76,13 +85,7 @@ async fn reconciled(h: &Harness, name: &str, reason: &str) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn each_failing_guest_is_contained_and_reported_on_its_object_with_the_limit() {
     let toml = "[plugins.widget]\ndeadline_ms = 300\nmemory_mib = 32\n";
-    let h = Harness::start(
-        &[("widget.wasm", read(&test_plugin("widget-reconciler.wasm")))],
-        Some(toml),
-        false,
-    )
-    .await;
-    h.create(widget_crd()).await;
+    let h = widgets(toml, false).await;
     for (name, behaviour) in [
         ("looping", "loop"),
         ("bomb", "allocate"),
@@ -144,13 +147,7 @@ async fn each_failing_guest_is_contained_and_reported_on_its_object_with_the_lim
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_guest_out_of_fuel_is_reported_with_its_fuel_limit_and_a_later_success_clears_it() {
     let toml = "[plugins.widget]\nfuel = 20000000\n";
-    let h = Harness::start(
-        &[("widget.wasm", read(&test_plugin("widget-reconciler.wasm")))],
-        Some(toml),
-        true,
-    )
-    .await;
-    h.create(widget_crd()).await;
+    let h = widgets(toml, true).await;
     h.create(widget("spinner", "loop")).await;
     let condition = reconciled(&h, "spinner", "FuelExhausted").await;
     assert!(
@@ -168,13 +165,7 @@ async fn a_guest_out_of_fuel_is_reported_with_its_fuel_limit_and_a_later_success
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_later_failure_of_another_kind_replaces_the_reconciled_reason() {
     let toml = "[plugins.widget]\ndeadline_ms = 300\n";
-    let h = Harness::start(
-        &[("widget.wasm", read(&test_plugin("widget-reconciler.wasm")))],
-        Some(toml),
-        false,
-    )
-    .await;
-    h.create(widget_crd()).await;
+    let h = widgets(toml, false).await;
     h.create(widget("flaky", "loop")).await;
     reconciled(&h, "flaky", "DeadlineExceeded").await;
     set_behaviour(&h, "flaky", "fail").await;
