@@ -25,7 +25,7 @@ impl Planner for SecretgenPlanner {
     }
 }
 
-fn plan_error(error: secretgen::PlanError) -> PlanError {
+pub(crate) fn plan_error(error: secretgen::PlanError) -> PlanError {
     PlanError {
         message: error.message(),
         subject: error.subject,

@@ -167,6 +167,12 @@ impl Counts {
         self.get(&format!("webhook:{result}"), name)
     }
 
+    /// Requests of `verb` on `resource` refused with `code` (409: a conflict, a failed
+    /// precondition included), whether by the server or by an injected fault.
+    pub fn refused(&self, verb: &str, resource: &str, code: u16) -> u64 {
+        self.get(&format!("{verb}:{code}"), resource)
+    }
+
     /// Changes stored on `resource` (what write requests actually changed).
     pub fn stored(&self, resource: &str) -> u64 {
         self.get("stored", resource)

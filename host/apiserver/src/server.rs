@@ -442,7 +442,27 @@ fn verb(method: &Method, target: &Target, params: &Params, headers: &HeaderMap) 
     }
 }
 
+/// Serves a resource request; a refusal is counted under `<verb>:<code>` (see
+/// [`Counts::refused`](crate::Counts::refused)), an injected one included.
 async fn resource(
+    shared: Arc<Shared>,
+    method: &Method,
+    target: Target,
+    uri: &Uri,
+    headers: &HeaderMap,
+    body: &[u8],
+) -> Result<Response> {
+    let verb = verb(method, &target, &Params::parse(uri.query()), headers);
+    let plural = target.rt.plural.clone();
+    let answer = serve_resource(shared.clone(), method, target, uri, headers, body).await;
+    if let Err(refusal) = &answer {
+        let counted = format!("{verb}:{}", refusal.code);
+        shared.lock().hooks.count(&counted, &plural);
+    }
+    answer
+}
+
+async fn serve_resource(
     shared: Arc<Shared>,
     method: &Method,
     target: Target,

@@ -31,6 +31,18 @@ pub fn random(secret: &str, key: &str, length: u32) -> Value {
         "generators": [{"type": "random", "key": key, "charset": "alphanumeric", "length": length}]})
 }
 
+/// A GitLabSecrets of namespace `ns` declaring one ECDSA certificate set and no Secret.
+pub fn certificate_set(name: &str) -> Value {
+    let mut object = gitlabsecrets(name, json!([]));
+    object["spec"]["certificates"] = json!([{
+        "authority": {"commonName": "Test CA", "organization": "ns", "organizationalUnit": "app",
+            "algorithm": "ecdsa", "keySize": 256},
+        "domain": "example.com",
+        "tlsSecret": "wildcard", "caSecret": "wildcard-ca", "caKey": "cfssl_ca",
+        "chainSecret": "wildcard-chain", "chainKey": "chain.crt"}]);
+    object
+}
+
 pub fn gitlabsecrets_ref(namespace: &str, name: &str) -> ObjectRef {
     ObjectRef {
         api_version: "apps.gitlab.com/v2alpha1".into(),

@@ -245,3 +245,95 @@ async fn an_existing_secret_of_another_type_keeps_it_with_a_secret_type_kept_eve
     })
     .await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_key_of_a_ready_secret_is_generated_again_and_the_others_are_kept() {
+    let h = Harness::start().await;
+    h.create(gitlabsecrets(
+        "app",
+        json!([{"name": "s", "type": "Opaque", "generators": [
+            {"type": "random", "key": "kept", "charset": "alphanumeric", "length": 16},
+            {"type": "random", "key": "deleted", "charset": "hex", "length": 12}]}]),
+    ))
+    .await;
+    h.ready_with("ns", "app", "SecretsReady").await;
+    let before = h.secret("ns", "s").await.expect("s");
+    let deleted = secret_value(&before, "deleted").expect("deleted");
+    h.patch_secret("s", json!({"data": {"deleted": null}}))
+        .await;
+    let after = eventually("the deleted key generated again", WAIT, || async {
+        let secret = h.secret("ns", "s").await?;
+        secret_value(&secret, "deleted").is_some().then_some(secret)
+    })
+    .await;
+    let regenerated = secret_value(&after, "deleted").expect("deleted");
+    assert_eq!(regenerated.len(), 12);
+    assert!(regenerated.iter().all(u8::is_ascii_hexdigit), "hex");
+    assert_ne!(regenerated, deleted, "a new value, not a remembered one");
+    assert_eq!(
+        secret_value(&after, "kept"),
+        secret_value(&before, "kept"),
+        "the other key is kept"
+    );
+    h.ready_with("ns", "app", "SecretsReady").await;
+    h.assert_no_secret_rewrites();
+}
+
+/// The chain Secret's `chain.crt` as the CA certificate followed by `tls.crt`.
+async fn expected_chain(h: &Harness) -> Vec<u8> {
+    let ca = h.secret("ns", "wildcard-ca").await.expect("wildcard-ca");
+    let tls = h.secret("ns", "wildcard").await.expect("wildcard");
+    [
+        secret_value(&ca, "cfssl_ca").expect("the CA certificate"),
+        secret_value(&tls, "tls.crt").expect("tls.crt"),
+    ]
+    .concat()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_chain_key_is_derived_again_byte_for_byte() {
+    let h = Harness::start().await;
+    h.create(certificate_set("app")).await;
+    h.ready_with("ns", "app", "SecretsReady").await;
+    let expected = expected_chain(&h).await;
+    h.patch_secret("wildcard-chain", json!({"data": {"chain.crt": null}}))
+        .await;
+    let chain = eventually("the chain derived again", WAIT, || async {
+        secret_value(&h.secret("ns", "wildcard-chain").await?, "chain.crt")
+    })
+    .await;
+    assert_eq!(chain, expected, "the CA certificate, then tls.crt");
+    h.assert_no_secret_rewrites();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_deleted_chain_secret_reaches_the_gitlabsecrets_through_the_field_index() {
+    let h = Harness::start().await;
+    h.create(certificate_set("app")).await;
+    h.ready_with("ns", "app", "SecretsReady").await;
+    let expected = expected_chain(&h).await;
+    let operator = h.operator.as_ref().expect("running");
+    let passes_before = passes(operator, "gitlabsecrets");
+    // A converged GitLabSecrets is not requeued: only the Secret's deletion, mapped to the
+    // GitLabSecrets that declares it by the field index, can start the pass that recreates it.
+    h.cluster.server.clear_faults();
+    h.cluster
+        .backend
+        .delete(
+            &secret_ref("ns", "wildcard-chain"),
+            &wasm_operator_sdk::Propagation::Background.into(),
+        )
+        .await
+        .expect("deleted");
+    let chain = eventually("the chain Secret created again", WAIT, || async {
+        secret_value(&h.secret("ns", "wildcard-chain").await?, "chain.crt")
+    })
+    .await;
+    assert!(passes(operator, "gitlabsecrets") > passes_before);
+    assert_eq!(chain, expected, "the CA certificate, then tls.crt");
+    assert_eq!(
+        h.cluster.counts().get("delete", "secrets"),
+        1,
+        "only the test deleted"
+    );
+}

@@ -29,8 +29,14 @@ async fn a_concurrent_secret_change_between_read_and_patch_loses_nothing() {
         (h.cluster.counts().get("patch", "secrets") >= 1).then_some(())
     })
     .await;
-    h.patch_secret("s", json!({"stringData": {"concurrent": "c"}}))
-        .await;
+    // The user writes the very key the operator is adding. A patch without the
+    // resourceVersion precondition would overwrite it; with it, the held patch is refused
+    // (409), the pass reads again and finds the key present.
+    h.patch_secret(
+        "s",
+        json!({"stringData": {"token": "the-users-own", "concurrent": "c"}}),
+    )
+    .await;
     h.ready_with("ns", "app", "SecretsReady").await;
     let secret = h.secret("ns", "s").await.expect("s");
     assert_eq!(secret_value(&secret, "user").as_deref(), Some(&b"u"[..]));
@@ -38,7 +44,15 @@ async fn a_concurrent_secret_change_between_read_and_patch_loses_nothing() {
         secret_value(&secret, "concurrent").as_deref(),
         Some(&b"c"[..])
     );
-    assert_eq!(secret_value(&secret, "token").map(|t| t.len()), Some(16));
+    assert_eq!(
+        secret_value(&secret, "token").as_deref(),
+        Some(&b"the-users-own"[..]),
+        "the operator's stale patch did not overwrite the user's value"
+    );
+    assert!(
+        h.cluster.counts().refused("patch", "secrets", 409) >= 1,
+        "the held patch was refused by its precondition"
+    );
     h.assert_no_secret_rewrites();
 }
 
@@ -83,18 +97,6 @@ async fn any_other_write_failure_is_retried_with_backoff() {
         .await;
     h.ready_with("ns", "app", "SecretsReady").await;
     assert!(h.cluster.counts().get("create", "secrets") >= 3);
-}
-
-/// A GitLabSecrets of namespace `ns` declaring one ECDSA certificate set and no Secret.
-fn certificate_set(name: &str) -> Value {
-    let mut object = gitlabsecrets(name, json!([]));
-    object["spec"]["certificates"] = json!([{
-        "authority": {"commonName": "Test CA", "organization": "ns", "organizationalUnit": "app",
-            "algorithm": "ecdsa", "keySize": 256},
-        "domain": "example.com",
-        "tlsSecret": "wildcard", "caSecret": "wildcard-ca", "caKey": "cfssl_ca",
-        "chainSecret": "wildcard-chain", "chainKey": "chain.crt"}]);
-    object
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

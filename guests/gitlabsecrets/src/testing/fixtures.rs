@@ -4,6 +4,12 @@ use serde_json::{Value, json};
 use wasm_operator_sdk::testing::{FakeCluster, Op, Refusal};
 use wasm_operator_sdk::{Outcome, ReconcileError, Request};
 
+use std::cell::Cell;
+
+use wasm_operator_sdk::planner::{
+    CertificatesPlan, CertificatesRequest, PlanError, Planner, SecretPlan, SecretRequest,
+};
+
 use crate::SecretgenPlanner;
 use crate::types::{GitLabSecretsStatus, KIND};
 
@@ -91,11 +97,56 @@ pub fn secret(name: &str, secret_type: &str, data: &[(&str, &str)]) -> Value {
 
 /// Runs one pass for the GitLabSecrets named `name` with the secretgen planner.
 pub fn pass(cluster: &FakeCluster, name: &str) -> Result<Outcome, ReconcileError> {
+    pass_with(cluster, &SecretgenPlanner, name)
+}
+
+/// One pass over the GitLabSecrets named `name`, planned by `planner`.
+pub fn pass_with(
+    cluster: &FakeCluster,
+    planner: &impl Planner,
+    name: &str,
+) -> Result<Outcome, ReconcileError> {
     let request = Request {
         namespace: Some(NS.into()),
         name: name.into(),
     };
-    crate::reconcile(cluster, &SecretgenPlanner, &request)
+    crate::reconcile(cluster, planner, &request)
+}
+
+/// Plans with secretgen and counts the private keys it generates.
+#[derive(Debug, Default)]
+pub struct KeyCountingPlanner {
+    generated: Cell<usize>,
+}
+
+impl KeyCountingPlanner {
+    /// Private keys generated so far.
+    pub fn keys_generated(&self) -> usize {
+        self.generated.get()
+    }
+}
+
+impl secretgen::KeySource for KeyCountingPlanner {
+    fn generate_key(
+        &self,
+        algorithm: secretgen::KeyAlgorithm,
+    ) -> Result<Vec<u8>, secretgen::SourceError> {
+        self.generated.set(self.generated.get() + 1);
+        secretgen::NativeKeys.generate_key(algorithm)
+    }
+}
+
+impl Planner for KeyCountingPlanner {
+    fn plan(&self, request: &SecretRequest) -> Result<SecretPlan, PlanError> {
+        secretgen::plan(request, self).map_err(crate::native_planner::plan_error)
+    }
+
+    fn plan_certificates(
+        &self,
+        request: &CertificatesRequest,
+    ) -> Result<CertificatesPlan, PlanError> {
+        secretgen::plan_certificates(request, self).map_err(crate::native_planner::plan_error)
+    }
 }
 
 /// The status the server holds for the GitLabSecrets named `name`.

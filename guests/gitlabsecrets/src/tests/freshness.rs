@@ -132,15 +132,22 @@ fn a_new_certificate_set_is_issued_only_after_both_checks() {
         g["metadata"]["annotations"] = json!({"touched": "yes"});
     });
 
-    assert_eq!(pass(&cluster, "demo"), Ok(A_SECOND));
+    let planner = KeyCountingPlanner::default();
+    assert_eq!(pass_with(&cluster, &planner, "demo"), Ok(A_SECOND));
     assert!(cluster.write_log().is_empty(), "{:?}", cluster.write_log());
     assert!(cluster.server("Secret", "demo-wildcard-ca").is_none());
+    assert_eq!(
+        planner.keys_generated(),
+        0,
+        "no key is generated before both checks pass"
+    );
 
     cluster.sync_cache();
-    assert_eq!(pass(&cluster, "demo"), Ok(Outcome::done()));
+    assert_eq!(pass_with(&cluster, &planner, "demo"), Ok(Outcome::done()));
     assert!(
         cluster
             .secret_data("demo-wildcard-tls")
             .contains_key("tls.key")
     );
+    assert_eq!(planner.keys_generated(), 2, "the CA key and tls.key");
 }
