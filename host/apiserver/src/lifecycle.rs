@@ -11,6 +11,8 @@
 //!   finalizer and goes;
 //! - an object being deleted whose finalizers are all gone is removed.
 
+use std::collections::{HashMap, HashSet};
+
 use serde_json::{Value, json};
 
 use crate::objects::{has_finalizers, is_deleting, meta_str, now};
@@ -54,19 +56,57 @@ fn owners(object: &Value) -> Vec<(String, bool)> {
         .collect()
 }
 
-/// One round; whether anything changed.
+/// What one round reads from the store, in one pass over it (a round is O(objects): it runs
+/// after every write that concerns the controllers, under the server's lock).
+struct Snapshot {
+    /// The uids of every stored object.
+    uids: HashSet<String>,
+    /// The dependents of each owner uid, each with its `blockOwnerDeletion`.
+    dependents: HashMap<String, Vec<(StoreKey, bool)>>,
+    /// The objects a controller may act on: those with owners and those being deleted.
+    candidates: Vec<StoreKey>,
+}
+
+impl Snapshot {
+    fn of(state: &State) -> Self {
+        let mut snapshot = Self {
+            uids: HashSet::new(),
+            dependents: HashMap::new(),
+            candidates: Vec::new(),
+        };
+        for (key, object) in state.store.iter() {
+            if let Some(uid) = meta_str(object, "uid") {
+                snapshot.uids.insert(uid.to_owned());
+            }
+            let own = owners(object);
+            if !own.is_empty() || is_deleting(object) {
+                snapshot.candidates.push(key.clone());
+            }
+            for (uid, block) in own {
+                snapshot
+                    .dependents
+                    .entry(uid)
+                    .or_default()
+                    .push((key.clone(), block));
+            }
+        }
+        snapshot
+    }
+
+    fn dependents_of(&self, uid: &str) -> &[(StoreKey, bool)] {
+        self.dependents.get(uid).map_or(&[], Vec::as_slice)
+    }
+}
+
+/// One round; whether anything changed. Each object is read as the store holds it when
+/// its turn comes, so an earlier action of the round is seen.
 fn step(state: &mut State) -> bool {
-    let objects: Vec<(StoreKey, Value)> = state
-        .store
-        .iter()
-        .map(|(k, v)| (k.clone(), v.clone()))
-        .collect();
-    let uids: std::collections::HashSet<String> = objects
-        .iter()
-        .filter_map(|(_, o)| meta_str(o, "uid").map(str::to_owned))
-        .collect();
+    let snapshot = Snapshot::of(state);
     let mut changed = false;
-    for (key, object) in &objects {
+    for key in &snapshot.candidates {
+        let Some(object) = state.store.get(key).cloned() else {
+            continue;
+        };
         let finalizers: Vec<String> = object
             .pointer("/metadata/finalizers")
             .and_then(Value::as_array)
@@ -74,39 +114,42 @@ fn step(state: &mut State) -> bool {
             .flatten()
             .filter_map(|f| f.as_str().map(str::to_owned))
             .collect();
-        let uid = meta_str(object, "uid").unwrap_or_default().to_owned();
-        let dependents: Vec<&(StoreKey, Value)> = objects
-            .iter()
-            .filter(|(_, o)| owners(o).iter().any(|(u, _)| *u == uid))
-            .collect();
+        let uid = meta_str(&object, "uid").unwrap_or_default().to_owned();
+        let dependents = snapshot.dependents_of(&uid);
 
         // Background: every owner gone.
-        let own = owners(object);
-        if !own.is_empty() && own.iter().all(|(u, _)| !uids.contains(u)) && !is_deleting(object) {
-            changed |= delete(state, key, object);
+        let own = owners(&object);
+        if !own.is_empty()
+            && own.iter().all(|(u, _)| !snapshot.uids.contains(u))
+            && !is_deleting(&object)
+        {
+            changed |= delete(state, key, &object);
             continue;
         }
-        if !is_deleting(object) {
+        if !is_deleting(&object) {
             continue;
         }
         if finalizers.iter().any(|f| f == "foregroundDeletion") {
-            for (dk, dependent) in &dependents {
-                if !is_deleting(dependent) {
-                    changed |= delete(state, dk, dependent);
+            for (dk, _) in dependents {
+                if let Some(dependent) = state.store.get(dk).cloned()
+                    && !is_deleting(&dependent)
+                {
+                    changed |= delete(state, dk, &dependent);
                 }
             }
-            let blocking = dependents.iter().any(|(dk, d)| {
-                state.store.get(dk).is_some()
-                    && owners(d).iter().any(|(u, block)| *u == uid && *block)
-            });
+            let blocking = dependents
+                .iter()
+                .any(|(dk, block)| *block && state.store.get(dk).is_some());
             if !blocking {
-                changed |= drop_finalizer(state, key, object, "foregroundDeletion");
+                changed |= drop_finalizer(state, key, &object, "foregroundDeletion");
             }
             continue;
         }
         if finalizers.iter().any(|f| f == "orphan") {
-            for (dk, dependent) in &dependents {
-                let mut freed = dependent.clone();
+            for (dk, _) in dependents {
+                let Some(mut freed) = state.store.get(dk).cloned() else {
+                    continue;
+                };
                 if let Some(refs) = freed
                     .pointer_mut("/metadata/ownerReferences")
                     .and_then(Value::as_array_mut)
@@ -115,13 +158,15 @@ fn step(state: &mut State) -> bool {
                 }
                 changed |= put(state, dk, freed);
             }
-            changed |= drop_finalizer(state, key, object, "orphan");
+            changed |= drop_finalizer(state, key, &object, "orphan");
             continue;
         }
         if key.group.is_empty() && key.plural == "namespaces" {
-            let content: Vec<&(StoreKey, Value)> = objects
+            let content: Vec<(StoreKey, Value)> = state
+                .store
                 .iter()
                 .filter(|(k, _)| k.namespace == key.name)
+                .map(|(k, v)| (k.clone(), v.clone()))
                 .collect();
             for (ck, c) in &content {
                 if !is_deleting(c) {
@@ -136,7 +181,7 @@ fn step(state: &mut State) -> bool {
             }
             continue;
         }
-        if !has_finalizers(object) {
+        if !has_finalizers(&object) {
             changed |= remove(state, key);
         }
     }
