@@ -287,16 +287,23 @@ pub async fn soak(options: &SoakOptions) -> anyhow::Result<SoakReport> {
             replica(&names[0], &election)?,
             replica(&names[1], &election)?,
         ];
-        // Once one leads, and some passes later, the holder of the Lease is killed (either,
-        // when none came to hold it in 10 s).
+        // Once one of this round's replicas leads (the Lease still names the last round's
+        // holder until then), and some passes later, the holder is killed (either, when
+        // neither came to hold it in 10 s).
+        let ours = |holder: &Option<String>| {
+            holder
+                .as_deref()
+                .filter(|h| names.iter().any(|n| n == h))
+                .map(str::to_owned)
+        };
         let elected = Instant::now();
-        while lease_holder(&server.cluster.client).await.is_none()
+        while ours(&lease_holder(&server.cluster.client).await).is_none()
             && elected.elapsed() < Duration::from_secs(10)
         {
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
         tokio::time::sleep(Duration::from_millis(rng.below(2000))).await;
-        let holder = lease_holder(&server.cluster.client).await;
+        let holder = ours(&lease_holder(&server.cluster.client).await);
         let killed = match holder.as_deref() {
             Some(h) if h == names[1] => 1,
             Some(h) if h == names[0] => 0,
