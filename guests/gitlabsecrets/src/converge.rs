@@ -33,12 +33,10 @@ use wasm_operator_sdk::ReadFrom;
 use wasm_operator_sdk::planner::{PlanError, SecretPlan};
 
 use crate::declared::EntryError;
-use crate::describe::DECLARED_SECRETS;
 use crate::error::{Error, Result};
 use crate::events;
 use crate::freshness::{self, changed};
 use crate::pass::{Pass, SecretResult};
-use crate::types::GitLabSecrets;
 use crate::write;
 
 /// Plans a group from its Secrets (in group order), generating or not.
@@ -311,27 +309,12 @@ fn failed(
 
 /// The other GitLabSecrets of the namespace that declare `secret`, as the cache holds them.
 fn declaring_others(pass: &Pass<'_>, secret: &str) -> Result<Vec<String>> {
-    use wasm_operator_sdk::{KindRef, ListOptions};
     let key = wasm_operator_sdk::object::object_key(pass.namespace.as_deref(), secret);
-    let options = ListOptions {
-        label_selector: None,
-        field_index: Some((DECLARED_SECRETS.to_owned(), key)),
-    };
-    let declaring = pass
-        .cluster
-        .list(
-            &KindRef::of::<GitLabSecrets>(),
-            pass.namespace.as_deref(),
-            &options,
-        )
-        .map_err(|source| Error::ListDeclaring {
+    match pass.declared_by_others() {
+        Ok(declared) => Ok(declared.get(&key).cloned().unwrap_or_default()),
+        Err(source) => Err(Error::ListDeclaring {
             secret: secret.to_owned(),
-            source,
-        })?;
-    Ok(declaring
-        .iter()
-        .filter_map(|o| o.pointer("/metadata/name").and_then(Value::as_str))
-        .filter(|name| *name != pass.name)
-        .map(str::to_owned)
-        .collect())
+            source: source.clone(),
+        }),
+    }
 }

@@ -1,9 +1,11 @@
 //! The state of one pass: what it read, what it found, and what it will report.
 
+use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
+use serde_json::Value;
 use wasm_operator_sdk::planner::Planner;
-use wasm_operator_sdk::{Cluster, Event};
+use wasm_operator_sdk::{ApiError, Cluster, Event, KindRef, ListOptions};
 
 use crate::declared::DeclaredSpec;
 use crate::error::Error;
@@ -45,6 +47,9 @@ pub struct Pass<'a> {
     pub results: Vec<SecretResult>,
     /// The events to record on the GitLabSecrets.
     pub events: Vec<Event>,
+    /// The Secrets the other GitLabSecrets of the namespace declare (`namespace/name` →
+    /// their names), read from the cache once, when first asked for.
+    declared_by_others: OnceCell<Result<BTreeMap<String, Vec<String>>, ApiError>>,
 }
 
 impl<'a> Pass<'a> {
@@ -69,7 +74,34 @@ impl<'a> Pass<'a> {
             primary_current: false,
             results: Vec::new(),
             events: Vec::new(),
+            declared_by_others: OnceCell::new(),
         }
+    }
+
+    /// The Secrets the other GitLabSecrets of the namespace declare, keyed `namespace/name`,
+    /// each with the names of the GitLabSecrets declaring it: one list of the namespace's
+    /// GitLabSecrets per pass, whatever the number of Secrets asked about.
+    pub fn declared_by_others(&self) -> Result<&BTreeMap<String, Vec<String>>, &ApiError> {
+        self.declared_by_others
+            .get_or_init(|| {
+                let all = self.cluster.list(
+                    &KindRef::of::<GitLabSecrets>(),
+                    self.namespace.as_deref(),
+                    &ListOptions::default(),
+                )?;
+                let mut declared: BTreeMap<String, Vec<String>> = BTreeMap::new();
+                for other in &all {
+                    let name = other.pointer("/metadata/name").and_then(Value::as_str);
+                    let Some(name) = name.filter(|n| *n != self.name) else {
+                        continue;
+                    };
+                    for key in crate::describe::index(crate::describe::DECLARED_SECRETS, other) {
+                        declared.entry(key).or_default().push(name.to_owned());
+                    }
+                }
+                Ok(declared)
+            })
+            .as_ref()
     }
 
     /// `namespace/name` of the GitLabSecrets.
