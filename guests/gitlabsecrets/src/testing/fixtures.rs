@@ -1,14 +1,13 @@
 //! The tests' cluster and object builders.
 
-use serde_json::{Value, json};
-use wasm_operator_sdk::testing::{FakeCluster, Op, Refusal};
-use wasm_operator_sdk::{Outcome, ReconcileError, Request};
-
 use std::cell::Cell;
 
+use serde_json::{Value, json};
 use wasm_operator_sdk::planner::{
     CertificatesPlan, CertificatesRequest, PlanError, Planner, SecretPlan, SecretRequest,
 };
+use wasm_operator_sdk::testing::{FakeCluster, Op, Refusal};
+use wasm_operator_sdk::{Outcome, ReconcileError, Request};
 
 use crate::SecretgenPlanner;
 use crate::types::{GitLabSecretsStatus, KIND};

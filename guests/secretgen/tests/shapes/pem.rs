@@ -89,20 +89,40 @@ fn rsa(key: &rsa::PrivateKey) -> Value {
     json!({"type": "rsa", "bits": super::bits(&key.n_bytes())})
 }
 
+/// The curve of an ECDSA private key, from its PKCS#8 DER or (`pkcs8` false) its SEC 1 DER.
+fn ecdsa_curve(der: &[u8], pkcs8: bool) -> Option<Value> {
+    use pkcs8::DecodePrivateKey as _;
+    let decodes = [
+        (
+            "P-256",
+            p256::SecretKey::from_pkcs8_der(der).is_ok(),
+            p256::SecretKey::from_sec1_der(der).is_ok(),
+        ),
+        (
+            "P-384",
+            p384::SecretKey::from_pkcs8_der(der).is_ok(),
+            p384::SecretKey::from_sec1_der(der).is_ok(),
+        ),
+        (
+            "P-521",
+            p521::SecretKey::from_pkcs8_der(der).is_ok(),
+            p521::SecretKey::from_sec1_der(der).is_ok(),
+        ),
+    ];
+    decodes
+        .into_iter()
+        .find(|(_, as_pkcs8, as_sec1)| if pkcs8 { *as_pkcs8 } else { *as_sec1 })
+        .map(|(curve, ..)| json!({"type": "ecdsa", "curve": curve}))
+}
+
 /// A PKCS#8 `PRIVATE KEY`: RSA, an ECDSA curve or Ed25519.
 fn pkcs8_key(der: &[u8]) -> Value {
     use pkcs8::DecodePrivateKey as _;
     if let Ok(key) = rsa::PrivateKey::from_pkcs8_der(der) {
         return rsa(&key);
     }
-    if p256::SecretKey::from_pkcs8_der(der).is_ok() {
-        return json!({"type": "ecdsa", "curve": "P-256"});
-    }
-    if p384::SecretKey::from_pkcs8_der(der).is_ok() {
-        return json!({"type": "ecdsa", "curve": "P-384"});
-    }
-    if p521::SecretKey::from_pkcs8_der(der).is_ok() {
-        return json!({"type": "ecdsa", "curve": "P-521"});
+    if let Some(curve) = ecdsa_curve(der, true) {
+        return curve;
     }
     if ed25519_dalek::SigningKey::from_pkcs8_der(der).is_ok() {
         return json!({"type": "ed25519"});
@@ -121,14 +141,5 @@ fn pkcs1_key(der: &[u8]) -> Value {
 
 /// A SEC 1 `EC PRIVATE KEY`.
 fn sec1_key(der: &[u8]) -> Value {
-    if p256::SecretKey::from_sec1_der(der).is_ok() {
-        return json!({"type": "ecdsa", "curve": "P-256"});
-    }
-    if p384::SecretKey::from_sec1_der(der).is_ok() {
-        return json!({"type": "ecdsa", "curve": "P-384"});
-    }
-    if p521::SecretKey::from_sec1_der(der).is_ok() {
-        return json!({"type": "ecdsa", "curve": "P-521"});
-    }
-    json!("a SEC 1 key of no known curve")
+    ecdsa_curve(der, false).unwrap_or_else(|| json!("a SEC 1 key of no known curve"))
 }
