@@ -1,8 +1,9 @@
 //! The shipped secretgen plugin, loaded into the real runtime: its keys come from the host's
 //! native `crypto` capability.
 
-use wasm_operator_e2e::runtime_with_cache;
+use wasm_operator_e2e::{cluster_with, gitlabsecrets_crd, runtime_with_cache, shared_cache};
 use wasm_operator_runtime::planner::{CertificateAction, CertificatesRequest, SecretRequest};
+use wasm_operator_sdk::Request;
 
 fn secretgen_wasm() -> std::path::PathBuf {
     wasm_operator::cli::shipped_plugin_dir().join("secretgen.wasm")
@@ -100,4 +101,100 @@ async fn the_secretgen_plugin_issues_a_certificate_set_in_the_order_ca_tls_chain
     );
     let keys: Vec<&str> = plan.secrets[1].add.iter().map(|e| e.key.as_str()).collect();
     assert_eq!(keys, ["tls.crt", "tls.key"]);
+}
+
+/// A GitLabSecrets in `ns` whose Secrets `secrets` each get one 8-character hex key `k`,
+/// and `rsa`, when given, an RSA key of that many bits.
+fn random_keys(secrets: &[&str], rsa: Option<(&str, u32)>) -> serde_json::Value {
+    let mut entries: Vec<serde_json::Value> = secrets
+        .iter()
+        .map(|name| {
+            serde_json::json!({"name": name, "type": "Opaque", "generators": [
+                {"type": "random", "key": "k", "charset": "hex", "length": 8}]})
+        })
+        .collect();
+    if let Some((name, bits)) = rsa {
+        entries.insert(
+            0,
+            serde_json::json!({"name": name, "type": "Opaque", "generators": [
+                {"type": "rsa", "key": "k", "bits": bits}]}),
+        );
+    }
+    serde_json::json!({"apiVersion": "apps.gitlab.com/v2alpha1", "kind": "GitLabSecrets",
+        "metadata": {"name": "demo", "namespace": "ns"},
+        "spec": {"secrets": entries}})
+}
+
+/// One gitlabsecrets pass over `ns/demo` planned by secretgen (loaded with `limits`); the
+/// planner calls and instances it took.
+async fn pass_over(
+    gitlabsecrets: serde_json::Value,
+    limits: Option<wasm_operator_runtime::Limits>,
+) -> (wasm_operator_e2e::Cluster, u64, u64) {
+    let cluster = cluster_with(&[gitlabsecrets_crd(), gitlabsecrets]).await;
+    let runtime = runtime_with_cache(shared_cache());
+    let shipped = wasm_operator::cli::shipped_plugin_dir();
+    let planner = runtime
+        .load(&shipped.join("secretgen.wasm"), limits)
+        .await
+        .expect("secretgen loads");
+    runtime
+        .link_planner(std::sync::Arc::new(planner))
+        .expect("secretgen is a planner");
+    let reconciler = runtime
+        .load(&shipped.join("gitlabsecrets.wasm"), None)
+        .await
+        .expect("gitlabsecrets loads");
+    let (calls, instances) = (runtime.planner_calls(), runtime.planner_instances());
+    let request = Request {
+        namespace: Some("ns".into()),
+        name: "demo".into(),
+    };
+    // The pass may end with the failure of one Secret; what it wrote is what counts.
+    let _ = reconciler
+        .reconcile(&runtime, cluster.backend(), &request)
+        .await;
+    (
+        cluster,
+        runtime.planner_calls() - calls,
+        runtime.planner_instances() - instances,
+    )
+}
+
+async fn secret_exists(cluster: &wasm_operator_e2e::Cluster, name: &str) -> bool {
+    cluster.get("v1", "Secret", "ns", name).await.is_some()
+}
+
+#[tokio::test]
+async fn the_planner_calls_of_one_pass_share_one_planner_instance() {
+    let (cluster, calls, instances) = pass_over(random_keys(&["a", "b", "c"], None), None).await;
+
+    assert!(calls >= 3, "one call or more per Secret: {calls}");
+    assert_eq!(instances, 1, "{calls} calls, one instance");
+    for name in ["a", "b", "c"] {
+        assert!(secret_exists(&cluster, name).await, "Secret {name} written");
+    }
+}
+
+#[tokio::test]
+async fn a_planner_call_that_fails_leaves_the_next_call_a_new_instance() {
+    // RSA-8192 takes seconds: generating it misses the planner's 300 ms deadline.
+    let limits = wasm_operator_runtime::Limits {
+        deadline: std::time::Duration::from_millis(300),
+        ..wasm_operator_runtime::Limits::default()
+    };
+    let gitlabsecrets = random_keys(&["after"], Some(("big", 8192)));
+
+    let (cluster, calls, instances) = pass_over(gitlabsecrets, Some(limits)).await;
+
+    assert!(
+        !secret_exists(&cluster, "big").await,
+        "nothing generated in time"
+    );
+    assert!(
+        secret_exists(&cluster, "after").await,
+        "the next Secret planned"
+    );
+    assert!(calls >= 3, "big planned twice, then after: {calls}");
+    assert_eq!(instances, 2, "the failed call's instance is not used again");
 }

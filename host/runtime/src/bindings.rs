@@ -59,8 +59,8 @@ mod generated {
     }
 }
 
-pub(crate) use generated::planner::PlannerPluginPre;
 pub use generated::planner::exports::gitlab::secretgen::planner;
+pub(crate) use generated::planner::{PlannerPlugin, PlannerPluginPre};
 pub(crate) use generated::planning::gitlab::secretgen::planner as planner_import;
 pub(crate) use generated::reconciler::exports::wasm_operator::plugin::{
     admission, extensions, reconciler, targeting,

@@ -1,7 +1,7 @@
 //! The runtime: one engine, one linker, the artifact cache and the epoch ticker.
 
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
 
@@ -89,6 +89,9 @@ pub struct Inner {
     /// The planner plugin that reconcilers importing `planner` are linked to.
     planner: RwLock<Option<Arc<Plugin>>>,
     pub(crate) keygens: Arc<Keygens>,
+    /// Calls into planner plugins, and the planner instances made for them, so far.
+    pub(crate) planner_calls: AtomicU64,
+    pub(crate) planner_instances: AtomicU64,
     /// What HTTP egress is resolved through and reported to.
     egress: RwLock<EgressEnv>,
     stop_ticker: Arc<AtomicBool>,
@@ -122,6 +125,8 @@ impl Runtime {
             config,
             planner: RwLock::new(None),
             keygens,
+            planner_calls: AtomicU64::new(0),
+            planner_instances: AtomicU64::new(0),
             egress: RwLock::default(),
             stop_ticker,
         })))
@@ -166,6 +171,17 @@ impl Runtime {
             .read()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .clone()
+    }
+
+    /// Calls into planner plugins so far.
+    pub fn planner_calls(&self) -> u64 {
+        self.planner_calls.load(Ordering::Relaxed)
+    }
+
+    /// Planner instances made so far: one per reconciler pass that plans, plus one after
+    /// each planner call that failed or found another planner linked.
+    pub fn planner_instances(&self) -> u64 {
+        self.planner_instances.load(Ordering::Relaxed)
     }
 
     /// Key generations started so far (the `crypto` capability).

@@ -26,7 +26,9 @@
 //! 5. Every pass ([`Plugin::reconcile`], [`Plugin::index`]) gets a fresh `Store` and
 //!    instance from that `InstancePre`, with the plugin's deadline (epoch ticks, at each of
 //!    which the guest yields to tokio, plus a wall-clock timeout over host calls) and memory
-//!    cap (over all of the store's memories); nothing survives a pass.
+//!    cap (over all of the store's memories); nothing survives a pass. The planner calls
+//!    of one pass share one planner instance in a store of its own, with the planner's
+//!    limits afresh for each call ([`planner_session`]).
 //! 6. A failed pass becomes a [`PassError`] naming the plugin, the object and the cause.
 
 mod admission;
@@ -40,6 +42,7 @@ mod engine;
 mod error;
 pub(crate) mod limits;
 mod pass;
+mod planner_session;
 mod plugin;
 pub mod text;
 pub mod wasi_run;

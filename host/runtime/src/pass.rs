@@ -14,7 +14,7 @@ use super::plugin::{Plugin, PluginInfo};
 use crate::backend::checked::Checked;
 use crate::backend::remote::TargetClusters;
 use crate::backend::{Caller, ClusterBackend};
-use crate::bindings::{PlannerPluginPre, ReconcilerPre, extensions, planner, reconciler as wit};
+use crate::bindings::{ReconcilerPre, extensions, reconciler as wit};
 use crate::capabilities::targets::Targets;
 use crate::capabilities::{ClusterCtx, CryptoCtx, EgressHooks, LogCtx, PassState, PlannerCtx};
 use crate::text::guest_text;
@@ -147,62 +147,6 @@ impl Plugin {
         .await
     }
 
-    /// Plans one Secret with a planner plugin (in a fresh store, with the host's `crypto`).
-    /// The outer error is a failed pass; the inner one the planner's own refusal.
-    pub async fn plan(
-        &self,
-        runtime: &Runtime,
-        request: &planner::SecretRequest,
-    ) -> Result<Result<planner::SecretPlan, planner::PlanError>, PassError> {
-        let pre = self.planner(&request.name)?;
-        let cluster = ClusterCtx::none(&self.name);
-        self.run(runtime, &request.name, cluster, async |store| {
-            let instance = pre
-                .instantiate_async(&mut *store)
-                .await
-                .map_err(Failure::Instantiate)?;
-            instance
-                .gitlab_secretgen_planner()
-                .call_plan(store, request)
-                .await
-                .map_err(Failure::Call)
-        })
-        .await
-    }
-
-    /// Plans the CA, TLS and chain Secrets of one certificate entry with a planner plugin.
-    pub async fn plan_certificates(
-        &self,
-        runtime: &Runtime,
-        request: &planner::CertificatesRequest,
-    ) -> Result<Result<planner::CertificatesPlan, planner::PlanError>, PassError> {
-        let pre = self.planner("certificates")?;
-        let cluster = ClusterCtx::none(&self.name);
-        self.run(runtime, "certificates", cluster, async |store| {
-            let instance = pre
-                .instantiate_async(&mut *store)
-                .await
-                .map_err(Failure::Instantiate)?;
-            instance
-                .gitlab_secretgen_planner()
-                .call_plan_certificates(store, request)
-                .await
-                .map_err(Failure::Call)
-        })
-        .await
-    }
-
-    fn planner(&self, object: &str) -> Result<&PlannerPluginPre<PassState>, PassError> {
-        match &self.info {
-            PluginInfo::Planner { pre } => Ok(pre),
-            PluginInfo::Reconciler { .. } => Err(PassError::Instantiate {
-                plugin: self.name.clone(),
-                object: object.to_owned(),
-                message: "not a planner".into(),
-            }),
-        }
-    }
-
     /// Runs describe() in a fresh store; the message of the failure otherwise.
     pub(crate) async fn describe(&self, runtime: &Runtime) -> Result<Description, String> {
         let PluginInfo::Reconciler { pre, .. } = &self.info else {
@@ -300,17 +244,33 @@ impl Plugin {
         deadline: Duration,
         call: impl AsyncFnOnce(&mut Store<PassState>) -> Result<T, Failure>,
     ) -> Result<T, PassError> {
-        let mut store = self.store(runtime, object, cluster, deadline);
-        let result = tokio::time::timeout(deadline, call(&mut store)).await;
-        self.settle(&store, object, deadline, result)
+        let mut store = self.store(runtime, object, cluster);
+        self.call_in(runtime, &mut store, object, deadline, call)
+            .await
     }
 
-    fn store(
+    /// Runs `call` in `store`, which earlier calls may have used, for `object` within
+    /// `deadline`: the deadline and the fuel start again for it.
+    pub(crate) async fn call_in<T>(
+        &self,
+        runtime: &Runtime,
+        store: &mut Store<PassState>,
+        object: &str,
+        deadline: Duration,
+        call: impl AsyncFnOnce(&mut Store<PassState>) -> Result<T, Failure>,
+    ) -> Result<T, PassError> {
+        self.arm(runtime, store, deadline);
+        object.clone_into(&mut store.data_mut().log.object);
+        let result = tokio::time::timeout(deadline, call(store)).await;
+        self.settle(store, object, deadline, result)
+    }
+
+    /// A fresh store for calls about `object`, with the plugin's memory cap.
+    pub(crate) fn store(
         &self,
         runtime: &Runtime,
         object: &str,
         cluster: ClusterCtx,
-        deadline: Duration,
     ) -> Store<PassState> {
         let log = LogCtx {
             plugin: self.name.clone(),
@@ -334,6 +294,11 @@ impl Plugin {
         );
         let mut store = Store::new(&runtime.engine, state);
         store.limiter(|s| &mut s.memory);
+        store
+    }
+
+    /// Gives the next call in `store` `deadline` in epoch ticks and the plugin's fuel.
+    fn arm(&self, runtime: &Runtime, store: &mut Store<PassState>, deadline: Duration) {
         // At every epoch tick the guest yields to tokio, so a spinning guest leaves the
         // runtime's other tasks (Lease renewal, health, the change feed) their turn; when its
         // ticks are used up the pass traps with the deadline.
@@ -355,7 +320,6 @@ impl Plugin {
             // Cannot fail: the engine counts fuel.
             let _ = store.set_fuel(self.limits.fuel.unwrap_or(u64::MAX));
         }
-        store
     }
 
     /// Turns the outcome of a call into the call's value or a [`PassError`] naming the cause.

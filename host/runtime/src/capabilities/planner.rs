@@ -1,7 +1,8 @@
 //! The `planner` import of reconcilers that call a planner: each call runs the planner
-//! plugin the runtime links now (see [`Runtime::link_planner`]) in a fresh store of its own,
-//! with its own limits and the host's `crypto`. Replacing the planner plugin relinks every
-//! importer from its next call on.
+//! plugin the runtime links now (see [`Runtime::link_planner`]) in a store of its own, with
+//! its own limits and the host's `crypto`. The calls of one pass share one planner instance
+//! (a [`PlannerSession`]); a call that fails, or a relinked planner, starts another.
+//! Replacing the planner plugin relinks every importer from its next call on.
 //!
 //! A planner that fails its pass (a trap, its deadline) comes back to the reconciler as a
 //! `plan-error` naming the Secret, so the reconciler reports it instead of trapping itself.
@@ -13,16 +14,34 @@ use crate::bindings::planner as export;
 use crate::bindings::planner_import::{
     CertificatesPlan, CertificatesRequest, Host, PlanError, SecretPlan, SecretRequest,
 };
+use crate::planner_session::PlannerSession;
 
 /// The planner capability of one pass.
 pub(crate) struct PlannerCtx {
     runtime: Runtime,
+    /// The instance of the pass's calls so far.
+    session: Option<PlannerSession>,
 }
 
 impl PlannerCtx {
     /// Calls go to the planner `runtime` links at the time of the call.
     pub(crate) fn new(runtime: Runtime) -> Self {
-        Self { runtime }
+        Self {
+            runtime,
+            session: None,
+        }
+    }
+
+    /// The session of the planner linked now: the pass's current one while it serves that
+    /// planner, a new one otherwise.
+    fn session(&mut self, subject: &str) -> Result<PlannerSession, PlanError> {
+        let Some(linked) = self.runtime.planner() else {
+            return Err(Self::unlinked(subject));
+        };
+        Ok(match self.session.take() {
+            Some(session) if session.serves(&linked) => session,
+            _ => PlannerSession::new(&self.runtime, linked),
+        })
     }
 
     fn unlinked(subject: &str) -> PlanError {
@@ -39,35 +58,50 @@ impl PlannerCtx {
 
 impl Host for PlannerCtx {
     async fn plan(&mut self, request: SecretRequest) -> Result<SecretPlan, PlanError> {
-        let Some(linked) = self.runtime.planner() else {
-            return Err(Self::unlinked(&request.name));
-        };
         let subject = request.name.clone();
+        let mut session = self.session(&subject)?;
         let request = export::SecretRequest::from(planner::SecretRequest::from(request));
-        match linked.plan(&self.runtime, &request).await {
-            Ok(Ok(plan)) => Ok(planner::SecretPlan::from(plan).into()),
-            Ok(Err(error)) => Err(planner::PlanError::from(error).into()),
-            Err(failed) => Err(PlanError {
-                subject,
-                message: failed.to_string(),
-            }),
-        }
+        let result = session.plan(&self.runtime, &request).await;
+        self.answer(session, &subject, result, |plan| {
+            planner::SecretPlan::from(plan).into()
+        })
     }
 
     async fn plan_certificates(
         &mut self,
         request: CertificatesRequest,
     ) -> Result<CertificatesPlan, PlanError> {
-        let Some(linked) = self.runtime.planner() else {
-            return Err(Self::unlinked("certificates"));
-        };
+        let subject = "certificates";
+        let mut session = self.session(subject)?;
         let request =
             export::CertificatesRequest::from(planner::CertificatesRequest::from(request));
-        match linked.plan_certificates(&self.runtime, &request).await {
-            Ok(Ok(plan)) => Ok(planner::CertificatesPlan::from(plan).into()),
-            Ok(Err(error)) => Err(planner::PlanError::from(error).into()),
+        let result = session.plan_certificates(&self.runtime, &request).await;
+        self.answer(session, subject, result, |plan| {
+            planner::CertificatesPlan::from(plan).into()
+        })
+    }
+}
+
+impl PlannerCtx {
+    /// The import's answer to a call that `session` ran: the plan, the planner's refusal,
+    /// or the failed call as a refusal naming `subject`. A session whose call failed is
+    /// spent; any other is kept for the pass's next call.
+    fn answer<P, Q>(
+        &mut self,
+        session: PlannerSession,
+        subject: &str,
+        result: Result<Result<P, export::PlanError>, crate::PassError>,
+        plan: impl FnOnce(P) -> Q,
+    ) -> Result<Q, PlanError> {
+        match result {
+            Ok(answer) => {
+                self.session = Some(session);
+                answer
+                    .map(plan)
+                    .map_err(|error| planner::PlanError::from(error).into())
+            }
             Err(failed) => Err(PlanError {
-                subject: "certificates".into(),
+                subject: subject.to_owned(),
                 message: failed.to_string(),
             }),
         }
