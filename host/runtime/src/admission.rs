@@ -248,7 +248,7 @@ impl Plugin {
             name: request.name.clone(),
         };
         let checked = Checked::new(backend, caller, self.permissions.clone(), subject).read_only();
-        let cluster = ClusterCtx::new(checked);
+        let cluster = ClusterCtx::new(checked, runtime.texts.clone());
         let name = self.name.clone();
         let deadline = within.min(self.limits.deadline);
         self.run_within(runtime, object, cluster, deadline, async |store| {

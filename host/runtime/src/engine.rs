@@ -20,6 +20,7 @@ use crate::bindings::{
     targets, types,
 };
 use crate::capabilities::http::{AllowList, EgressEnv};
+use crate::capabilities::texts::Texts;
 use crate::capabilities::{HasCluster, HasCrypto, HasLog, HasPlanner, Keygens, PassState};
 
 /// How the runtime is set up.
@@ -92,6 +93,8 @@ pub struct Inner {
     /// Calls into planner plugins, and the planner instances made for them, so far.
     pub(crate) planner_calls: AtomicU64,
     pub(crate) planner_instances: AtomicU64,
+    /// The JSON text guests read cached objects as.
+    pub(crate) texts: Arc<Texts>,
     /// What HTTP egress is resolved through and reported to.
     egress: RwLock<EgressEnv>,
     stop_ticker: Arc<AtomicBool>,
@@ -127,6 +130,7 @@ impl Runtime {
             keygens,
             planner_calls: AtomicU64::new(0),
             planner_instances: AtomicU64::new(0),
+            texts: Arc::default(),
             egress: RwLock::default(),
             stop_ticker,
         })))

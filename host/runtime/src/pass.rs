@@ -53,7 +53,7 @@ impl Plugin {
             request.object(&description.primary),
         );
         let conflicted = checked.conflicted();
-        let mut cluster = ClusterCtx::new(checked);
+        let mut cluster = ClusterCtx::new(checked, runtime.texts.clone());
         let owner_labels = description
             .targets
             .targets()

@@ -1,8 +1,12 @@
 //! The `cluster` import: the WIT calls in SDK types, served by the pass's [`Checked`]
 //! backend (which refuses what the plugin did not declare).
 
+use std::sync::Arc;
+
 use serde_json::Value;
 use wasm_operator_types::{self as shared, ApiError};
+
+use super::texts::Texts;
 
 use crate::backend::checked::Checked;
 use crate::bindings::cluster::{self as wit, Host};
@@ -23,17 +27,20 @@ pub(crate) struct ClusterCtx {
     /// The certificates `egress.trust-ca` added for this pass's HTTPS requests (shared with
     /// the pass's HTTP send hook).
     pub(crate) trusted_ca: super::http::TrustedCas,
+    /// The text of cached objects, shared by every pass of the runtime.
+    texts: Arc<Texts>,
 }
 
 impl ClusterCtx {
     /// The capability of a reconcile pass.
-    pub(crate) fn new(cluster: Checked) -> Self {
+    pub(crate) fn new(cluster: Checked, texts: Arc<Texts>) -> Self {
         Self {
             plugin: String::new(),
             cluster: Some(cluster),
             targets: Default::default(),
             target_services: Default::default(),
             trusted_ca: Default::default(),
+            texts,
         }
     }
 
@@ -45,6 +52,7 @@ impl ClusterCtx {
             targets: Default::default(),
             target_services: Default::default(),
             trusted_ca: Default::default(),
+            texts: Default::default(),
         }
     }
 
@@ -82,8 +90,8 @@ impl ClusterCtx {
             .view(target)?
             .get_shared(&object_ref(object), from)
             .await?;
-        // Serialized straight from the cache's copy: a guest only ever gets the text.
-        Ok(found.map(|v| v.to_string()))
+        // A guest only ever gets the text: the cache's copy's, serialized once.
+        Ok(found.map(|v| self.texts.of(&v).to_string()))
     }
 
     pub(super) async fn do_list(
@@ -101,7 +109,10 @@ impl ClusterCtx {
             .view(target)?
             .list_shared(&kind_ref(kind), namespace.as_deref(), &options)
             .await?;
-        Ok(listed.iter().map(|v| v.to_string()).collect())
+        Ok(listed
+            .iter()
+            .map(|v| self.texts.of(v).to_string())
+            .collect())
     }
 
     pub(super) async fn do_apply(

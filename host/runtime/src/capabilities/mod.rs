@@ -17,6 +17,7 @@ pub mod http;
 pub mod logging;
 pub(crate) mod planner;
 pub mod targets;
+pub(crate) mod texts;
 
 use wasmtime::component::{HasData, ResourceTable};
 use wasmtime_wasi::p2::pipe::MemoryOutputPipe;
