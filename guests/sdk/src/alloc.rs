@@ -26,8 +26,9 @@ use std::cell::Cell;
 
 /// Bytes of one wasm page.
 const PAGE: usize = 64 * 1024;
-/// Pages asked of the host at least at a time (1 MiB), so memory grows in few steps.
-const GROW_PAGES: usize = 16;
+/// Pages asked of the host at least at a time (128 KiB): few steps, and little memory past
+/// what the pass uses (the host resets all of it after the pass).
+const GROW_PAGES: usize = 2;
 
 /// Where the free memory is: `[top, end)`, and the start of the latest allocation.
 #[derive(Debug, Default)]
