@@ -81,10 +81,3 @@ impl Reconciler for GitLabSecretsReconciler {
 }
 
 wasm_operator_sdk::export_reconciler!(GitLabSecretsReconciler);
-
-// Every pass runs in a fresh instance: a bump allocator is enough, and cheaper than
-// dlmalloc (measured in `wasm-operator bench`, scenario 1).
-#[cfg(target_arch = "wasm32")]
-#[global_allocator]
-static ALLOCATOR: wasm_operator_sdk::alloc::PassAllocator =
-    wasm_operator_sdk::alloc::PassAllocator::new();

@@ -11,8 +11,6 @@
 //! - [`plugin`]: what a plugin describes and returns ([`Description`], [`Outcome`], …).
 //! - [`admission`]: defaulting and validation of writes (contract 1.2): kube-worded field
 //!   errors, typed defaulting.
-//! - `alloc` (wasm32 only): `PassAllocator`, a bump allocator for a plugin's wasm build
-//!   (its heap lives one pass).
 //! - [`log`]: logging into the host's `tracing`.
 //! - [`http`]: HTTP(S) requests to the destinations the plugin declares (contract 1.1).
 //! - [`crypto`]: fresh private keys (PKCS#8) from the host's key generation.
@@ -31,8 +29,6 @@
 //!   reconcilers' tests.
 
 pub mod admission;
-#[cfg(any(test, target_arch = "wasm32"))]
-pub mod alloc;
 pub mod blocks;
 pub mod cluster;
 #[cfg(feature = "schemars")]
