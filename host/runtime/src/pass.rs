@@ -244,7 +244,7 @@ impl Plugin {
         deadline: Duration,
         call: impl AsyncFnOnce(&mut Store<PassState>) -> Result<T, Failure>,
     ) -> Result<T, PassError> {
-        let mut store = self.store(runtime, object, cluster);
+        let mut store = self.store(runtime, cluster);
         self.call_in(runtime, &mut store, object, deadline, call)
             .await
     }
@@ -265,16 +265,12 @@ impl Plugin {
         self.settle(store, object, deadline, result)
     }
 
-    /// A fresh store for calls about `object`, with the plugin's memory cap.
-    pub(crate) fn store(
-        &self,
-        runtime: &Runtime,
-        object: &str,
-        cluster: ClusterCtx,
-    ) -> Store<PassState> {
+    /// A fresh store with the plugin's memory cap; each call in it names its object
+    /// ([`Plugin::call_in`]).
+    pub(crate) fn store(&self, runtime: &Runtime, cluster: ClusterCtx) -> Store<PassState> {
         let log = LogCtx {
             plugin: self.name.clone(),
-            object: object.to_owned(),
+            object: String::new(),
         };
         let egress = EgressHooks::new(
             &self.name,

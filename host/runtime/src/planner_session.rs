@@ -1,90 +1,32 @@
 //! Calls into a planner plugin: one instance serves every plan call of one reconciler pass.
 //!
-//! A [`PlannerSession`] holds a store of the planner's own (its memory cap, its `crypto`, no
-//! cluster) and instantiates the planner at its first call; later calls reuse that instance,
-//! each with the planner's full deadline and fuel. A call that fails (a trap, the deadline,
-//! the memory cap) ends the session: the instance is not used again. Nothing of a session
-//! outlives the pass that holds it.
+//! A [`PlannerSession`] is a store of the planner's own (its memory cap, its `crypto`, no
+//! cluster) and the planner's instance in it, made at the first call; later calls reuse that
+//! instance, each with the planner's full deadline and fuel. A call that fails (a trap, the
+//! deadline, the memory cap) ends the session: the instance is not used again. Nothing of a
+//! session outlives the pass that holds it.
 
-use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use crate::bindings::{PlannerPlugin, PlannerPluginPre, planner};
 use crate::capabilities::{ClusterCtx, PassState};
 use crate::pass::Failure;
+use crate::plugin::PluginInfo;
 use crate::{PassError, Plugin, Runtime};
 
-/// A planner plugin's instance for the calls of one pass.
+/// A store of one planner plugin, and its instance once a call made it.
 pub(crate) struct PlannerSession {
-    plugin: Arc<Plugin>,
     store: wasmtime::Store<PassState>,
-    /// Made at the first call.
     instance: Option<PlannerPlugin>,
 }
 
 impl PlannerSession {
-    /// A session with `plugin`, which must be a planner; nothing is instantiated yet.
-    pub(crate) fn new(runtime: &Runtime, plugin: Arc<Plugin>) -> Self {
-        let store = plugin.store(runtime, "planner", ClusterCtx::none(&plugin.name));
+    /// A session with `planner`; nothing is instantiated yet.
+    pub(crate) fn new(runtime: &Runtime, planner: &Plugin) -> Self {
         Self {
-            plugin,
-            store,
+            store: planner.store(runtime, ClusterCtx::none(&planner.name)),
             instance: None,
         }
-    }
-
-    /// Whether this session calls `plugin` (the same load of the same file).
-    pub(crate) fn serves(&self, plugin: &Arc<Plugin>) -> bool {
-        Arc::ptr_eq(&self.plugin, plugin)
-    }
-
-    /// Plans one Secret. The outer error is a failed call (the session is then spent); the
-    /// inner one the planner's own refusal.
-    pub(crate) async fn plan(
-        &mut self,
-        runtime: &Runtime,
-        request: &planner::SecretRequest,
-    ) -> Result<Result<planner::SecretPlan, planner::PlanError>, PassError> {
-        let calls = Calls {
-            store: &mut self.store,
-            instance: &mut self.instance,
-        };
-        self.plugin.plan_in(runtime, calls, request).await
-    }
-
-    /// Plans the CA, TLS and chain Secrets of one certificate entry.
-    pub(crate) async fn plan_certificates(
-        &mut self,
-        runtime: &Runtime,
-        request: &planner::CertificatesRequest,
-    ) -> Result<Result<planner::CertificatesPlan, planner::PlanError>, PassError> {
-        let calls = Calls {
-            store: &mut self.store,
-            instance: &mut self.instance,
-        };
-        self.plugin
-            .plan_certificates_in(runtime, calls, request)
-            .await
-    }
-}
-
-/// Where a planner call runs: a store, and the instance in it once one is made.
-struct Calls<'s> {
-    store: &'s mut wasmtime::Store<PassState>,
-    instance: &'s mut Option<PlannerPlugin>,
-}
-
-fn planner_pre<'p>(
-    plugin: &'p Plugin,
-    object: &str,
-) -> Result<&'p PlannerPluginPre<PassState>, PassError> {
-    match &plugin.info {
-        crate::plugin::PluginInfo::Planner { pre } => Ok(pre),
-        crate::plugin::PluginInfo::Reconciler { .. } => Err(PassError::Instantiate {
-            plugin: plugin.name.clone(),
-            object: object.to_owned(),
-            message: "not a planner".into(),
-        }),
     }
 }
 
@@ -96,12 +38,8 @@ impl Plugin {
         runtime: &Runtime,
         request: &planner::SecretRequest,
     ) -> Result<Result<planner::SecretPlan, planner::PlanError>, PassError> {
-        let mut store = self.store(runtime, "planner", ClusterCtx::none(&self.name));
-        let calls = Calls {
-            store: &mut store,
-            instance: &mut None,
-        };
-        self.plan_in(runtime, calls, request).await
+        let mut session = PlannerSession::new(runtime, self);
+        self.plan_in(runtime, &mut session, request).await
     }
 
     /// Plans the CA, TLS and chain Secrets of one certificate entry, in a fresh store.
@@ -110,21 +48,20 @@ impl Plugin {
         runtime: &Runtime,
         request: &planner::CertificatesRequest,
     ) -> Result<Result<planner::CertificatesPlan, planner::PlanError>, PassError> {
-        let mut store = self.store(runtime, "planner", ClusterCtx::none(&self.name));
-        let calls = Calls {
-            store: &mut store,
-            instance: &mut None,
-        };
-        self.plan_certificates_in(runtime, calls, request).await
+        let mut session = PlannerSession::new(runtime, self);
+        self.plan_certificates_in(runtime, &mut session, request)
+            .await
     }
 
-    async fn plan_in(
+    /// [`Plugin::plan`] in `session`, a session of this plugin. After an outer error the
+    /// session is spent.
+    pub(crate) async fn plan_in(
         &self,
         runtime: &Runtime,
-        calls: Calls<'_>,
+        session: &mut PlannerSession,
         request: &planner::SecretRequest,
     ) -> Result<Result<planner::SecretPlan, planner::PlanError>, PassError> {
-        self.call_planner(runtime, calls, &request.name, async |store, instance| {
+        self.call_planner(runtime, session, &request.name, async |store, instance| {
             instance
                 .gitlab_secretgen_planner()
                 .call_plan(store, request)
@@ -133,13 +70,14 @@ impl Plugin {
         .await
     }
 
-    async fn plan_certificates_in(
+    /// [`Plugin::plan_certificates`] in `session`, a session of this plugin.
+    pub(crate) async fn plan_certificates_in(
         &self,
         runtime: &Runtime,
-        calls: Calls<'_>,
+        session: &mut PlannerSession,
         request: &planner::CertificatesRequest,
     ) -> Result<Result<planner::CertificatesPlan, planner::PlanError>, PassError> {
-        self.call_planner(runtime, calls, "certificates", async |store, instance| {
+        self.call_planner(runtime, session, "certificates", async |store, instance| {
             instance
                 .gitlab_secretgen_planner()
                 .call_plan_certificates(store, request)
@@ -148,17 +86,17 @@ impl Plugin {
         .await
     }
 
-    /// Runs `call` on the instance of `calls` (made first when there is none yet), within
+    /// Runs `call` on the instance of `session` (made first when there is none yet), within
     /// the planner's deadline.
     async fn call_planner<T>(
         &self,
         runtime: &Runtime,
-        calls: Calls<'_>,
+        session: &mut PlannerSession,
         object: &str,
         call: impl AsyncFnOnce(&mut wasmtime::Store<PassState>, &PlannerPlugin) -> wasmtime::Result<T>,
     ) -> Result<T, PassError> {
-        let pre = planner_pre(self, object)?;
-        let Calls { store, instance } = calls;
+        let pre = self.planner_pre(object)?;
+        let PlannerSession { store, instance } = session;
         runtime.planner_calls.fetch_add(1, Ordering::Relaxed);
         self.call_in(
             runtime,
@@ -181,5 +119,16 @@ impl Plugin {
             },
         )
         .await
+    }
+
+    fn planner_pre(&self, object: &str) -> Result<&PlannerPluginPre<PassState>, PassError> {
+        match &self.info {
+            PluginInfo::Planner { pre } => Ok(pre),
+            PluginInfo::Reconciler { .. } => Err(PassError::Instantiate {
+                plugin: self.name.clone(),
+                object: object.to_owned(),
+                message: "not a planner".into(),
+            }),
+        }
     }
 }
