@@ -20,7 +20,6 @@ use super::keystone::{KEYSTONE_CRD, keystone_objects, keystone_resource};
 use super::process::{OperatorProcess, mib};
 use super::report::{Cell, Section};
 
-const PASSES: &str = "wasm_operator_passes_total";
 const REQUESTS: &str = "wasm_operator_api_requests_total";
 
 /// What one run measured.
@@ -146,9 +145,12 @@ async fn one(options: &BenchOptions, n: usize) -> anyhow::Result<Run> {
         tokio::time::sleep(Duration::from_millis(200)).await;
     }
     let ready = started.elapsed();
+    // The pass that wrote the last Ready may still be ending.
+    let passes = operator
+        .wait_passes_counted(Instant::now(), Duration::from_secs(30))
+        .await?;
     let memory = operator.memory();
     let requests = operator.metric(REQUESTS).await?;
-    let passes = operator.metric(PASSES).await?;
     operator.stop().await;
     server.stop();
     Ok(Run {

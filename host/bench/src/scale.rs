@@ -69,9 +69,12 @@ async fn one(
     let started = Instant::now();
     cluster.gitlabsecrets(variant, &namespaces).await?;
     let ready = cluster.wait_ready(n, started, timeout).await?;
+    // The pass that wrote the last Ready may still be ending.
+    let passes = operator
+        .wait_passes_counted(Instant::now(), Duration::from_secs(30))
+        .await?;
     let memory = operator.memory();
     let requests = operator.metric(REQUESTS).await?;
-    let passes = operator.metric(PASSES).await?;
     operator.stop().await;
 
     // Restart over the converged cluster: the informers list all N, each gets a pass.

@@ -367,7 +367,6 @@ impl Controller {
             ) => result,
             () = leadership_lost(&mut leading) => {
                 // Dropping the pass's future drops its store: the guest stops where it was.
-                drop(in_flight);
                 tracing::warn!(
                     plugin = self.name(),
                     namespace = request.namespace.as_deref(),
@@ -376,12 +375,12 @@ impl Controller {
                 );
                 self.metrics
                     .pass(self.name(), "error", Some(LEADERSHIP_LOST), started.elapsed());
+                drop(in_flight);
                 self.queue.give_back(request);
                 self.metrics.queue_depth(self.name(), self.queue.depth());
                 return;
             }
         };
-        drop(in_flight);
         let elapsed = started.elapsed();
         tracing::debug!(
             plugin = self.name(),
@@ -404,6 +403,7 @@ impl Controller {
                     "success"
                 };
                 self.metrics.pass(self.name(), label, None, elapsed);
+                drop(in_flight);
                 let cached = self.cached_primary(&request);
                 let reported = self.reported_lock().remove(&request);
                 report::success(
@@ -424,6 +424,7 @@ impl Controller {
                 };
                 self.metrics
                     .pass(self.name(), result, Some(error.label()), elapsed);
+                drop(in_flight);
                 if !matches!(error, PassError::Reconcile { .. }) {
                     self.reported_lock().insert(request.clone());
                     report::failure(
@@ -493,8 +494,9 @@ async fn leadership_lost(leading: &mut watch::Receiver<bool>) {
     }
 }
 
-/// Counts a pass in `passes_in_flight` from its start until it is dropped (ended or
-/// cancelled).
+/// Counts a pass in `passes_in_flight` from its start until it is dropped, which the pass
+/// does once `passes_total` counts it: a reader that sees no pass in flight sees every
+/// started pass counted.
 struct InFlight<'a> {
     metrics: &'a Metrics,
     plugin: &'a str,
