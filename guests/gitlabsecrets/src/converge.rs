@@ -28,19 +28,19 @@
 
 use std::collections::BTreeMap;
 
-use serde_json::Value;
 use wasm_operator_sdk::ReadFrom;
 use wasm_operator_sdk::planner::{PlanError, SecretPlan};
 
 use crate::declared::EntryError;
 use crate::error::{Error, Result};
 use crate::events;
-use crate::freshness::{self, changed};
+use crate::freshness::{self, ReadSecret, changed};
 use crate::pass::{Pass, SecretResult};
 use crate::write;
 
 /// Plans a group from its Secrets (in group order), generating or not.
-pub type PlanFn<'f> = dyn Fn(&[Option<Value>], bool) -> Result<Vec<SecretPlan>, PlanError> + 'f;
+pub type PlanFn<'f> =
+    dyn Fn(&[Option<ReadSecret>], bool) -> Result<Vec<SecretPlan>, PlanError> + 'f;
 
 /// How converging a group ended.
 #[derive(Debug)]
@@ -125,7 +125,7 @@ pub fn converge(pass: &mut Pass<'_>, names: &[&str], plan: &PlanFn<'_>) -> Resul
 /// The recipe.
 fn steps(pass: &mut Pass<'_>, names: &[&str], plan: &PlanFn<'_>) -> Result<Converged, Stop> {
     // The plans of the group, or the Secret the planner names as failed.
-    let plan = |read: &[Option<Value>], generate: bool| -> Result<Vec<SecretPlan>, Failed> {
+    let plan = |read: &[Option<ReadSecret>], generate: bool| -> Result<Vec<SecretPlan>, Failed> {
         let failed = |source: PlanError| {
             let i = names.iter().position(|n| *n == source.subject).unwrap_or(0);
             let secret = names[i].to_owned();
@@ -205,7 +205,11 @@ fn steps(pass: &mut Pass<'_>, names: &[&str], plan: &PlanFn<'_>) -> Result<Conve
 }
 
 /// Whether anything of the group is to be written or reported.
-fn needs_anything(members: &[Member<'_>], plans: &[SecretPlan], read: &[Option<Value>]) -> bool {
+fn needs_anything(
+    members: &[Member<'_>],
+    plans: &[SecretPlan],
+    read: &[Option<ReadSecret>],
+) -> bool {
     members
         .iter()
         .zip(plans)

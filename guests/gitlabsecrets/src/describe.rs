@@ -6,6 +6,7 @@
 //! host's own writes and need no declaration.
 
 use k8s_openapi::api::core::v1::Secret;
+use serde::Deserialize;
 use serde_json::Value;
 use wasm_operator_sdk::{
     Description, FieldIndex, KindRef, Mapping, Permission, Predicate, Verb, Watch,
@@ -65,35 +66,71 @@ pub fn describe() -> Description {
 }
 
 /// The keys of field index `name` for a GitLabSecrets; none for another index.
-///
-/// Read off the JSON without decoding the whole spec, so a Secret still maps to a
-/// GitLabSecrets whose generators this version of the types would not decode.
 pub fn index(name: &str, object: &Value) -> Vec<String> {
     if name != DECLARED_SECRETS {
         return Vec::new();
     }
-    let namespace = object
-        .pointer("/metadata/namespace")
-        .and_then(Value::as_str);
-    let entries = |field: &str| {
-        object
-            .pointer(&format!("/spec/{field}"))
-            .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-    };
-    let secrets = entries("secrets").filter_map(|e| e.get("name"));
-    let certificates = entries("certificates")
-        .flat_map(|c| ["caSecret", "tlsSecret", "chainSecret"].map(|k| c.get(k)))
-        .flatten();
-    let mut keys: Vec<String> = Vec::new();
-    for name in secrets.chain(certificates).filter_map(Value::as_str) {
-        let key = object_key(namespace, name);
-        if !keys.contains(&key) {
-            keys.push(key);
+    Declaring::deserialize(object).map_or_else(|_| Vec::new(), |d| d.keys())
+}
+
+/// What the [`DECLARED_SECRETS`] index reads of a GitLabSecrets: its name and namespace
+/// and the Secret names of its entries, nothing else, so a Secret still maps to a
+/// GitLabSecrets whose generators this version of the types would not decode. (An object
+/// whose entries are not the CRD's shape, which the API server does not store, has none.)
+#[derive(Debug, Default, Deserialize)]
+pub struct Declaring {
+    #[serde(default)]
+    pub metadata: DeclaringMetadata,
+    #[serde(default)]
+    spec: DeclaringSpec,
+}
+
+/// See [`Declaring`].
+#[derive(Debug, Default, Deserialize)]
+pub struct DeclaringMetadata {
+    pub name: Option<String>,
+    pub namespace: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct DeclaringSpec {
+    #[serde(default)]
+    secrets: Vec<NamedEntry>,
+    #[serde(default)]
+    certificates: Vec<CertificateNames>,
+}
+
+#[derive(Debug, Deserialize)]
+struct NamedEntry {
+    name: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct CertificateNames {
+    ca_secret: Option<String>,
+    tls_secret: Option<String>,
+    chain_secret: Option<String>,
+}
+
+impl Declaring {
+    /// `namespace/name` of every Secret it declares, once each, in spec order.
+    pub fn keys(&self) -> Vec<String> {
+        let secrets = self.spec.secrets.iter().map(|e| &e.name);
+        let certificates = self
+            .spec
+            .certificates
+            .iter()
+            .flat_map(|c| [&c.ca_secret, &c.tls_secret, &c.chain_secret]);
+        let mut keys: Vec<String> = Vec::new();
+        for name in secrets.chain(certificates).flatten() {
+            let key = object_key(self.metadata.namespace.as_deref(), name);
+            if !keys.contains(&key) {
+                keys.push(key);
+            }
         }
+        keys
     }
-    keys
 }
 
 #[cfg(test)]

@@ -3,11 +3,11 @@
 use std::cell::OnceCell;
 use std::collections::BTreeMap;
 
-use serde_json::Value;
 use wasm_operator_sdk::planner::Planner;
 use wasm_operator_sdk::{ApiError, Cluster, Event, KindRef, ListOptions};
 
 use crate::declared::DeclaredSpec;
+use crate::describe::Declaring;
 use crate::error::Error;
 use crate::labels;
 use crate::types::GitLabSecrets;
@@ -84,18 +84,22 @@ impl<'a> Pass<'a> {
     pub fn declared_by_others(&self) -> Result<&BTreeMap<String, Vec<String>>, &ApiError> {
         self.declared_by_others
             .get_or_init(|| {
-                let all = self.cluster.list(
+                let all = self.cluster.list_json(
                     &KindRef::of::<GitLabSecrets>(),
                     self.namespace.as_deref(),
                     &ListOptions::default(),
                 )?;
                 let mut declared: BTreeMap<String, Vec<String>> = BTreeMap::new();
                 for other in &all {
-                    let name = other.pointer("/metadata/name").and_then(Value::as_str);
-                    let Some(name) = name.filter(|n| *n != self.name) else {
+                    // One that is not the CRD's shape declares nothing, as in the index.
+                    let Ok(other) = other.decode::<Declaring>() else {
                         continue;
                     };
-                    for key in crate::describe::index(crate::describe::DECLARED_SECRETS, other) {
+                    let Some(name) = other.metadata.name.as_deref().filter(|n| *n != self.name)
+                    else {
+                        continue;
+                    };
+                    for key in other.keys() {
                         declared.entry(key).or_default().push(name.to_owned());
                     }
                 }

@@ -10,6 +10,7 @@ use wasm_operator_sdk::planner::CertificatesRequest;
 
 use crate::converge::{Converged, converge, undecodable};
 use crate::error::Result;
+use crate::freshness::ReadSecret;
 use crate::pass::Pass;
 use crate::reconcile::Flow;
 
@@ -29,8 +30,12 @@ pub fn run(pass: &mut Pass<'_>) -> Result<Flow> {
         let certificate = serde_json::to_string(entry).unwrap_or_default();
         let ready_units = pass.old_ready_units(&entry.tls_secret);
         let planner = pass.planner;
-        let plan = |read: &[Option<serde_json::Value>], generate: bool| {
-            let json = |i: usize| read.get(i).cloned().flatten().map(|s| s.to_string());
+        let plan = |read: &[Option<ReadSecret>], generate: bool| {
+            let json = |i: usize| {
+                read.get(i)
+                    .and_then(Option::as_ref)
+                    .map(|s| s.json.to_text())
+            };
             let request = CertificatesRequest {
                 certificate: certificate.clone(),
                 ca_secret: json(0),

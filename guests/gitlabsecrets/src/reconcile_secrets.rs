@@ -5,6 +5,7 @@ use wasm_operator_sdk::planner::SecretRequest;
 
 use crate::converge::{Converged, converge, undecodable};
 use crate::error::Result;
+use crate::freshness::ReadSecret;
 use crate::grouping::group_secrets;
 use crate::pass::Pass;
 use crate::reconcile::Flow;
@@ -21,11 +22,14 @@ pub fn run(pass: &mut Pass<'_>) -> Result<Flow> {
         let entries = group.entries_json();
         let ready_units = pass.old_ready_units(group.name);
         let planner = pass.planner;
-        let plan = |read: &[Option<serde_json::Value>], generate: bool| {
+        let plan = |read: &[Option<ReadSecret>], generate: bool| {
             let request = SecretRequest {
                 name: group.name.to_owned(),
                 entries: entries.clone(),
-                existing: read.first().cloned().flatten().map(|s| s.to_string()),
+                existing: read
+                    .first()
+                    .and_then(Option::as_ref)
+                    .map(|s| s.json.to_text()),
                 ready_units: ready_units.clone(),
                 generate,
             };

@@ -15,21 +15,21 @@ use serde_json::{Map, Value, json};
 use wasm_operator_sdk::planner::SecretPlan;
 use wasm_operator_sdk::{ApiError, ObjectRef, Patch};
 
-use crate::freshness::resource_version;
+use crate::freshness::ReadSecret;
 use crate::labels;
 use crate::pass::Pass;
 
 /// What a Secret needs written: `None` when nothing.
 pub fn needed(
     plan: &SecretPlan,
-    existing: Option<&Value>,
+    existing: Option<&ReadSecret>,
     wanted_labels: &BTreeMap<String, String>,
 ) -> Option<Write> {
     match existing {
         None if plan.add.is_empty() => None,
         None => Some(Write::Create),
         Some(secret) => {
-            let labels = labels::differing(secret, wanted_labels);
+            let labels = labels::differing(secret.head.metadata.labels.as_ref(), wanted_labels);
             (!plan.add.is_empty() || !labels.is_empty()).then_some(Write::Patch { labels })
         }
     }
@@ -48,7 +48,7 @@ pub enum Write {
 pub fn write(
     pass: &Pass<'_>,
     plan: &SecretPlan,
-    existing: Option<&Value>,
+    existing: Option<&ReadSecret>,
     wanted_labels: &BTreeMap<String, String>,
 ) -> Result<(), ApiError> {
     let Some(write) = needed(plan, existing, wanted_labels) else {
@@ -88,7 +88,7 @@ pub fn write(
                 patch.insert("metadata".into(), json!({ "labels": labels }));
             }
             let object = ObjectRef::of::<Secret>(pass.namespace.as_deref(), &plan.name);
-            let read = existing.and_then(resource_version);
+            let read = existing.and_then(|s| s.head.resource_version());
             pass.cluster
                 .patch(&object, &Patch::Merge(Value::Object(patch)), read)
                 .map(drop)

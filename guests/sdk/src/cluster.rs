@@ -12,6 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{ApiError, Error, Result};
+use crate::json::Json;
 use crate::object::{KindRef, ObjectRef};
 
 pub use wasm_operator_types::call::{
@@ -33,6 +34,24 @@ pub trait Cluster {
         namespace: Option<&str>,
         options: &ListOptions,
     ) -> Result<Vec<Value>, ApiError>;
+    /// [`get`](Self::get), the object as the host passed it: decode it with
+    /// [`Json::decode`] into a struct of the fields wanted.
+    fn get_json(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Json>, ApiError> {
+        Ok(self.get(object, from)?.map(Json::Value))
+    }
+    /// [`list`](Self::list), each object as the host passed it.
+    fn list_json(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Json>, ApiError> {
+        Ok(self
+            .list(kind, namespace, options)?
+            .into_iter()
+            .map(Json::Value)
+            .collect())
+    }
     /// Server-side applies `object` (only the fields the caller owns) with force under the
     /// plugin's field manager; sets `owner` as controller owner reference.
     fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError>;
@@ -118,8 +137,8 @@ pub trait ClusterExt: Cluster {
         from: ReadFrom,
     ) -> Result<Option<K>> {
         let object = ObjectRef::of::<K>(namespace, name);
-        self.get(&object, from)?
-            .map(|v| decode(&object.to_string(), v))
+        self.get_json(&object, from)?
+            .map(|json| decode_json(&object.to_string(), &json))
             .transpose()
     }
 
@@ -132,9 +151,9 @@ pub trait ClusterExt: Cluster {
     where
         K::Scope: 'static,
     {
-        self.list(&KindRef::of::<K>(), namespace, options)?
-            .into_iter()
-            .map(|v| decode(K::KIND, v))
+        self.list_json(&KindRef::of::<K>(), namespace, options)?
+            .iter()
+            .map(|json| decode_json(K::KIND, json))
             .collect()
     }
 
@@ -330,6 +349,17 @@ impl<C: Cluster + ?Sized> Cluster for &C {
     ) -> Result<Vec<Value>, ApiError> {
         (**self).list(kind, namespace, options)
     }
+    fn get_json(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Json>, ApiError> {
+        (**self).get_json(object, from)
+    }
+    fn list_json(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Json>, ApiError> {
+        (**self).list_json(kind, namespace, options)
+    }
     fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
         (**self).apply(object, owner)
     }
@@ -393,6 +423,13 @@ fn stamp<K: Resource>(body: &mut Value, namespace: Option<&str>, name: &str) {
 
 fn decode<K: DeserializeOwned>(what: &str, value: Value) -> Result<K> {
     serde_json::from_value(value).map_err(|source| Error::Decode {
+        what: what.to_owned(),
+        source,
+    })
+}
+
+fn decode_json<K: DeserializeOwned>(what: &str, json: &Json) -> Result<K> {
+    json.decode().map_err(|source| Error::Decode {
         what: what.to_owned(),
         source,
     })

@@ -37,6 +37,7 @@ pub mod crypto;
 pub mod error;
 pub mod external;
 pub mod http;
+pub mod json;
 pub mod log;
 pub mod object;
 pub mod planner;
@@ -54,6 +55,7 @@ pub use cluster::{
     Propagation, ReadFrom, TargetError, has_finalizer,
 };
 pub use error::{ApiError, Error, Result};
+pub use json::Json;
 pub use object::{KindRef, ObjectRef};
 pub use planner::Planner;
 pub use plugin::{

@@ -14,6 +14,7 @@ use crate::cluster::{
 };
 use crate::crypto;
 use crate::error::ApiError;
+use crate::json::Json;
 use crate::log::Level;
 use crate::object::{KindRef, ObjectRef};
 use crate::planner;
@@ -182,9 +183,7 @@ pub struct WitCluster;
 
 impl Cluster for WitCluster {
     fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
-        wit_client::get(&object.into(), from.into())?
-            .map(|text| parse(&text))
-            .transpose()
+        parse_read(self.get_json(object, from)?)
     }
 
     fn list(
@@ -193,10 +192,21 @@ impl Cluster for WitCluster {
         namespace: Option<&str>,
         options: &ListOptions,
     ) -> Result<Vec<Value>, ApiError> {
-        wit_client::list(&kind.into(), namespace, &options.into())?
-            .iter()
-            .map(|text| parse(text))
-            .collect()
+        parse_list(self.list_json(kind, namespace, options)?)
+    }
+
+    fn get_json(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Json>, ApiError> {
+        Ok(wit_client::get(&object.into(), from.into())?.map(Json::Text))
+    }
+
+    fn list_json(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Json>, ApiError> {
+        let texts = wit_client::list(&kind.into(), namespace, &options.into())?;
+        Ok(texts.into_iter().map(Json::Text).collect())
     }
 
     fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
@@ -272,10 +282,7 @@ struct WitTarget {
 
 impl Cluster for WitTarget {
     fn get(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Value>, ApiError> {
-        self.target
-            .get(&object.into(), from.into())?
-            .map(|text| parse(&text))
-            .transpose()
+        parse_read(self.get_json(object, from)?)
     }
 
     fn list(
@@ -284,11 +291,24 @@ impl Cluster for WitTarget {
         namespace: Option<&str>,
         options: &ListOptions,
     ) -> Result<Vec<Value>, ApiError> {
-        self.target
-            .list(&kind.into(), namespace, &options.into())?
-            .iter()
-            .map(|text| parse(text))
-            .collect()
+        parse_list(self.list_json(kind, namespace, options)?)
+    }
+
+    fn get_json(&self, object: &ObjectRef, from: ReadFrom) -> Result<Option<Json>, ApiError> {
+        Ok(self
+            .target
+            .get(&object.into(), from.into())?
+            .map(Json::Text))
+    }
+
+    fn list_json(
+        &self,
+        kind: &KindRef,
+        namespace: Option<&str>,
+        options: &ListOptions,
+    ) -> Result<Vec<Json>, ApiError> {
+        let texts = self.target.list(&kind.into(), namespace, &options.into())?;
+        Ok(texts.into_iter().map(Json::Text).collect())
     }
 
     fn apply(&self, object: &Value, owner: Option<&Owner>) -> Result<Value, ApiError> {
@@ -361,9 +381,23 @@ pub(crate) fn trust_ca(secret: &ObjectRef, key: &str) -> Result<(), ApiError> {
     bindings::wasm_operator::plugin::egress::trust_ca(&secret.into(), key).map_err(Into::into)
 }
 
+fn parse_read(read: Option<Json>) -> Result<Option<Value>, ApiError> {
+    read.map(|json| json.into_value().map_err(not_json))
+        .transpose()
+}
+
+fn parse_list(read: Vec<Json>) -> Result<Vec<Value>, ApiError> {
+    read.into_iter()
+        .map(|json| json.into_value().map_err(not_json))
+        .collect()
+}
+
+fn not_json(e: serde_json::Error) -> ApiError {
+    ApiError::Other(format!("the host returned an object that is not JSON: {e}"))
+}
+
 fn parse(text: &str) -> Result<Value, ApiError> {
-    serde_json::from_str(text)
-        .map_err(|e| ApiError::Other(format!("the host returned an object that is not JSON: {e}")))
+    serde_json::from_str(text).map_err(not_json)
 }
 
 // --- Conversions: one `From` per record of this world ---
