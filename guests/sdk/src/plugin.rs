@@ -40,6 +40,15 @@ impl From<crate::error::Error> for ReconcileError {
     }
 }
 
+/// A failed cluster call ends the pass: retried with the backoff, except a refusal no
+/// retry changes (422, 413, 403), which is permanent. Lets `?` end a pass on any call,
+/// `record_event` included.
+impl From<crate::error::ApiError> for ReconcileError {
+    fn from(error: crate::error::ApiError) -> Self {
+        crate::error::Error::from(error).into()
+    }
+}
+
 impl From<wasm_operator_types::MissingField> for ReconcileError {
     fn from(error: wasm_operator_types::MissingField) -> Self {
         crate::error::Error::from(error).into()
@@ -76,5 +85,37 @@ pub trait Reconciler {
     fn validate_object(cluster: &dyn Cluster, request: &AdmissionRequest) -> Validated {
         let _ = (cluster, request);
         Validated::default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::error::ApiError;
+
+    #[test]
+    fn a_failed_cluster_call_ends_a_pass_with_question_mark_permanent_only_when_no_retry_helps() {
+        type Case = (ApiError, fn(&ReconcileError) -> bool);
+        let cases: [Case; 4] = [
+            (
+                ApiError::Conflict("stale".into()),
+                |e| matches!(e, ReconcileError::Transient(m) if m == "conflict: stale"),
+            ),
+            (
+                ApiError::Invalid("bad".into()),
+                |e| matches!(e, ReconcileError::Permanent(m) if m == "invalid: bad"),
+            ),
+            (ApiError::TooLarge("big".into()), |e| {
+                matches!(e, ReconcileError::Permanent(_))
+            }),
+            (ApiError::Forbidden("no".into()), |e| {
+                matches!(e, ReconcileError::Permanent(_))
+            }),
+        ];
+        for (error, expected) in cases {
+            let pass = |e: ApiError| -> Result<(), ReconcileError> { Err(e)? };
+            let ended = pass(error.clone()).expect_err("the pass ends");
+            assert!(expected(&ended), "{error:?} became {ended:?}");
+        }
     }
 }

@@ -220,6 +220,29 @@ fn demo_with_a_missing_plugin_directory_names_it_and_fails() {
 }
 
 #[test]
+fn demo_with_a_directory_without_gitlabsecrets_says_what_it_needs_and_what_serves() {
+    let cache = tempfile::tempdir().expect("tempdir");
+    let plugins = fixture_dir();
+    let output = wasm_operator(&cache)
+        .args(["demo", "--plugins"])
+        .arg(plugins.path())
+        .output()
+        .expect("runs");
+
+    assert!(!output.status.success());
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    // The fixture loaded (the directory was read), and the error names what is missing.
+    assert!(stdout.contains("fixture 0.1.0 (reconciler of"), "{stdout}");
+    assert!(
+        stderr.contains("has no gitlabsecrets plugin")
+            && stderr.contains("needs gitlabsecrets.wasm and secretgen.wasm")
+            && stderr.contains("(serving: fixture)"),
+        "{stderr}"
+    );
+}
+
+#[test]
 fn rbac_prints_the_cluster_role_the_plugins_need_and_nothing_more() {
     let cache = tempfile::tempdir().expect("tempdir");
     let plugins = fixture_dir();
@@ -228,7 +251,6 @@ fn rbac_prints_the_cluster_role_the_plugins_need_and_nothing_more() {
         rules,
         [
             "/configmaps: create,get,list,patch,watch",
-            "/configmaps/status: update",
             "/secrets: get,list,watch",
             "events.k8s.io/events: create,patch",
         ]
@@ -326,7 +348,6 @@ fn rbac_honours_plugins_toml_a_disabled_plugin_gets_none_and_a_canary_its_primar
     .expect("copy");
     let fixture_alone = [
         "/configmaps: create,get,list,patch,watch",
-        "/configmaps/status: update",
         "/secrets: get,list,watch",
         "events.k8s.io/events: create,patch",
     ];

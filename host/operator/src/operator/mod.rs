@@ -19,6 +19,7 @@ pub mod loader;
 pub mod plugin_config;
 pub(crate) mod plugin_dir;
 pub(crate) mod rbac;
+pub(crate) mod status_subresource;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -5,7 +5,8 @@
 //! that verb on `<plural>/<subresource>` (e.g. `create` on `serviceaccounts/token`). The
 //! host adds what it does for
 //! the plugins: `list` and `watch` on the primary and watched kinds (its informers),
-//! `get` on the primary and `update` on its status (failed passes are reported there),
+//! `get` on the primary and `update` on its status (failed passes are reported there; not
+//! for a built-in kind without a status subresource, such as a ConfigMap),
 //! and `create` and `patch` on `events.k8s.io` events (its event recorder); for a plugin with
 //! an optional watch, `list` and `watch` on CustomResourceDefinitions (to start the watch
 //! when its kind appears).
@@ -27,6 +28,8 @@ use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use wasm_operator_runtime::backend::access::{Access, Namespaces};
 use wasm_operator_types::{Description, KindRef, Verb};
+
+use super::status_subresource::may_have_status;
 
 /// The name of the generated ClusterRole or Role.
 pub(crate) const ROLE_NAME: &str = "wasm-operator";
@@ -112,15 +115,18 @@ fn declared(description: &Description) -> Needs {
 /// What the host does for the plugin: informers, failure reports, events.
 fn hosted(description: &Description) -> Needs {
     let mut needs = Needs::new();
-    // Failed passes are reported on the primary's status (controller::report).
+    // Failed passes are reported on the primary's status (controller::report), when it
+    // can have one.
     let primary = &description.primary;
     need(&mut needs, primary, primary.plural.clone(), &["get"]);
-    need(
-        &mut needs,
-        primary,
-        format!("{}/status", primary.plural),
-        &["update"],
-    );
+    if may_have_status(primary) {
+        need(
+            &mut needs,
+            primary,
+            format!("{}/status", primary.plural),
+            &["update"],
+        );
+    }
     let watched =
         std::iter::once(&description.primary).chain(description.watches.iter().map(|w| &w.kind));
     for kind in watched {
@@ -410,6 +416,48 @@ mod tests {
         namespace: "ops",
         name: "wasm-operator-leader",
     };
+
+    #[test]
+    fn the_host_asks_for_the_primary_status_only_where_a_status_subresource_can_be() {
+        let mut configmaps = plugin();
+        configmaps
+            .permissions
+            .retain(|p| p.kind.kind != "ConfigMap");
+        let mut custom = configmaps.clone();
+        custom.primary = KindRef {
+            api_version: "example.com/v1".into(),
+            kind: "Widget".into(),
+            plural: "widgets".into(),
+            namespaced: true,
+        };
+        let cases = [(configmaps, "configmaps", false), (custom, "widgets", true)];
+        for (description, plural, expected) in cases {
+            let yaml = render(
+                &[(description, Access::default())],
+                None,
+                None,
+                None,
+                "c5c3-clusters",
+            )
+            .expect("renders");
+            let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
+            let rules = rule_table(role.rules);
+            let status = format!("{plural}/status");
+            assert!(
+                rules
+                    .iter()
+                    .any(|(_, r, v)| *r == plural && v.contains(&"get".to_owned())),
+                "{rules:?}"
+            );
+            assert_eq!(
+                rules
+                    .iter()
+                    .any(|(_, r, v)| *r == status && *v == ["update"]),
+                expected,
+                "{rules:?}"
+            );
+        }
+    }
 
     #[test]
     fn the_cluster_role_holds_the_declared_verbs_and_what_the_host_does_for_the_plugin() {

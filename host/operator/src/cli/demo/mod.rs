@@ -127,7 +127,7 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
     let operator = Operator::start(runtime.clone(), client.clone(), config).await?;
     print_plugins(&runtime, &operator, &options.plugins);
     if operator.controller("gitlabsecrets").is_none() {
-        anyhow::bail!("the gitlabsecrets plugin is not serving: see the refusals above");
+        anyhow::bail!(not_serving(&operator, &options.plugins));
     }
 
     if operator.controller("keystone").is_some() {
@@ -244,6 +244,33 @@ fn print_plugins(runtime: &Runtime, operator: &crate::operator::RunningOperator,
     for (file, reason) in operator.refusals() {
         println!("    refused {}: {reason}", file.display());
     }
+}
+
+/// Why the demo cannot run: the gitlabsecrets plugin was refused (the refusal is printed
+/// above), or the directory has none.
+fn not_serving(operator: &crate::operator::RunningOperator, dir: &Path) -> String {
+    let refused = operator.refusals().iter().any(|(file, _)| {
+        file.file_stem()
+            .is_some_and(|stem| stem == "gitlabsecrets" || stem == "secretgen")
+    });
+    if refused {
+        return "the gitlabsecrets plugin is not serving: see its refusal above".into();
+    }
+    let serving: Vec<String> = operator
+        .controllers()
+        .iter()
+        .map(|c| c.name().to_owned())
+        .collect();
+    format!(
+        "{} has no gitlabsecrets plugin: the demo creates a GitLabSecrets, so it needs \
+         gitlabsecrets.wasm and secretgen.wasm there (serving: {})",
+        dir.display(),
+        if serving.is_empty() {
+            "nothing".to_owned()
+        } else {
+            serving.join(", ")
+        }
+    )
 }
 
 /// Polls the GitLabSecrets until its Ready condition is about the current generation and
