@@ -8,7 +8,8 @@
 //!
 //! The status is written read-modify-write with the resourceVersion read, so no other field
 //! or condition is lost; a conflict or a kind without a status subresource skips the
-//! condition (the event still tells).
+//! condition (the event still tells). A built-in kind that has none (a ConfigMap) is not
+//! even asked: the RBAC the host generates grants no `<plural>/status` for it.
 //!
 //! A pass the reconciler itself ends with an error (a call the cluster refused, a step that
 //! failed; not a conflict, which is retried at once) gets the `PassFailed` Warning event
@@ -19,9 +20,11 @@
 //! longer holds.
 
 use serde_json::{Value, json};
-use wasm_operator_types::{ApiError, Event, EventType, KindRef, ObjectRef, ReadFrom, Request};
+use wasm_operator_types::{ApiError, Event, EventType, KindRef, ReadFrom, Request};
 
 use wasm_operator_runtime::PassError;
+
+use crate::operator::status_subresource::may_have_status;
 use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 
 /// The condition type the host sets.
@@ -44,10 +47,10 @@ pub(crate) async fn reconcile_error(
 ) {
     record_pass_failed(server, plugin, kind, request, error).await;
     if carried {
-        let regarding = request.object(kind);
         set_condition(
             server,
-            &regarding,
+            kind,
+            request,
             "False",
             error.reason(),
             &error.to_string(),
@@ -112,10 +115,10 @@ pub(crate) async fn success(
     request: &Request,
 ) {
     if carried {
-        let regarding = request.object(kind);
         set_condition(
             server,
-            &regarding,
+            kind,
+            request,
             "True",
             "PassSucceeded",
             "the last pass succeeded",
@@ -126,11 +129,16 @@ pub(crate) async fn success(
 
 async fn set_condition(
     server: &dyn ClusterBackend,
-    regarding: &ObjectRef,
+    kind: &KindRef,
+    request: &Request,
     status: &str,
     reason: &str,
     message: &str,
 ) {
+    if !may_have_status(kind) {
+        return;
+    }
+    let regarding = &request.object(kind);
     let result = async {
         let Some(mut object) = server.get(regarding, ReadFrom::Server).await? else {
             return Ok(());
