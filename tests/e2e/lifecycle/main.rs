@@ -204,6 +204,36 @@ async fn swapping_a_plugin_under_steady_load_loses_no_pass() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_swapped_in_version_passes_every_existing_primary_without_a_change() {
+    let h = Harness::with_fixture().await;
+    let names = ["s0", "s1", "s2"];
+    for name in names {
+        h.create(config_map("ns", name, json!({"n": "0"}), None))
+            .await;
+    }
+    for name in names {
+        let served = eventually(&format!("{name} echoed"), WAIT, || async {
+            h.served_by(name).await
+        })
+        .await;
+        assert_eq!(served, "0.1.0");
+    }
+    install(
+        h.plugins.path(),
+        "fixture.wasm",
+        &read(&test_plugin("fixture-next.wasm")),
+    );
+    h.wait_metric("0.2.0 serving", SERVING_0_2_0).await;
+    // Nothing touches the ConfigMaps: the swap alone passes each of them again.
+    for name in names {
+        eventually(&format!("{name} passed by 0.2.0"), WAIT, || async {
+            (h.served_by(name).await? == "0.2.0").then_some(())
+        })
+        .await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_bad_file_is_refused_with_the_reason_and_the_old_version_keeps_serving() {
     let h = Harness::with_fixture().await;
     h.create(config_map("ns", "before", json!({}), None)).await;
@@ -239,6 +269,11 @@ async fn a_bad_file_is_refused_with_the_reason_and_the_old_version_keeps_serving
     );
     h.wait_metric("the good file swapped in", SERVING_0_2_0)
         .await;
+    // The recovered file's refusal leaves plugin_info.
+    eventually("the refused row cleared", WAIT, || async {
+        (!h.metrics().contains(r#"state="refused""#)).then_some(())
+    })
+    .await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

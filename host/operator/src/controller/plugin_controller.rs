@@ -14,6 +14,9 @@
 //!    until it leads again: two replicas never run passes at once.
 //! 6. On stop the dispatcher takes no new key and waits up to the drain deadline for the
 //!    passes in flight.
+//! 7. A swapped-in version (or a canary set, changed or removed) gets every cached primary
+//!    queued once, [`REQUEUE_SPACING`] apart: what the old version converged is passed by
+//!    the new one, as a restarted operator would.
 
 use std::sync::{Arc, RwLock};
 use std::time::Duration;
@@ -40,6 +43,9 @@ use crate::targets::{PluginTargets, TargetRegistry};
 use wasm_operator_runtime::backend::remote::TargetClusters;
 use wasm_operator_runtime::backend::{Caller, ClusterBackend};
 use wasm_operator_runtime::{PassError, Plugin, Runtime};
+
+/// The spacing of the passes [`Controller::requeue_all`] queues: 50 a second.
+pub(crate) const REQUEUE_SPACING: Duration = Duration::from_millis(20);
 
 /// How a controller runs its passes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -190,23 +196,58 @@ impl Controller {
             .clone()
     }
 
-    /// Makes `plugin` the version new passes run; passes in flight finish on the version
-    /// they started with. `plugin` must describe the same controller ([`same_shape`]).
+    /// Makes `plugin` the version new passes run, and queues every cached primary once
+    /// ([`requeue_all`](Self::requeue_all)), so objects the old version converged get the
+    /// new version's pass as after a restart; passes in flight finish on the version they
+    /// started with. `plugin` must describe the same controller ([`same_shape`]).
     pub(crate) fn swap(&self, plugin: Arc<Plugin>) -> Arc<Plugin> {
-        let mut slot = self
-            .plugin
-            .write()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        std::mem::replace(&mut *slot, plugin)
+        let old = {
+            let mut slot = self
+                .plugin
+                .write()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            std::mem::replace(&mut *slot, plugin)
+        };
+        self.requeue_all();
+        old
     }
 
     /// Routes the primaries `canary`'s selector matches to its plugin (`None`: all to the
-    /// main version).
+    /// main version), and queues every cached primary once, so each is passed by the
+    /// version that now owns it.
     pub(crate) fn set_canary(&self, canary: Option<Canary>) {
         *self
             .canary
             .write()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = canary.map(Arc::new);
+        self.requeue_all();
+    }
+
+    /// Queues every primary in the cache once, [`REQUEUE_SPACING`] apart (so a swap over
+    /// 10,000 objects adds 50 passes a second, the client's default request rate, to what
+    /// the queue already holds, not 10,000 at once); returns how many.
+    pub(crate) fn requeue_all(&self) -> usize {
+        let primary = &self.description.primary;
+        let Some(informer) = self.informers.get(&primary.api_version, &primary.kind) else {
+            return 0;
+        };
+        let requests: Vec<Request> = informer
+            .filter(|_| true)
+            .iter()
+            .filter_map(|object| mapping::request_of(object))
+            .collect();
+        let mut delay = Duration::ZERO;
+        for request in &requests {
+            self.queue.add_after(request.clone(), delay);
+            delay += REQUEUE_SPACING;
+        }
+        self.metrics.queue_depth(self.name(), self.queue.depth());
+        tracing::info!(
+            plugin = self.name(),
+            primaries = requests.len(),
+            "queued every cached primary for the version now serving"
+        );
+        requests.len()
     }
 
     /// The canary, if one is set.

@@ -15,7 +15,7 @@
 //!    `PluginRefused` Warning event — and the previous version keeps serving; it is tried
 //!    again when it changes;
 //! 4. a removed or disabled plugin's controller is stopped after draining; a removed file's
-//!    refusal is forgotten (and leaves `plugin_info`).
+//!    refusal is forgotten (and leaves `plugin_info`), as it is when the file recovers.
 //!
 //! A planner copied over a reconciler's file is refused and the reconciler keeps serving,
 //! and so is a second planner while the file of the linked one is present. A reconciler in
@@ -258,7 +258,10 @@ impl PluginDirectory {
         let plugin = loader::load(&self.context.runtime, file).await?;
         self.check_place(stem, &plugin, present)?;
         self.check_kinds(stem, &plugin).await?;
-        self.refused.remove(stem);
+        if self.refused.remove(stem).is_some() {
+            // The file recovered: its refusal leaves `plugin_info`.
+            self.context.metrics.plugin(stem, "", "", None);
+        }
         self.second_planners.remove(stem);
         self.accept(stem, Arc::new(plugin), seen).await
     }
