@@ -171,6 +171,29 @@ pub trait ClusterExt: Cluster {
         decode(&ObjectRef::of::<K>(namespace, name).to_string(), stored)
     }
 
+    /// [`apply`](Cluster::apply), and whether the server stored a change, so a pass can
+    /// record an event only when it wrote something. Reads the object from the cache
+    /// first (so it needs `get` on the kind besides `patch`): the apply changed nothing
+    /// when the server returned the cached resourceVersion. A cache behind the server
+    /// reports a change that was not this apply's; a change this apply made is never
+    /// reported as none.
+    fn apply_with_change(&self, object: &Value, owner: Option<&Owner>) -> Result<Applied> {
+        let target = ObjectRef::from_object(object)?;
+        let before = self.get_json(&target, ReadFrom::Cache)?;
+        let before = before
+            .map(|json| decode_json::<VersionOnly>(&target.to_string(), &json))
+            .transpose()?
+            .and_then(|v| v.metadata.resource_version);
+        let stored = self.apply(object, owner)?;
+        let after = stored
+            .pointer("/metadata/resourceVersion")
+            .and_then(Value::as_str);
+        Ok(Applied {
+            changed: before.is_none() || before.as_deref() != after,
+            object: stored,
+        })
+    }
+
     /// Creates `object`.
     fn create_typed<K: Resource + Serialize + DeserializeOwned>(&self, object: &K) -> Result<K> {
         let mut body = encode(K::KIND, object)?;
@@ -330,6 +353,28 @@ pub trait ClusterExt: Cluster {
 
 impl<C: Cluster + ?Sized> ClusterExt for C {}
 
+/// What [`ClusterExt::apply_with_change`] returns.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    /// The object as the server stored it.
+    pub object: Value,
+    /// Whether the apply stored a change (created the object or changed a field).
+    pub changed: bool,
+}
+
+/// The resourceVersion of an object, and nothing else of it.
+#[derive(serde::Deserialize)]
+struct VersionOnly {
+    #[serde(default)]
+    metadata: VersionMetadata,
+}
+
+#[derive(Default, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct VersionMetadata {
+    resource_version: Option<String>,
+}
+
 /// Whether `metadata` carries `finalizer`.
 pub fn has_finalizer(metadata: &ObjectMeta, finalizer: &str) -> bool {
     metadata.finalizers.iter().flatten().any(|f| f == finalizer)
@@ -447,6 +492,38 @@ mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
     use serde_json::json;
+
+    #[test]
+    fn apply_with_change_says_whether_the_server_stored_a_change() {
+        let cluster = crate::testing::FakeCluster::new();
+        let body = |value: &str| {
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+                "metadata": {"name": "cm", "namespace": "ns"}, "data": {"a": value}})
+        };
+        let cases = [("1", true), ("1", false), ("2", true), ("2", false)];
+        for (value, changed) in cases {
+            let applied = cluster
+                .apply_with_change(&body(value), None)
+                .expect("applies");
+            assert_eq!(applied.changed, changed, "apply of {value}");
+            assert_eq!(applied.object["data"]["a"], value);
+        }
+        // A cache behind the server reports a change it cannot rule out.
+        cluster.freeze_cache();
+        cluster.apply(&body("3"), None).expect("applies");
+        let applied = cluster
+            .apply_with_change(&body("3"), None)
+            .expect("applies");
+        assert!(applied.changed, "the cache still holds 2");
+    }
+
+    #[test]
+    fn apply_with_change_of_a_body_without_a_name_fails_naming_the_field() {
+        let cluster = crate::testing::FakeCluster::new();
+        let body = json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {}});
+        let error = cluster.apply_with_change(&body, None).expect_err("no name");
+        assert!(error.to_string().contains("metadata.name"), "{error}");
+    }
 
     #[test]
     fn an_apply_body_is_stamped_with_kind_name_and_namespace() {

@@ -8,6 +8,8 @@
 //! - [`object`]: object and kind references, and how to read them off objects.
 //! - [`cluster`]: the [`Cluster`] trait (the WIT `cluster` interface in Rust types) and
 //!   [`ClusterExt`], its typed helpers over k8s-openapi and serde types.
+//! - [`json`]: a read as the host passed it ([`Json`]), to decode into just the fields
+//!   wanted.
 //! - [`plugin`]: what a plugin describes and returns ([`Description`], [`Outcome`], …).
 //! - [`admission`]: defaulting and validation of writes (contract 1.2): kube-worded field
 //!   errors, typed defaulting.
@@ -51,8 +53,8 @@ pub mod token;
 pub mod wit;
 
 pub use cluster::{
-    Cluster, ClusterExt, DeleteOptions, Event, EventType, ListOptions, Owner, Patch, Preconditions,
-    Propagation, ReadFrom, TargetError, has_finalizer,
+    Applied, Cluster, ClusterExt, DeleteOptions, Event, EventType, ListOptions, Owner, Patch,
+    Preconditions, Propagation, ReadFrom, TargetError, has_finalizer,
 };
 pub use error::{ApiError, Error, Result};
 pub use json::Json;
