@@ -472,6 +472,9 @@ async fn serve_resource(
 ) -> Result<Response> {
     let params = Params::parse(uri.query());
     let verb = verb(method, &target, &params, headers);
+    if matches!(verb, "create" | "update") {
+        crate::write::request::check_media_type(headers)?;
+    }
     let fault = {
         let mut state = shared.lock();
         let created = (verb == "create" && state.hooks.has_named_faults())

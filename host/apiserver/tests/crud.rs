@@ -656,3 +656,46 @@ async fn an_undeclared_field_of_a_built_in_kind_follows_field_validation() {
     assert_eq!(warned.body.get("bogus"), None);
     assert!(warned.headers.get("warning").is_some());
 }
+
+#[tokio::test]
+async fn a_create_or_update_body_that_is_not_json_or_yaml_is_a_415_naming_the_types_served() {
+    let (_server, client) = server().await;
+    let cases = [
+        ("application/json", 201),
+        ("application/json; charset=utf-8", 201),
+        ("application/vnd.kubernetes.protobuf", 415),
+        ("text/plain", 415),
+    ];
+    for (i, (content_type, expected)) in cases.into_iter().enumerate() {
+        let body = config_map(&format!("typed-{i}"), json!({"k": "v"}));
+        let answer = raw(
+            &client,
+            "POST",
+            "/api/v1/namespaces/default/configmaps",
+            content_type,
+            Some(body.clone()),
+        )
+        .await;
+        assert_eq!(answer.status, expected, "{content_type}: {}", answer.body);
+        if expected == 415 {
+            assert_eq!(answer.body["reason"], "UnsupportedMediaType");
+            assert_eq!(
+                answer.body["message"],
+                "the body of the request was in an unknown format - accepted media types \
+                 include: application/json, application/yaml"
+            );
+            let path = format!("/api/v1/namespaces/default/configmaps/typed-{i}");
+            assert_eq!(get(&client, &path).await.status, 404, "nothing stored");
+        }
+    }
+    // An update is refused the same way.
+    let answer = raw(
+        &client,
+        "PUT",
+        "/api/v1/namespaces/default/configmaps/typed-0",
+        "application/vnd.kubernetes.protobuf",
+        Some(config_map("typed-0", json!({"k": "w"}))),
+    )
+    .await;
+    assert_eq!(answer.status, 415);
+}

@@ -147,6 +147,18 @@ enum PluginCommand {
     /// Run every load-time check (with the plugins.toml of its directory), without a
     /// cluster; exit 2 when the file would be refused.
     Check { file: PathBuf },
+    /// Write a reconciler crate NAME (a ConfigMap copier with a test) that builds, tests
+    /// natively and under wasmtime, and loads as it is.
+    New {
+        /// The plugin's name: lowercase letters, digits and '-'.
+        name: String,
+        /// Where to create the crate's directory.
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+        /// The SDK to depend on (default: the checkout this binary was built from).
+        #[arg(long)]
+        sdk: Option<PathBuf>,
+    },
 }
 
 fn main() -> ExitCode {
@@ -192,6 +204,18 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             }
             return Ok(ExitCode::SUCCESS);
         }
+        Command::Plugin {
+            command: PluginCommand::New { name, dir, sdk },
+        } => {
+            let sdk = sdk.clone().unwrap_or_else(cli::scaffold::default_sdk);
+            let runner = std::env::current_exe().context("the path of this executable")?;
+            let created = cli::scaffold::new_plugin(name, dir, &sdk, &runner)?;
+            println!("created {}", created.display());
+            println!("  cargo build --release --target wasm32-wasip2   # the plugin");
+            println!("  cargo test                                     # natively");
+            println!("  cargo test --target wasm32-wasip2              # under wasmtime");
+            return Ok(ExitCode::SUCCESS);
+        }
         _ => {}
     }
     let mut config = RuntimeConfig::default();
@@ -227,7 +251,12 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         // Answered before the runtime started.
-        Command::Crds | Command::CacheKey { .. } => Ok(ExitCode::SUCCESS),
+        // Handled above: they load no plugin.
+        Command::Crds
+        | Command::CacheKey { .. }
+        | Command::Plugin {
+            command: PluginCommand::New { .. },
+        } => Ok(ExitCode::SUCCESS),
         #[cfg(feature = "demo")]
         Command::DevCluster {
             port,

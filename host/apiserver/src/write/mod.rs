@@ -20,7 +20,7 @@ mod create;
 mod delete;
 mod patch;
 mod replace;
-mod request;
+pub(crate) mod request;
 mod update;
 
 use serde_json::Value;

@@ -23,6 +23,29 @@ pub(super) fn field_manager(params: &Params, headers: &HeaderMap) -> String {
     agent.split('/').next().unwrap_or("unknown").to_owned()
 }
 
+/// The media types a create or update body may have: JSON, and YAML (what `kubectl`
+/// sends for some bodies). A body in any other (Protocol Buffers, which kubectl 1.32's
+/// imperative `create configmap|secret|namespace` sends, or `text/plain`) is refused with
+/// 415 before it is read, as kube-apiserver refuses a type it does not serve for a kind.
+/// (kubectl 1.32 does not fall back to JSON on that 415: it prints the message.)
+pub(crate) const BODY_MEDIA_TYPES: &[&str] = &["application/json", "application/yaml"];
+
+/// 415 unless the request's Content-Type is absent or one of [`BODY_MEDIA_TYPES`].
+pub(crate) fn check_media_type(headers: &HeaderMap) -> Result<()> {
+    let Some(value) = headers.get("content-type") else {
+        return Ok(());
+    };
+    let text = value.to_str().unwrap_or_default();
+    let media_type = text.split(';').next().unwrap_or_default().trim();
+    if BODY_MEDIA_TYPES
+        .iter()
+        .any(|t| t.eq_ignore_ascii_case(media_type))
+    {
+        return Ok(());
+    }
+    Err(ApiError::unsupported_media_type(text, BODY_MEDIA_TYPES))
+}
+
 /// Decodes a request body: JSON, else YAML (apply bodies, delete options). 400 when it is
 /// neither.
 pub(super) fn decode(body: &[u8]) -> Result<Value> {

@@ -6,6 +6,7 @@ pub mod check;
 pub mod demo;
 pub mod inspect;
 pub mod run;
+pub mod scaffold;
 
 use std::path::PathBuf;
 
