@@ -439,6 +439,9 @@ impl<C: Cluster + ?Sized> Cluster for &C {
     fn record_event(&self, regarding: &ObjectRef, event: &Event) -> Result<(), ApiError> {
         (**self).record_event(regarding, event)
     }
+    fn open_target(&self, name: &str) -> Result<Box<dyn Cluster + '_>, TargetError> {
+        (**self).open_target(name)
+    }
 }
 
 fn stamp_kind<K: Resource>(body: &mut Value) {
@@ -492,6 +495,20 @@ mod tests {
     use super::*;
     use k8s_openapi::api::core::v1::ConfigMap;
     use serde_json::json;
+
+    #[test]
+    fn a_borrowed_cluster_opens_the_targets_of_the_cluster_it_borrows() {
+        let target = std::rc::Rc::new(crate::testing::FakeCluster::new());
+        let own = crate::testing::FakeCluster::new().with_target("edge", "x.io", target);
+        let borrowed: &dyn Cluster = &own;
+        let boxed: Box<dyn Cluster + '_> = Box::new(borrowed);
+        assert!(boxed.open_target("edge").is_ok());
+        let missing = boxed.open_target("nowhere").err().expect("not registered");
+        assert!(
+            matches!(missing, TargetError::NotRegistered(_)),
+            "{missing}"
+        );
+    }
 
     #[test]
     fn apply_with_change_says_whether_the_server_stored_a_change() {
