@@ -6,11 +6,10 @@
 //! would change nothing, it checks that the cached GitLabSecrets is current
 //! ([`primary_is_current`]); when it is not, the pass requeues after [`STALE_REQUEUE`].
 
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 use k8s_openapi::api::core::v1::Secret;
-use serde::Deserialize;
+use wasm_operator_sdk::json::Head;
 use wasm_operator_sdk::{ApiError, Json, ObjectRef, ReadFrom};
 
 use crate::error::{Error, Result};
@@ -26,28 +25,6 @@ pub const STALE_REQUEUE: Duration = Duration::from_secs(1);
 pub struct ReadSecret {
     pub json: Json,
     pub head: Head,
-}
-
-/// What a pass reads of an object's metadata.
-#[derive(Debug, Clone, Default, Deserialize)]
-pub struct Head {
-    #[serde(default)]
-    pub metadata: HeadMetadata,
-}
-
-/// See [`Head`].
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct HeadMetadata {
-    pub resource_version: Option<String>,
-    pub labels: Option<BTreeMap<String, String>>,
-}
-
-impl Head {
-    /// The metadata.resourceVersion.
-    pub fn resource_version(&self) -> Option<&str> {
-        self.metadata.resource_version.as_deref()
-    }
 }
 
 /// Reads `names`, in order; on failure the index of the Secret that failed and why.

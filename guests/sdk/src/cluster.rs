@@ -12,7 +12,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::error::{ApiError, Error, Result};
-use crate::json::Json;
+use crate::json::{Head, Json};
 use crate::object::{KindRef, ObjectRef};
 
 pub use wasm_operator_types::call::{
@@ -181,9 +181,9 @@ pub trait ClusterExt: Cluster {
         let target = ObjectRef::from_object(object)?;
         let before = self.get_json(&target, ReadFrom::Cache)?;
         let before = before
-            .map(|json| decode_json::<VersionOnly>(&target.to_string(), &json))
+            .map(|json| decode_json::<Head>(&target.to_string(), &json))
             .transpose()?
-            .and_then(|v| v.metadata.resource_version);
+            .and_then(|head| head.metadata.resource_version);
         let stored = self.apply(object, owner)?;
         let after = stored
             .pointer("/metadata/resourceVersion")
@@ -360,19 +360,6 @@ pub struct Applied {
     pub object: Value,
     /// Whether the apply stored a change (created the object or changed a field).
     pub changed: bool,
-}
-
-/// The resourceVersion of an object, and nothing else of it.
-#[derive(serde::Deserialize)]
-struct VersionOnly {
-    #[serde(default)]
-    metadata: VersionMetadata,
-}
-
-#[derive(Default, serde::Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct VersionMetadata {
-    resource_version: Option<String>,
 }
 
 /// Whether `metadata` carries `finalizer`.

@@ -3,6 +3,9 @@
 //! no [`Value`] in between, so a reader that wants a few fields of a large object (a
 //! Secret's resourceVersion, not its data) pays for those fields alone.
 
+use std::collections::BTreeMap;
+
+use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -38,6 +41,29 @@ impl Json {
             Self::Text(text) => text.clone(),
             Self::Value(value) => value.to_string(),
         }
+    }
+}
+
+/// The part of an object's metadata a pass compares between reads, decoded alone (with
+/// [`Json::decode`]) so the rest of the object (a Secret's data) is only scanned.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+pub struct Head {
+    #[serde(default)]
+    pub metadata: HeadMetadata,
+}
+
+/// See [`Head`].
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct HeadMetadata {
+    pub resource_version: Option<String>,
+    pub labels: Option<BTreeMap<String, String>>,
+}
+
+impl Head {
+    /// The metadata.resourceVersion.
+    pub fn resource_version(&self) -> Option<&str> {
+        self.metadata.resource_version.as_deref()
     }
 }
 

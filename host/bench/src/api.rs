@@ -9,10 +9,9 @@ use wasm_operator_apiserver::Counts;
 
 use super::BenchOptions;
 use super::cluster::{BenchCluster, Variant, namespace_names};
+use super::process::PASSES;
 use super::report::{Cell, Section};
 use wasm_operator::operator::{Operator, OperatorConfig, RunningOperator};
-
-const PASSES: &str = "wasm_operator_passes_total";
 
 fn passes(operator: &RunningOperator) -> f64 {
     super::process::metric_sum(&operator.metrics().render(), PASSES)

@@ -11,14 +11,13 @@ use tokio::time::Instant;
 
 use super::BenchOptions;
 use super::cluster::{BenchCluster, Variant};
-use super::process::{OperatorProcess, mib};
+use super::process::{OperatorProcess, PASSES, mib};
 use super::report::{Cell, Section};
 use wasm_operator::informer::api_resource;
 use wasm_operator::operator::{Operator, OperatorConfig};
 use wasm_operator_runtime::{Runtime, RuntimeConfig};
 use wasm_operator_sdk::KindRef;
 
-const PASSES: &str = "wasm_operator_passes_total";
 /// ConfigMaps the load keeps changing while the fixture is swapped.
 const LOADED: usize = 20;
 

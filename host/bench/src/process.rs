@@ -228,7 +228,8 @@ pub fn mib(bytes: u64) -> f64 {
     bytes as f64 / (1024.0 * 1024.0)
 }
 
-const PASSES: &str = "wasm_operator_passes_total";
+/// Passes by how they ended (every label set summed by [`metric_sum`]).
+pub(super) const PASSES: &str = "wasm_operator_passes_total";
 const IN_FLIGHT: &str = "wasm_operator_passes_in_flight";
 
 /// The sum of the samples of `name` in a Prometheus text exposition; 0 when it has none.

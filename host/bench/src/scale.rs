@@ -8,10 +8,9 @@ use tokio::time::Instant;
 
 use super::BenchOptions;
 use super::cluster::{BenchCluster, Variant, namespace_names};
-use super::process::{OperatorProcess, mib};
+use super::process::{OperatorProcess, PASSES, mib};
 use super::report::{Cell, Section};
 
-const PASSES: &str = "wasm_operator_passes_total";
 const REQUESTS: &str = "wasm_operator_api_requests_total";
 
 /// What one run measured.

@@ -408,6 +408,20 @@ mod tests {
             .collect()
     }
 
+    /// The rules of the one ClusterRole `description` alone needs, as a table.
+    fn cluster_role_table(description: Description) -> Vec<(String, String, Vec<String>)> {
+        let yaml = render(
+            &[(description, Access::default())],
+            None,
+            None,
+            None,
+            "c5c3-clusters",
+        )
+        .expect("renders");
+        let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
+        rule_table(role.rules)
+    }
+
     fn s(v: &[&str]) -> Vec<String> {
         v.iter().map(|x| (*x).to_owned()).collect()
     }
@@ -432,16 +446,7 @@ mod tests {
         };
         let cases = [(configmaps, "configmaps", false), (custom, "widgets", true)];
         for (description, plural, expected) in cases {
-            let yaml = render(
-                &[(description, Access::default())],
-                None,
-                None,
-                None,
-                "c5c3-clusters",
-            )
-            .expect("renders");
-            let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
-            let rules = rule_table(role.rules);
+            let rules = cluster_role_table(description);
             let status = format!("{plural}/status");
             assert!(
                 rules
@@ -461,17 +466,8 @@ mod tests {
 
     #[test]
     fn the_cluster_role_holds_the_declared_verbs_and_what_the_host_does_for_the_plugin() {
-        let yaml = render(
-            &[(plugin(), Access::default())],
-            None,
-            None,
-            None,
-            "c5c3-clusters",
-        )
-        .expect("renders");
-        let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
         assert_eq!(
-            rule_table(role.rules),
+            cluster_role_table(plugin()),
             vec![
                 ("".into(), "configmaps".into(), s(&["get", "list", "watch"])),
                 ("".into(), "configmaps/status".into(), s(&["update"])),
@@ -493,12 +489,7 @@ mod tests {
             "customresourcedefinitions".to_owned(),
             s(&["list", "watch"]),
         );
-        let role = |p: Description| {
-            let yaml = render(&[(p, Access::default())], None, None, None, "c5c3-clusters")
-                .expect("renders");
-            let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
-            rule_table(role.rules)
-        };
+        let role = cluster_role_table;
         assert!(
             !role(plugin()).contains(&crds),
             "only with an optional watch"
@@ -518,16 +509,7 @@ mod tests {
                 subresource: "token".into(),
                 verbs: vec![Verb::Create],
             });
-        let yaml = render(
-            &[(with_token, Access::default())],
-            None,
-            None,
-            None,
-            "c5c3-clusters",
-        )
-        .expect("renders");
-        let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
-        let table = rule_table(role.rules);
+        let table = cluster_role_table(with_token);
         assert!(
             table.contains(&("".into(), "serviceaccounts/token".into(), s(&["create"]))),
             "{table:?}"
