@@ -147,6 +147,17 @@ enum PluginCommand {
     /// Run every load-time check (with the plugins.toml of its directory), without a
     /// cluster; exit 2 when the file would be refused.
     Check { file: PathBuf },
+    /// Run a plugin through scenarios (objects to start from, steps, and the objects,
+    /// conditions and events expected after each) on an embedded API server; exit 1 when
+    /// one fails, 2 when one cannot run.
+    #[cfg(feature = "demo")]
+    Test {
+        /// The plugin.
+        file: PathBuf,
+        /// Scenario directories (given.yaml, expect.yaml, absent.yaml, steps/, scenario.yaml).
+        #[arg(required = true)]
+        scenarios: Vec<PathBuf>,
+    },
     /// Write a reconciler crate NAME (a ConfigMap copier with a test) that builds, tests
     /// natively and under wasmtime, and loads as it is.
     New {
@@ -159,6 +170,35 @@ enum PluginCommand {
         #[arg(long)]
         sdk: Option<PathBuf>,
     },
+}
+
+/// Runs each scenario on its own API server: exit 0 when all pass, 1 when one fails, 2
+/// when one cannot run.
+#[cfg(feature = "demo")]
+async fn plugin_test(
+    runtime: &Runtime,
+    file: &std::path::Path,
+    scenarios: &[PathBuf],
+) -> anyhow::Result<ExitCode> {
+    let mut code = ExitCode::SUCCESS;
+    for dir in scenarios {
+        let mut report = String::new();
+        let verdict = cli::scenario::run(runtime, file, dir, &mut report).await;
+        print!("{report}");
+        match verdict {
+            Ok(cli::scenario::Verdict::Passed) => {}
+            Ok(cli::scenario::Verdict::Failed) => {
+                if code == ExitCode::SUCCESS {
+                    code = ExitCode::FAILURE;
+                }
+            }
+            Err(error) => {
+                println!("cannot run {}: {error:#}", dir.display());
+                code = ExitCode::from(2);
+            }
+        }
+    }
+    Ok(code)
 }
 
 fn main() -> ExitCode {
@@ -233,6 +273,14 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Plugin {
             command: PluginCommand::Check { file } | PluginCommand::Inspect { file },
         } => file.parent().map(PathBuf::from),
+        #[cfg(feature = "demo")]
+        Command::Plugin {
+            command: PluginCommand::Test { file, scenarios },
+        } => scenarios
+            .iter()
+            .find(|s| s.join("plugins.toml").is_file())
+            .cloned()
+            .or_else(|| file.parent().map(PathBuf::from)),
         _ => None,
     };
     if let Some(dir) = plugin_dir {
@@ -390,6 +438,10 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ExitCode::from(2)
             })
         }
+        #[cfg(feature = "demo")]
+        Command::Plugin {
+            command: PluginCommand::Test { file, scenarios },
+        } => plugin_test(&runtime, &file, &scenarios).await,
         Command::Bench { args } => bench(&args),
         Command::WasiRun { wasm, args } => {
             let code = wasi_run::run(&runtime, &wasm, &args).await?;

@@ -148,6 +148,17 @@ impl Metrics {
             .observe(elapsed.as_secs_f64());
     }
 
+    /// How many passes of `plugin` have ended, however they ended.
+    pub fn passes(&self, plugin: &str) -> u64 {
+        ["success", "requeue", "conflict", "error"]
+            .into_iter()
+            .filter_map(|result| {
+                let labels = vec![("plugin", plugin.to_owned()), ("result", result.to_owned())];
+                self.passes.get(&labels).map(|counter| counter.get())
+            })
+            .sum()
+    }
+
     /// Sets the depth of `plugin`'s work queue.
     pub(crate) fn queue_depth(&self, plugin: &str, depth: usize) {
         self.queue_depth

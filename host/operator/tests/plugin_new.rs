@@ -92,6 +92,28 @@ fn plugin_new_writes_a_crate_that_builds_tests_natively_and_under_wasmtime_and_l
         assert!(report.contains(expected), "{expected:?} in\n{report}");
     }
 
+    // Its scenario runs the plugin on the real host and an embedded API server.
+    let scenarios = dir.join("scenarios/copies-a-configmap");
+    let test = operator()
+        .args(["plugin", "test"])
+        .arg(&plugin)
+        .arg(&scenarios)
+        .output()
+        .expect("runs");
+    let report = succeeded("plugin test", &test);
+    for line in [
+        "  serving: config-copier 0.1.0",
+        "  given: converged in",
+        "  01-a-changed-source-is-copied-again: converged in",
+        "  02-the-copy-goes-with-its-source: converged in",
+        "ok",
+    ] {
+        assert!(
+            report.lines().any(|l| l.starts_with(line)),
+            "{line:?} in\n{report}"
+        );
+    }
+
     // A second `plugin new` over the same directory writes nothing.
     let again = operator()
         .args(["plugin", "new", "config-copier", "--dir"])

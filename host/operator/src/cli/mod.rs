@@ -7,6 +7,8 @@ pub mod demo;
 pub mod inspect;
 pub mod run;
 pub mod scaffold;
+#[cfg(feature = "demo")]
+pub mod scenario;
 
 use std::path::PathBuf;
 

@@ -249,6 +249,12 @@ impl<K: Clone + Eq + Hash> WorkQueue<K> {
         self.lock().active.len()
     }
 
+    /// Whether no key is running or ready to run (keys may wait for a later time).
+    pub fn is_idle(&self) -> bool {
+        let inner = self.lock();
+        inner.active.is_empty() && inner.ready.is_empty()
+    }
+
     /// Keys waiting (ready or delayed), for the queue-depth metric.
     pub(crate) fn depth(&self) -> usize {
         let inner = self.lock();

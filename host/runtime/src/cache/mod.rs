@@ -84,6 +84,9 @@ pub enum CacheError {
 pub(crate) struct ArtifactCache {
     /// The directory and the key its artifacts are sealed with; none: compile every time.
     store: Option<(PathBuf, CacheKey)>,
+    /// Whether the key is this process's random one: then every artifact an earlier
+    /// process sealed fails its tag, as expected, and is replaced without a warning.
+    ephemeral_key: bool,
     engine_key: String,
     rejected: AtomicU64,
 }
@@ -112,6 +115,7 @@ impl ArtifactCache {
         };
         Ok(Self {
             store,
+            ephemeral_key: key_file.is_none(),
             engine_key: format!("{:016x}", hasher.finish()),
             rejected: AtomicU64::new(0),
         })
@@ -145,7 +149,7 @@ impl ArtifactCache {
             engine_key: &self.engine_key,
             sha256,
         };
-        let refused = match files::read_nofollow(&path) {
+        let refused: Option<std::borrow::Cow<'static, str>> = match files::read_nofollow(&path) {
             Ok(None) => None,
             Ok(Some(file)) => match seal::open(key, &context, &file) {
                 Ok(artifact) => {
@@ -155,17 +159,22 @@ impl ArtifactCache {
                     // bytes are in memory, so what was verified is what is deserialized.
                     match unsafe { Component::deserialize(engine, artifact) } {
                         Ok(component) => return Ok((component, CacheOutcome::Loaded)),
-                        Err(e) => Some(format!("cannot deserialize: {e:#}")),
+                        Err(e) => Some(format!("cannot deserialize: {e:#}").into()),
                     }
                 }
-                Err(reason) => Some(reason.to_owned()),
+                Err(reason) => Some(reason.into()),
             },
-            Err(e) => Some(format!("cannot open it without following links: {e}")),
+            Err(e) => Some(format!("cannot open it without following links: {e}").into()),
         };
         let outcome = match refused {
             Some(reason) => {
                 self.rejected.fetch_add(1, Ordering::Relaxed);
-                tracing::warn!(path = %path.display(), reason, "refusing a cached artifact: recompiling and replacing it");
+                let reason = reason.as_ref();
+                if self.ephemeral_key && reason == seal::TAG_MISMATCH {
+                    tracing::debug!(path = %path.display(), "replacing an artifact an earlier process cached under its own key");
+                } else {
+                    tracing::warn!(path = %path.display(), reason, "refusing a cached artifact: recompiling and replacing it");
+                }
                 CacheOutcome::Recompiled
             }
             None => CacheOutcome::Compiled,

@@ -47,6 +47,9 @@ pub(super) fn header(key: &CacheKey, context: &Context<'_>, artifact: &[u8]) -> 
 }
 
 /// The artifact in `file` when its tag verifies; otherwise why not.
+/// Why [`open`] refuses an artifact sealed under another key (or tampered with).
+pub(super) const TAG_MISMATCH: &str = "its tag does not verify under this cache's key";
+
 pub(super) fn open<'f>(
     key: &CacheKey,
     context: &Context<'_>,
@@ -60,7 +63,7 @@ pub(super) fn open<'f>(
         return Err("not a sealed artifact");
     }
     if !key.verify(&message(context, artifact), tag) {
-        return Err("its tag does not verify under this cache's key");
+        return Err(TAG_MISMATCH);
     }
     Ok(artifact)
 }

@@ -16,6 +16,38 @@ const FILES: &[(&str, &str)] = &[
     ),
     ("src/lib.rs", include_str!("template/lib.rs.tmpl")),
     ("README.md", include_str!("template/README.md.tmpl")),
+    (
+        "scenarios/copies-a-configmap/scenario.yaml",
+        include_str!("template/scenario.yaml.tmpl"),
+    ),
+    (
+        "scenarios/copies-a-configmap/given.yaml",
+        include_str!("template/scenario-given.yaml.tmpl"),
+    ),
+    (
+        "scenarios/copies-a-configmap/expect.yaml",
+        include_str!("template/scenario-expect.yaml.tmpl"),
+    ),
+    (
+        "scenarios/copies-a-configmap/absent.yaml",
+        include_str!("template/scenario-absent.yaml.tmpl"),
+    ),
+    (
+        "scenarios/copies-a-configmap/steps/01-a-changed-source-is-copied-again/apply.yaml",
+        include_str!("template/scenario-step1-apply.yaml.tmpl"),
+    ),
+    (
+        "scenarios/copies-a-configmap/steps/01-a-changed-source-is-copied-again/expect.yaml",
+        include_str!("template/scenario-step1-expect.yaml.tmpl"),
+    ),
+    (
+        "scenarios/copies-a-configmap/steps/02-the-copy-goes-with-its-source/delete.yaml",
+        include_str!("template/scenario-step2-delete.yaml.tmpl"),
+    ),
+    (
+        "scenarios/copies-a-configmap/steps/02-the-copy-goes-with-its-source/absent.yaml",
+        include_str!("template/scenario-step2-absent.yaml.tmpl"),
+    ),
     (".gitignore", "/target\n"),
 ];
 
