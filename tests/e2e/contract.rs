@@ -51,7 +51,7 @@ async fn a_plugin_built_against_another_major_contract_version_is_refused_naming
         tempfile::tempdir().expect("tempdir"),
         tempfile::tempdir().expect("tempdir"),
     );
-    let wit = host_wit().replace("wasm-operator:plugin@1.3.0", "wasm-operator:plugin@2.0.0");
+    let wit = host_wit().replace("wasm-operator:plugin@1.4.0", "wasm-operator:plugin@2.0.0");
     let path = write(&files, "v2.wasm", &component_for(&wit, "reconciler-plugin"));
 
     let err = runtime_with_cache(&cache)
@@ -67,7 +67,7 @@ async fn a_plugin_built_against_another_major_contract_version_is_refused_naming
     assert_eq!(
         err.to_string(),
         format!(
-            "{}: is built against contract 2.0.0, but this host speaks wasm-operator:plugin@1.3.0 (major versions differ)",
+            "{}: is built against contract 2.0.0, but this host speaks wasm-operator:plugin@1.4.0 (major versions differ)",
             path.display()
         )
     );
@@ -160,7 +160,8 @@ async fn files_that_are_not_components_are_refused_with_the_reason() {
 /// `cluster@1.0.0` and exports only `reconciler@1.0.0`), `tests/fixtures/contract-1.1/` at
 /// commit 7220ddd (it imports `client@1.1.0` and exports `extensions@1.1.0`, no `admission`),
 /// `tests/fixtures/contract-1.2/` at commit cea2891 (it exports `admission@1.2.0`, imports no
-/// `targets` and exports no `targeting`).
+/// `targets` and exports no `targeting`), `tests/fixtures/contract-1.3/` at commit d15a61b
+/// (it exports `targeting@1.3.0`, no `selection`).
 fn fixture_built_against(version: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
         "fixtures/contract-{version}/fixture-{version}.0.wasm"
@@ -168,16 +169,16 @@ fn fixture_built_against(version: &str) -> PathBuf {
 }
 
 #[tokio::test]
-async fn plugins_built_against_contracts_1_0_1_1_and_1_2_load_and_pass_on_the_1_3_host() {
+async fn plugins_built_against_contracts_1_0_to_1_3_load_and_pass_on_the_1_4_host() {
     use serde_json::json;
     use wasm_operator_e2e::{cluster_with, config_map};
     let cache = tempfile::tempdir().expect("tempdir");
     let runtime = runtime_with_cache(&cache);
-    for version in ["1.0", "1.1", "1.2"] {
+    for version in ["1.0", "1.1", "1.2", "1.3"] {
         let plugin = runtime
             .load(&fixture_built_against(version), None)
             .await
-            .unwrap_or_else(|e| panic!("the {version} fixture loads on the 1.3 host: {e}"));
+            .unwrap_or_else(|e| panic!("the {version} fixture loads on the 1.4 host: {e}"));
         assert_eq!(plugin.contract().to_string(), format!("{version}.0"));
         let description = plugin.description().expect("a reconciler");
         assert_eq!(
@@ -188,6 +189,10 @@ async fn plugins_built_against_contracts_1_0_1_1_and_1_2_load_and_pass_on_the_1_
         assert!(
             plugin.admitted().is_empty(),
             "a {version} plugin admits nothing"
+        );
+        assert_eq!(
+            description.primary_selector, None,
+            "a {version} plugin is passed every primary"
         );
         let cluster = cluster_with(&[config_map("ns", "a", json!({"k": "v"}), None)]).await;
 

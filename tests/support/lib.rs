@@ -319,16 +319,7 @@ pub fn metric(rendered: &str, series: &str) -> u64 {
 
 /// How many passes of `plugin` the operator ran, whatever their outcome.
 pub fn passes(operator: &RunningOperator, plugin: &str) -> u64 {
-    let rendered = operator.metrics().render();
-    ["success", "requeue", "conflict", "error"]
-        .iter()
-        .map(|result| {
-            metric(
-                &rendered,
-                &format!(r#"wasm_operator_passes_total{{plugin="{plugin}",result="{result}"}}"#),
-            )
-        })
-        .sum()
+    operator.metrics().passes(plugin)
 }
 
 /// The API requests `operator` made for its plugins that write (every verb but get and

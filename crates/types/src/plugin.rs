@@ -136,6 +136,9 @@ pub struct Description {
     pub admission: Vec<crate::admission::AdmittedKind>,
     /// How the plugin writes children to target clusters (contract 1.3).
     pub targets: TargetDescription,
+    /// A label selector (the API's text form) narrowing the primary watch: only the
+    /// primaries it matches are cached and passed; `None`: every primary (contract 1.4).
+    pub primary_selector: Option<String>,
 }
 
 /// How a plugin writes a primary's children to target clusters (contract 1.3).

@@ -127,6 +127,7 @@ pub fn describe() -> Description {
             owner_label_prefix: OWNER_LABEL_PREFIX.into(),
             watches: child_kinds().to_vec(),
         },
+        primary_selector: None,
     }
 }
 

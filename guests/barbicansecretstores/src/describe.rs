@@ -130,6 +130,7 @@ pub fn describe() -> Description {
                 .into(),
             watches: Vec::new(),
         },
+        primary_selector: None,
     }
 }
 

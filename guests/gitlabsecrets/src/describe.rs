@@ -62,6 +62,7 @@ pub fn describe() -> Description {
             },
         ],
         targets: Default::default(),
+        primary_selector: None,
     }
 }
 

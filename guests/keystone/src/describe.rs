@@ -228,6 +228,7 @@ pub fn describe() -> Description {
                 KindRef::of::<Grant>(),
             ],
         },
+        primary_selector: None,
     }
 }
 

@@ -94,6 +94,7 @@ pub fn describe() -> Description {
             owner_label_prefix: "openstack.c5c3.io".into(),
             watches: Vec::new(),
         },
+        primary_selector: None,
     }
 }
 

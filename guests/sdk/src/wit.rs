@@ -21,9 +21,8 @@ use crate::planner;
 use crate::plugin::{self, Reconciler};
 
 /// The generated bindings of the `planning-reconciler-plugin` world of `gitlab:secretgen`
-/// (`wit/secretgen/`): `wasm-operator:plugin`'s `admitting-reconciler-plugin` (contract 1.2) plus
-/// the `planner`
-/// import. A reconciler imports `planner` only when it calls it, so plain reconcilers do not
+/// (`wit/secretgen/`): `wasm-operator:plugin`'s `selecting-reconciler-plugin` (contract 1.4)
+/// plus the `planner` import. A reconciler imports `planner` only when it calls it, so plain reconcilers do not
 /// depend on a planner.
 pub mod bindings {
     wit_bindgen::generate!({
@@ -42,6 +41,7 @@ pub use bindings::export_plugin;
 use bindings::exports::wasm_operator::plugin::admission as wit_admission;
 use bindings::exports::wasm_operator::plugin::extensions as wit_extensions;
 use bindings::exports::wasm_operator::plugin::reconciler as wit_reconciler;
+use bindings::exports::wasm_operator::plugin::selection as wit_selection;
 use bindings::exports::wasm_operator::plugin::targeting as wit_targeting;
 use bindings::gitlab::secretgen::planner as wit_planner;
 use bindings::wasm_operator::plugin::{
@@ -137,6 +137,14 @@ impl<R: Reconciler> wit_targeting::Guest for Exported<R> {
         wit_targeting::TargetDescription {
             owner_label_prefix: targets.owner_label_prefix,
             watches: targets.watches.iter().map(Into::into).collect(),
+        }
+    }
+}
+
+impl<R: Reconciler> wit_selection::Guest for Exported<R> {
+    fn describe_selection() -> wit_selection::Selection {
+        wit_selection::Selection {
+            primary_labels: R::describe().primary_selector,
         }
     }
 }

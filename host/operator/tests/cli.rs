@@ -43,7 +43,7 @@ fn plugin_inspect_prints_the_description_and_the_sha256() {
     for expected in [
         format!("sha256:    {sha256}"),
         "kind:      reconciler".to_owned(),
-        "contract:  wasm-operator:plugin@1.3.0".to_owned(),
+        "contract:  wasm-operator:plugin@1.4.0".to_owned(),
         "name:      fixture".to_owned(),
         "version:   0.1.0".to_owned(),
         "manager:   fixture-reconciler".to_owned(),

@@ -87,6 +87,7 @@ fn plugin_new_writes_a_crate_that_builds_tests_natively_and_under_wasmtime_and_l
     for expected in [
         "name:      config-copier",
         "verbs:     v1/ConfigMap (configmaps): get, list, watch, patch",
+        "selector:  !config-copier.example.com/copy-of (only the primaries it matches)",
         "ok: every load-time check passed",
     ] {
         assert!(report.contains(expected), "{expected:?} in\n{report}");

@@ -12,11 +12,11 @@ mod generated {
     pub(crate) mod reconciler {
         wasmtime::component::bindgen!({
             path: "../../wit",
-            // The 1.3 world: every import a 1.x reconciler may name. Its exports are looked
-            // up one interface at a time (`reconciler` always, `extensions`, `admission` and
-            // `targeting` when the plugin exports them), so a plugin of an earlier minor
-            // version loads through the same bindings.
-            world: "targeting-reconciler-plugin",
+            // The 1.4 world: every import a 1.x reconciler may name. Its exports are looked
+            // up one interface at a time (`reconciler` always, `extensions`, `admission`,
+            // `targeting` and `selection` when the plugin exports them), so a plugin of an
+            // earlier minor version loads through the same bindings.
+            world: "selecting-reconciler-plugin",
             imports: { default: async },
             exports: { default: async },
             with: {
@@ -63,7 +63,7 @@ pub use generated::planner::exports::gitlab::secretgen::planner;
 pub(crate) use generated::planner::{PlannerPlugin, PlannerPluginPre};
 pub(crate) use generated::planning::gitlab::secretgen::planner as planner_import;
 pub(crate) use generated::reconciler::exports::wasm_operator::plugin::{
-    admission, extensions, reconciler, targeting,
+    admission, extensions, reconciler, selection, targeting,
 };
 pub(crate) use generated::reconciler::wasm_operator::plugin::{
     client, cluster, crypto, egress, logging, targets, types,
@@ -73,7 +73,7 @@ pub(crate) use generated::reconciler::wasm_operator::plugin::{
 pub const CONTRACT_PACKAGE: &str = "wasm-operator:plugin";
 
 /// The platform contract version the host speaks (the package's version).
-pub const CONTRACT_VERSION: &str = "1.3.0";
+pub const CONTRACT_VERSION: &str = "1.4.0";
 
 /// The WIT package of the GitLabSecrets planner, `gitlab:secretgen`.
 pub const PLANNER_PACKAGE: &str = "gitlab:secretgen";
@@ -91,15 +91,18 @@ pub(crate) struct ReconcilerPre {
     admission: Option<admission::GuestIndices>,
     /// `Some` for a plugin built against 1.3 or later (it exports `targeting`).
     targeting: Option<targeting::GuestIndices>,
+    /// `Some` for a plugin built against 1.4 or later (it exports `selection`).
+    selection: Option<selection::GuestIndices>,
 }
 
 /// One instance of a reconciler: its `reconciler` export, from 1.1 on its `extensions`, from
-/// 1.2 on its `admission`, from 1.3 on its `targeting`.
+/// 1.2 on its `admission`, from 1.3 on its `targeting`, from 1.4 on its `selection`.
 pub(crate) struct ReconcilerInstance {
     pub(crate) reconciler: reconciler::Guest,
     pub(crate) extensions: Option<extensions::Guest>,
     pub(crate) admission: Option<admission::Guest>,
     pub(crate) targeting: Option<targeting::Guest>,
+    pub(crate) selection: Option<selection::Guest>,
 }
 
 impl ReconcilerPre {
@@ -126,12 +129,18 @@ impl ReconcilerPre {
         } else {
             None
         };
+        let selection = if exports(SELECTION_INTERFACE) {
+            Some(selection::GuestIndices::new(&pre)?)
+        } else {
+            None
+        };
         Ok(Self {
             pre,
             reconciler,
             extensions,
             admission,
             targeting,
+            selection,
         })
     }
 
@@ -154,11 +163,16 @@ impl ReconcilerPre {
             Some(indices) => Some(indices.load(&mut *store, &instance)?),
             None => None,
         };
+        let selection = match &self.selection {
+            Some(indices) => Some(indices.load(&mut *store, &instance)?),
+            None => None,
+        };
         Ok(ReconcilerInstance {
             reconciler,
             extensions,
             admission,
             targeting,
+            selection,
         })
     }
 }
@@ -171,3 +185,6 @@ const ADMISSION_INTERFACE: &str = "wasm-operator:plugin/admission@1.2.0";
 
 /// The name (semver-matched by wasmtime) of 1.3's exported `targeting` interface.
 const TARGETING_INTERFACE: &str = "wasm-operator:plugin/targeting@1.3.0";
+
+/// The name (semver-matched by wasmtime) of 1.4's exported `selection` interface.
+const SELECTION_INTERFACE: &str = "wasm-operator:plugin/selection@1.4.0";

@@ -272,7 +272,7 @@ mod tests {
         let found = semver::Version::new(2, 0, 0);
         assert_eq!(
             Package::Platform.other_major(found.clone()).to_string(),
-            "is built against contract 2.0.0, but this host speaks wasm-operator:plugin@1.3.0 (major versions differ)"
+            "is built against contract 2.0.0, but this host speaks wasm-operator:plugin@1.4.0 (major versions differ)"
         );
         assert_eq!(
             Package::Planner.other_major(found).to_string(),

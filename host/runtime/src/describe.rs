@@ -39,6 +39,7 @@ pub(crate) fn from_wit(d: wit::Description) -> Description {
         admission: vec![],
         egress: Vec::new(),
         targets: Default::default(),
+        primary_selector: None,
     }
 }
 
@@ -145,6 +146,16 @@ pub(crate) fn validate(d: &Description) -> Result<(), String> {
         }
     }
     check_kind(&d.primary, "primary")?;
+    if let Some(selector) = &d.primary_selector {
+        if selector.trim().is_empty() {
+            return Err(
+                "selection.primary-labels is empty (leave it out to be passed every primary)"
+                    .into(),
+            );
+        }
+        wasm_operator_types::LabelSelector::parse(selector)
+            .map_err(|e| format!("selection.primary-labels: {e}"))?;
+    }
     let declared = |k: &KindRef, verb: Verb| {
         d.permissions.iter().any(|p| {
             p.kind.api_version == k.api_version && p.kind.kind == k.kind && p.verbs.contains(&verb)
@@ -400,6 +411,30 @@ mod tests {
                 },
             ],
             targets: Default::default(),
+            primary_selector: None,
+        }
+    }
+
+    #[test]
+    fn a_primary_selector_must_parse_as_a_label_selector() {
+        let cases = [
+            // The one valid row.
+            ("app=web,!skip", None),
+            ("", Some("selection.primary-labels is empty")),
+            (
+                "tier in web",
+                Some("selection.primary-labels: unable to parse requirement"),
+            ),
+        ];
+        for (selector, error) in cases {
+            let mut d = description();
+            d.watches.clear();
+            d.primary_selector = Some(selector.into());
+            match (validate(&d), error) {
+                (Ok(()), None) => {}
+                (Err(e), Some(expected)) => assert!(e.starts_with(expected), "{selector:?}: {e}"),
+                (result, _) => panic!("{selector:?}: {result:?}"),
+            }
         }
     }
 

@@ -153,7 +153,7 @@ impl Plugin {
             return Err("not a reconciler".into());
         };
         let cluster = ClusterCtx::none(&self.name);
-        let (description, extended, admitted, targeting) = self
+        let (description, extended, admitted, targeting, selection) = self
             .run(runtime, "describe()", cluster, async |store| {
                 let instance = pre
                     .instantiate_async(&mut *store)
@@ -189,7 +189,16 @@ impl Plugin {
                     ),
                     None => None,
                 };
-                Ok((description, extended, admitted, targeting))
+                let selection = match &instance.selection {
+                    Some(selection) => Some(
+                        selection
+                            .call_describe_selection(&mut *store)
+                            .await
+                            .map_err(Failure::Call)?,
+                    ),
+                    None => None,
+                };
+                Ok((description, extended, admitted, targeting, selection))
             })
             .await
             .map_err(|e| e.to_string())?;
@@ -200,6 +209,9 @@ impl Plugin {
         description.admission = crate::admission::from_wit(admitted);
         if let Some(targeting) = targeting {
             description.targets = super::describe::targets(targeting);
+        }
+        if let Some(selection) = selection {
+            description.primary_selector = selection.primary_labels;
         }
         super::describe::validate(&description)?;
         Ok(description)

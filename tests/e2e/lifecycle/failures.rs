@@ -25,7 +25,7 @@ fn widget_crd() -> Value {
     })
 }
 
-fn widget(name: &str, behaviour: &str) -> Value {
+pub(super) fn widget(name: &str, behaviour: &str) -> Value {
     json!({"apiVersion": "tests.wasm-operator.dev/v1", "kind": "Widget",
         "metadata": {"name": name, "namespace": "ns"},
         "spec": {"behaviour": behaviour, "value": name}})
@@ -33,7 +33,7 @@ fn widget(name: &str, behaviour: &str) -> Value {
 
 /// The operator running only widget.wasm with `toml` as plugins.toml (fuel counted when
 /// `fuel`), the Widget CRD installed.
-async fn widgets(toml: &str, fuel: bool) -> Harness {
+pub(super) async fn widgets(toml: &str, fuel: bool) -> Harness {
     let widget = read(&test_plugin("widget-reconciler.wasm"));
     let h = Harness::start(&[("widget.wasm", widget)], Some(toml), fuel).await;
     h.create(widget_crd()).await;

@@ -1,10 +1,11 @@
 //! Plugin lifecycle end to end: hot swap under load, refusals, removal, pinning (of
-//! reconcilers, canaries and the planner; `require_pins`), canaries, planner relinking, and
-//! failing guests contained and reported on their objects.
+//! reconcilers, canaries and the planner; `require_pins`), canaries, planner relinking,
+//! failing guests contained and reported on their objects, and a primary selector.
 
 mod failures;
 mod places;
 mod planner;
+mod selection;
 
 use std::path::Path;
 use std::time::Duration;

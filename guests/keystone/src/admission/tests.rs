@@ -150,6 +150,7 @@ impl Reconciler for Admitting {
                 },
             ],
             targets: Default::default(),
+            primary_selector: None,
         }
     }
 

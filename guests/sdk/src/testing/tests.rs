@@ -270,6 +270,7 @@ impl crate::Reconciler for Admitting {
             indexes: vec![],
             permissions: vec![],
             targets: Default::default(),
+            primary_selector: None,
         }
     }
 

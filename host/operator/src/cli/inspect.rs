@@ -45,6 +45,9 @@ pub fn render(plugin: &Plugin) -> String {
             format!(", on {}", predicates.join(" or "))
         }
     );
+    if let Some(selector) = &d.primary_selector {
+        let _ = writeln!(out, "selector:  {selector} (only the primaries it matches)");
+    }
     for w in &d.watches {
         let mapping = match &w.mapping {
             Mapping::Owner => "owner reference".to_owned(),

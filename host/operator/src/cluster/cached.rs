@@ -33,6 +33,10 @@ pub struct CachedCluster {
     index_kinds: HashMap<String, KindRef>,
     /// The plugin's writes the informers may not have seen yet.
     written: MutationCache,
+    /// The primary kind and the selector narrowing its watch, when the plugin declared one:
+    /// with no informer of every object of that kind, reads of it are served from the
+    /// narrowed one (an object the selector does not match reads as absent there).
+    selected_primary: Option<(KindRef, String)>,
 }
 
 impl CachedCluster {
@@ -61,6 +65,10 @@ impl CachedCluster {
             indexes,
             index_kinds,
             written: MutationCache::default(),
+            selected_primary: description
+                .primary_selector
+                .clone()
+                .map(|selector| (description.primary.clone(), selector)),
         }
     }
 
@@ -75,6 +83,15 @@ impl CachedCluster {
     fn synced(&self, api_version: &str, kind: &str) -> Option<Arc<crate::informer::Informer>> {
         self.informers
             .get(api_version, kind)
+            .or_else(|| {
+                let (primary, selector) = self.selected_primary.as_ref()?;
+                (primary.api_version == api_version && primary.kind == kind)
+                    .then(|| {
+                        self.informers
+                            .get_selected(api_version, kind, Some(selector))
+                    })
+                    .flatten()
+            })
             .filter(|informer| informer.is_synced())
     }
 }

@@ -174,7 +174,7 @@ impl Controller {
     }
 
     /// What the plugin described.
-    pub(crate) fn description(&self) -> &Description {
+    pub fn description(&self) -> &Description {
         &self.description
     }
 
@@ -227,10 +227,7 @@ impl Controller {
     /// 10,000 objects adds 50 passes a second, the client's default request rate, to what
     /// the queue already holds, not 10,000 at once); returns how many.
     pub(crate) fn requeue_all(&self) -> usize {
-        let primary = &self.description.primary;
-        let Some(informer) = self.informers.get(&primary.api_version, &primary.kind) else {
-            return 0;
-        };
+        let informer = self.primary_informer();
         let requests: Vec<Request> = informer
             .filter(|_| true)
             .iter()
@@ -286,10 +283,19 @@ impl Controller {
         &self.queue
     }
 
+    /// The informer of the primaries: of those `primary_selector` matches when the plugin
+    /// declared one, else of every object of the kind.
+    fn primary_informer(&self) -> Arc<crate::informer::Informer> {
+        self.informers.ensure_selected(
+            &self.description.primary,
+            self.description.primary_selector.as_deref(),
+        )
+    }
+
     /// Starts the informers, the feeds into the queue and the dispatcher. Passes run only
     /// while `leading` holds `true`.
     pub(crate) fn start(self: &Arc<Self>, leading: watch::Receiver<bool>) -> Running {
-        let primary = self.informers.ensure(&self.description.primary);
+        let primary = self.primary_informer();
         let mut feeds = vec![tokio::spawn(self.clone().feed_primary(primary.subscribe()))];
         feeds.extend(self.start_watches());
         if let Some((registry, _)) = self.targets.get() {
@@ -556,12 +562,14 @@ impl Drop for InFlight<'_> {
     }
 }
 
-/// Whether two descriptions drive the same controller (primary, predicates, watches,
-/// indexes, field manager), so one version can replace the other without restarting it.
+/// Whether two descriptions drive the same controller (primary and its selector,
+/// predicates, watches, indexes, field manager), so one version can replace the other
+/// without restarting it.
 pub(crate) fn same_shape(a: &Description, b: &Description) -> bool {
     a.name == b.name
         && a.field_manager == b.field_manager
         && a.primary == b.primary
+        && a.primary_selector == b.primary_selector
         && a.primary_predicates == b.primary_predicates
         && a.watches == b.watches
         && a.indexes == b.indexes

@@ -227,8 +227,12 @@ impl Informer {
 
     /// Lists and watches `api` until the stream ends (it does not: the watcher retries
     /// with backoff; the task is aborted when the informer is dropped).
-    async fn run(self: Arc<Self>, api: Api<RawObject>) {
-        let stream = watcher::watcher(api, watcher::Config::default().any_semantic());
+    async fn run(self: Arc<Self>, api: Api<RawObject>, selector: Option<String>) {
+        let mut config = watcher::Config::default().any_semantic();
+        if let Some(selector) = &selector {
+            config = config.labels(selector);
+        }
+        let stream = watcher::watcher(api, config);
         let mut stream = std::pin::pin!(kube::runtime::WatchStreamExt::default_backoff(stream));
         let mut relist = None;
         while let Some(event) = stream.next().await {

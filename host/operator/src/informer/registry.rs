@@ -11,10 +11,15 @@ use wasm_operator_types::KindRef;
 
 use super::{Informer, api_resource};
 
-/// The running informers by `(apiVersion, kind)`, with their watch tasks.
-type ByKind = HashMap<(String, String), (Arc<Informer>, AbortHandle)>;
+/// What an informer watches: `(apiVersion, kind, label selector)`.
+type Key = (String, String, Option<String>);
 
-/// Every informer of a host, keyed by `(apiVersion, kind)`.
+/// The running informers by what they watch, with their watch tasks.
+type ByKind = HashMap<Key, (Arc<Informer>, AbortHandle)>;
+
+/// Every informer of a host, keyed by `(apiVersion, kind)` and, for a plugin that narrows its
+/// primary watch (contract 1.4), its label selector: such an informer holds only the objects
+/// the selector matches, and serves only that plugin's primary.
 ///
 /// The key determines the resource watched because every kind reaching [`ensure`](Self::ensure)
 /// comes from a description whose kinds were checked against API discovery at load
@@ -45,7 +50,17 @@ impl Informers {
 
     /// The informer of `kind`, started now if it is not running yet.
     pub fn ensure(&self, kind: &KindRef) -> Arc<Informer> {
-        let key = (kind.api_version.clone(), kind.kind.clone());
+        self.ensure_selected(kind, None)
+    }
+
+    /// The informer of the objects of `kind` that `selector` matches (every object for
+    /// `None`), started now if it is not running yet. The selector was checked at load.
+    pub fn ensure_selected(&self, kind: &KindRef, selector: Option<&str>) -> Arc<Informer> {
+        let key = (
+            kind.api_version.clone(),
+            kind.kind.clone(),
+            selector.map(str::to_owned),
+        );
         let mut running = self.lock();
         if let Some((informer, _)) = running.get(&key) {
             return informer.clone();
@@ -56,15 +71,29 @@ impl Informers {
             (Some(ns), true) => Api::namespaced_with(self.client.clone(), ns, &resource),
             _ => Api::all_with(self.client.clone(), &resource),
         };
-        let task = tokio::spawn(informer.clone().run(api));
+        let task = tokio::spawn(informer.clone().run(api, selector.map(str::to_owned)));
         running.insert(key, (informer.clone(), task.abort_handle()));
         informer
     }
 
-    /// The running informer of `apiVersion`/`kind`, if any.
+    /// The running informer of every `apiVersion`/`kind` object, if any.
     pub(crate) fn get(&self, api_version: &str, kind: &str) -> Option<Arc<Informer>> {
+        self.get_selected(api_version, kind, None)
+    }
+
+    /// The running informer of the `apiVersion`/`kind` objects `selector` matches, if any.
+    pub(crate) fn get_selected(
+        &self,
+        api_version: &str,
+        kind: &str,
+        selector: Option<&str>,
+    ) -> Option<Arc<Informer>> {
         self.lock()
-            .get(&(api_version.to_owned(), kind.to_owned()))
+            .get(&(
+                api_version.to_owned(),
+                kind.to_owned(),
+                selector.map(str::to_owned),
+            ))
             .map(|(informer, _)| informer.clone())
     }
 
@@ -74,7 +103,10 @@ impl Informers {
             .lock()
             .iter()
             .filter(|(_, (informer, _))| !informer.is_synced())
-            .map(|((v, k), _)| format!("{v}/{k}"))
+            .map(|((v, k, selector), _)| match selector {
+                Some(selector) => format!("{v}/{k} ({selector})"),
+                None => format!("{v}/{k}"),
+            })
             .collect();
         kinds.sort();
         kinds

@@ -212,6 +212,7 @@ mod tests {
                 verbs: vec![Verb::Get],
             }],
             targets: Default::default(),
+            primary_selector: None,
         }
     }
 

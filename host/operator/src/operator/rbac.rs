@@ -391,6 +391,7 @@ mod tests {
                 },
             ],
             targets: Default::default(),
+            primary_selector: None,
         }
     }
 

@@ -94,6 +94,7 @@ impl Reconciler for Blocks {
             indexes: vec![],
             permissions: permissions(),
             targets: Default::default(),
+            primary_selector: None,
         }
     }
 

@@ -57,6 +57,7 @@ impl Reconciler for Egress {
                 },
             ],
             targets: Default::default(),
+            primary_selector: None,
         }
     }
 

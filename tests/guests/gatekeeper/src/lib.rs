@@ -117,6 +117,7 @@ impl Reconciler for Gatekeeper {
                 },
             ],
             targets: Default::default(),
+            primary_selector: None,
         }
     }
 

@@ -60,6 +60,7 @@ impl Reconciler for Hostile {
                 verbs: vec![Verb::Get, Verb::List, Verb::Watch, Verb::Create],
             }],
             targets: Default::default(),
+            primary_selector: None,
         }
     }
 

@@ -34,6 +34,7 @@ impl Reconciler for RogueKinds {
                 verbs: vec![Verb::Get, Verb::List, Verb::Watch],
             }],
             targets: Default::default(),
+            primary_selector: None,
         }
     }
 

@@ -60,6 +60,7 @@ impl Reconciler for Rogue {
                 },
             ],
             targets: Default::default(),
+            primary_selector: None,
         }
     }
 

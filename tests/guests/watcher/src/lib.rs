@@ -114,6 +114,7 @@ impl Reconciler for Watcher {
                 },
             ],
             targets: Default::default(),
+            primary_selector: None,
         }
     }
 

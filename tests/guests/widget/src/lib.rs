@@ -2,12 +2,16 @@
 //!
 //! A pass reads the Widget from the cache and, by `spec.behaviour`: `loop` spins forever,
 //! `allocate` allocates until memory runs out, `panic` panics; otherwise it writes
-//! `status.observedValue` = `spec.value` (keeping the rest of the status).
+//! `status.observedValue` = `spec.value` (keeping the rest of the status). A Widget labelled
+//! [`IGNORED_LABEL`] is not its primary (contract 1.4's selection): never cached, never passed.
 
 use wasm_operator_sdk::{
     Cluster, Description, KindRef, ObjectRef, Outcome, Permission, ReadFrom, ReconcileError,
     Reconciler, Request, Verb,
 };
+
+/// The label that takes a Widget out of the plugin's primaries.
+pub const IGNORED_LABEL: &str = "tests.wasm-operator.dev/ignored";
 
 /// The Widget kind.
 pub fn widget_kind() -> KindRef {
@@ -41,6 +45,7 @@ impl Reconciler for Widgets {
                 verbs: vec![Verb::Get, Verb::List, Verb::Watch, Verb::UpdateStatus],
             }],
             targets: Default::default(),
+            primary_selector: Some(format!("!{IGNORED_LABEL}")),
         }
     }
 

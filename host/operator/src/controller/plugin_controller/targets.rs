@@ -60,10 +60,7 @@ impl Controller {
     }
 
     fn enqueue_every_primary(&self) {
-        let primary = &self.description.primary;
-        let Some(informer) = self.informers.get(&primary.api_version, &primary.kind) else {
-            return;
-        };
+        let informer = self.primary_informer();
         for object in informer.filter(|_| true) {
             if let Some(request) = mapping::request_of(&object) {
                 self.enqueue(request);
