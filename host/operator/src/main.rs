@@ -158,11 +158,16 @@ enum PluginCommand {
         #[arg(required = true)]
         scenarios: Vec<PathBuf>,
     },
-    /// Write a reconciler crate NAME (a ConfigMap copier with a test) that builds, tests
-    /// natively and under wasmtime, and loads as it is.
+    /// Write a reconciler crate NAME (a ConfigMap copier, or with --kind a reconciler of a
+    /// custom resource of its own) with a test and a scenario, that builds, tests natively
+    /// and under wasmtime, and loads as it is.
     New {
         /// The plugin's name: lowercase letters, digits and '-'.
         name: String,
+        /// What it reconciles: `ConfigMap`, or `GROUP/VERSION/KIND` for a custom resource
+        /// (types, a CRD generated from them, a Ready condition), e.g. `example.com/v1/Widget`.
+        #[arg(long, default_value = "ConfigMap")]
+        kind: cli::scaffold::Kind,
         /// Where to create the crate's directory.
         #[arg(long, default_value = ".")]
         dir: PathBuf,
@@ -245,15 +250,25 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
         Command::Plugin {
-            command: PluginCommand::New { name, dir, sdk },
+            command:
+                PluginCommand::New {
+                    name,
+                    kind,
+                    dir,
+                    sdk,
+                },
         } => {
             let sdk = sdk.clone().unwrap_or_else(cli::scaffold::default_sdk);
             let runner = std::env::current_exe().context("the path of this executable")?;
-            let created = cli::scaffold::new_plugin(name, dir, &sdk, &runner)?;
+            let created = cli::scaffold::new_plugin(name, kind, dir, &sdk, &runner)?;
             println!("created {}", created.display());
             println!("  cargo build --release --target wasm32-wasip2   # the plugin");
             println!("  cargo test                                     # natively");
             println!("  cargo test --target wasm32-wasip2              # under wasmtime");
+            println!(
+                "  wasm-operator plugin test target/wasm32-wasip2/release/{}.wasm scenarios/*",
+                name.replace('-', "_")
+            );
             return Ok(ExitCode::SUCCESS);
         }
         _ => {}
