@@ -1,6 +1,6 @@
 //! `wasm-operator plugin test FILE SCENARIO...`, run as a plugin author's CI runs it: the
-//! shipped GitLabSecrets scenario converges, a scenario that does not converge is printed
-//! field by field (a Secret's values never), and one that cannot run says why.
+//! shipped GitLabSecrets and Keystone scenarios converge, a scenario that does not converge
+//! is printed field by field (a Secret's values never), and one that cannot run says why.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -76,6 +76,32 @@ fn plugin_test_converges_the_shipped_gitlabsecrets_scenario_through_its_steps() 
         "  given: converged in",
         "  01-a-deleted-secret-is-made-again: converged in",
         "  02-deleting-the-gitlabsecrets-leaves-every-secret: converged in",
+        "ok",
+    ] {
+        assert!(
+            report.lines().any(|l| l.starts_with(line)),
+            "{line:?} in\n{report}"
+        );
+    }
+}
+
+#[test]
+fn plugin_test_converges_the_shipped_keystone_scenario_with_every_actor_and_the_secret_backend() {
+    let plugin = wasm_operator::cli::shipped_plugin_dir().join("keystone.wasm");
+    let scenario = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../guests/keystone/scenarios/credentials-from-the-secret-backend");
+    let output = plugin_test(&plugin, &scenario);
+    let report = stdout(&output);
+    assert!(
+        output.status.success(),
+        "{report}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for line in [
+        "  serving: keystone 0.1.0",
+        "  given: converged in",
+        "  01-a-changed-schedule-reaches-its-cronjob: converged in",
+        "  02-a-deleted-keystone-takes-its-children: converged in",
         "ok",
     ] {
         assert!(

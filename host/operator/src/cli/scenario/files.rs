@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! SCENARIO/
-//!   scenario.yaml    optional: timeoutSeconds, actors, with (other plugin files), include
+//!   scenario.yaml    optional: timeoutSeconds, actors, with (other plugin files), include,
+//!                    secretBackend (what the External Secrets actor's backend holds)
 //!   plugins.toml     optional: the plugin's configuration (else the one beside the plugin)
 //!   given.yaml       the objects to start from          (or given/*.yaml)
 //!   expect.yaml      objects expected after convergence (or expect/*.yaml)
@@ -69,6 +70,11 @@ pub(crate) struct Settings {
     /// scenario directory: a CRD kept elsewhere in the repository, say.
     #[serde(default)]
     pub(crate) include: Vec<PathBuf>,
+    /// What the secret backend of the `external-secrets` actor holds at the start: remote
+    /// key → property → value (what an operator would have written to OpenBao).
+    #[serde(default)]
+    pub(crate) secret_backend:
+        std::collections::BTreeMap<String, std::collections::BTreeMap<String, String>>,
 }
 
 /// One object of a scenario file, with where it came from.

@@ -63,6 +63,18 @@ pub async fn run(
         ..Default::default()
     })
     .await?;
+    for (key, properties) in &scenario.settings.secret_backend {
+        let entry = properties
+            .iter()
+            .map(|(k, v)| (k.clone(), v.as_bytes().to_vec()))
+            .collect();
+        server.secret_backend_put(key, entry).with_context(|| {
+            format!(
+                "{}: secretBackend needs the external-secrets actor",
+                dir.join(files::SETTINGS_FILE).display()
+            )
+        })?;
+    }
     let client = server.client()?;
     let objects = Objects::new(client.clone());
     let name = dir.file_name().map_or_else(
