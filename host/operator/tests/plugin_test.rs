@@ -61,23 +61,17 @@ fn edited_chart_defaults(timeout: u64, edit: &str) -> tempfile::TempDir {
     dir
 }
 
-#[test]
-fn plugin_test_converges_the_shipped_gitlabsecrets_scenario_through_its_steps() {
-    let output = plugin_test(&gitlabsecrets(), &chart_defaults());
+/// Runs `plugin test` of `plugin` on `scenario` and requires it to pass, its report holding
+/// a line starting with each of `lines`.
+fn passes(plugin: &Path, scenario: &Path, lines: &[&str]) {
+    let output = plugin_test(plugin, scenario);
     let report = stdout(&output);
     assert!(
         output.status.success(),
         "{report}\n{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    for line in [
-        "scenario chart-defaults",
-        "  serving: gitlabsecrets 0.1.0",
-        "  given: converged in",
-        "  01-a-deleted-secret-is-made-again: converged in",
-        "  02-deleting-the-gitlabsecrets-leaves-every-secret: converged in",
-        "ok",
-    ] {
+    for line in lines.iter().chain(&["ok"]) {
         assert!(
             report.lines().any(|l| l.starts_with(line)),
             "{line:?} in\n{report}"
@@ -86,29 +80,33 @@ fn plugin_test_converges_the_shipped_gitlabsecrets_scenario_through_its_steps() 
 }
 
 #[test]
-fn plugin_test_converges_the_shipped_keystone_scenario_with_every_actor_and_the_secret_backend() {
-    let plugin = wasm_operator::cli::shipped_plugin_dir().join("keystone.wasm");
-    let scenario = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../guests/keystone/scenarios/credentials-from-the-secret-backend");
-    let output = plugin_test(&plugin, &scenario);
-    let report = stdout(&output);
-    assert!(
-        output.status.success(),
-        "{report}\n{}",
-        String::from_utf8_lossy(&output.stderr)
+fn plugin_test_converges_the_shipped_gitlabsecrets_scenario_through_its_steps() {
+    passes(
+        &gitlabsecrets(),
+        &chart_defaults(),
+        &[
+            "scenario chart-defaults",
+            "  serving: gitlabsecrets 0.1.0",
+            "  given: converged in",
+            "  01-a-deleted-secret-is-made-again: converged in",
+            "  02-deleting-the-gitlabsecrets-leaves-every-secret: converged in",
+        ],
     );
-    for line in [
-        "  serving: keystone 0.1.0",
-        "  given: converged in",
-        "  01-a-changed-schedule-reaches-its-cronjob: converged in",
-        "  02-a-deleted-keystone-takes-its-children: converged in",
-        "ok",
-    ] {
-        assert!(
-            report.lines().any(|l| l.starts_with(line)),
-            "{line:?} in\n{report}"
-        );
-    }
+}
+
+#[test]
+fn plugin_test_converges_the_shipped_keystone_scenario_with_every_actor_and_the_secret_backend() {
+    passes(
+        &wasm_operator::cli::shipped_plugin_dir().join("keystone.wasm"),
+        &Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../guests/keystone/scenarios/credentials-from-the-secret-backend"),
+        &[
+            "  serving: keystone 0.1.0",
+            "  given: converged in",
+            "  01-a-changed-schedule-reaches-its-cronjob: converged in",
+            "  02-a-deleted-keystone-takes-its-children: converged in",
+        ],
+    );
 }
 
 #[test]
