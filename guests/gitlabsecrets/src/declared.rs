@@ -8,8 +8,9 @@
 
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use wasm_operator_sdk::Json;
 
-use crate::types::{CertificateEntry, SecretEntry};
+use crate::types::{CertificateEntry, GitLabSecrets, SecretEntry};
 
 /// Why an entry does not decode: the field (`spec.secrets[3].generators[0].length`) and
 /// serde's reason.
@@ -40,6 +41,55 @@ pub struct DeclaredCertificate {
 pub struct DeclaredSpec {
     pub secrets: Vec<DeclaredSecret>,
     pub certificates: Vec<DeclaredCertificate>,
+}
+
+/// The GitLabSecrets a read returned, with its spec's entries taken out as a pass reads
+/// them; the message of why it does not decode otherwise.
+///
+/// A GitLabSecrets whose every entry decodes, and names its Secrets, is decoded in one go
+/// from the read as it came (inside wasm, its text: no [`Value`] in between); any other is
+/// read again through [`take`], entry by entry, so each failure names its field. Both give
+/// the same result for an object the first accepts.
+pub fn read(json: Json) -> Result<(GitLabSecrets, DeclaredSpec), String> {
+    if let Ok(mut primary) = json.decode::<GitLabSecrets>()
+        && let Some(spec) = take_decoded(&mut primary)
+    {
+        return Ok((primary, spec));
+    }
+    let mut value = json.into_value().map_err(|e| e.to_string())?;
+    let spec = take(&mut value).map_err(|e| e.to_string())?;
+    let primary = serde_json::from_value(value).map_err(|e| e.to_string())?;
+    Ok((primary, spec))
+}
+
+/// Moves the entries out of a decoded GitLabSecrets, unless one names an empty Secret
+/// (which [`take`] reports with its field).
+fn take_decoded(primary: &mut GitLabSecrets) -> Option<DeclaredSpec> {
+    let spec = &mut primary.spec;
+    let named = spec.secrets.iter().all(|s| !s.name.is_empty())
+        && spec
+            .certificates
+            .iter()
+            .all(|c| c.secret_names().iter().all(|n| !n.is_empty()));
+    if !named {
+        return None;
+    }
+    Some(DeclaredSpec {
+        secrets: std::mem::take(&mut spec.secrets)
+            .into_iter()
+            .map(|entry| DeclaredSecret {
+                name: entry.name.clone(),
+                entry: Ok(entry),
+            })
+            .collect(),
+        certificates: std::mem::take(&mut spec.certificates)
+            .into_iter()
+            .map(|entry| DeclaredCertificate {
+                names: entry.secret_names().map(str::to_owned),
+                entry: Ok(entry),
+            })
+            .collect(),
+    })
 }
 
 /// Takes spec.secrets and spec.certificates out of `object` and decodes them entry by
@@ -147,6 +197,45 @@ mod tests {
         assert_eq!(spec.certificates[0].names, ["ca", "tls", "chain"]);
         let error = spec.certificates[0].entry.clone().expect_err("keySize");
         assert_eq!(error.field, "spec.certificates[0].authority.keySize");
+    }
+
+    #[test]
+    fn reading_a_primary_in_one_go_or_entry_by_entry_gives_the_same() {
+        let good = json!({"apiVersion": "apps.gitlab.com/v2alpha1", "kind": "GitLabSecrets",
+            "metadata": {"name": "g", "namespace": "ns", "resourceVersion": "7"},
+            "spec": {
+                "secrets": [{"name": "s", "generators": [{"type": "random", "key": "k", "length": 16}]}],
+                "certificates": [{"caSecret": "ca", "tlsSecret": "tls", "chainSecret": "chain",
+                    "caKey": "ca.crt", "chainKey": "chain.crt", "domain": "example.com",
+                    "authority": {"commonName": "CA"}}],
+            },
+            "status": {"conditions": []}});
+        let bad_entry = {
+            let mut bad = good.clone();
+            bad["spec"]["secrets"][0]["generators"][0]["length"] = json!(1_000_000_000_000u64);
+            bad
+        };
+        let empty_name = {
+            let mut bad = good.clone();
+            bad["spec"]["certificates"][0]["tlsSecret"] = json!("");
+            bad
+        };
+        for object in [good, bad_entry] {
+            let mut value = object.clone();
+            let spec = take(&mut value).expect("names");
+            let primary: GitLabSecrets = serde_json::from_value(value).expect("decodes");
+            for json in [Json::Text(object.to_string()), Json::Value(object.clone())] {
+                assert_eq!(read(json), Ok((primary.clone(), spec.clone())), "{object}");
+            }
+        }
+        for json in [Json::Text(empty_name.to_string()), Json::Value(empty_name)] {
+            let error = read(json).expect_err("an empty Secret name");
+            assert!(
+                error.starts_with("spec.certificates[0].tlsSecret:"),
+                "{error}"
+            );
+        }
+        assert!(read(Json::Text("{".into())).is_err());
     }
 
     #[test]

@@ -55,7 +55,7 @@ pub fn reconcile(
 ) -> Result<Outcome, ReconcileError> {
     let object = ObjectRef::of::<GitLabSecrets>(request.namespace.as_deref(), &request.name);
     let cached = cluster
-        .get(&object, ReadFrom::Cache)
+        .get_json(&object, ReadFrom::Cache)
         .map_err(|source| Error::ReadPrimary {
             object: object.key(),
             source,
@@ -63,16 +63,10 @@ pub fn reconcile(
     let Some(cached) = cached else {
         return Ok(Outcome::done());
     };
-    let mut cached = cached;
-    let spec = declared::take(&mut cached).map_err(|e| Error::DecodePrimary {
+    let (primary, spec) = declared::read(cached).map_err(|message| Error::DecodePrimary {
         object: object.key(),
-        message: e.to_string(),
+        message,
     })?;
-    let primary: GitLabSecrets =
-        serde_json::from_value(cached).map_err(|e| Error::DecodePrimary {
-            object: object.key(),
-            message: e.to_string(),
-        })?;
     if primary.metadata.deletion_timestamp.is_some() {
         log::debug(&format!("{object} is being deleted: no writes"));
         return Ok(Outcome::done());
