@@ -21,6 +21,7 @@
 use std::collections::BTreeMap;
 use std::fs::{File, OpenOptions};
 use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _, PermissionsExt as _};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -85,7 +86,13 @@ impl Wal {
             let path = path.to_owned();
             move |source| WalError::Io { path, source }
         };
-        std::fs::create_dir_all(dir).map_err(io(dir))?;
+        // The log holds every object, Secrets included: its directory is created 0700 and
+        // the log is kept 0600.
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(io(dir))?;
         let path = dir.join("objects.wal");
         let mut live = BTreeMap::new();
         let mut rv = 1;
@@ -105,7 +112,10 @@ impl Wal {
         let file = OpenOptions::new()
             .create(true)
             .append(true)
+            .mode(0o600)
             .open(&path)
+            .map_err(io(&path))?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))
             .map_err(io(&path))?;
         if !existed {
             sync_dir(dir).map_err(io(dir))?;
@@ -185,7 +195,13 @@ impl Wal {
             source,
         };
         let tmp = self.path.with_extension("wal.tmp");
-        let mut out = File::create(&tmp).map_err(io)?;
+        let mut out = OpenOptions::new()
+            .write(true)
+            .create(true)
+            .truncate(true)
+            .mode(0o600)
+            .open(&tmp)
+            .map_err(io)?;
         let mut size = 0;
         for (key, object) in &self.live {
             let record = Record::Put {

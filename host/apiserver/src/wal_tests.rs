@@ -176,3 +176,29 @@ fn a_last_record_torn_at_every_byte_offset_is_cut_away_and_later_writes_survive(
         );
     }
 }
+
+#[test]
+fn the_log_is_0600_in_a_directory_created_0700_even_when_umask_would_open_them() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let parent = tempfile::tempdir().expect("a directory");
+    let dir = parent.path().join("data");
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    {
+        let (mut wal, _, _) = Wal::open(&dir).expect("a new log");
+        wal.put(2, &key("a"), &object("a")).expect("a");
+    }
+    assert_eq!(mode(&dir), 0o700, "the directory it created");
+    assert_eq!(mode(&log_path(&dir)), 0o600, "the log");
+    // A log left readable by others is closed to them when it is opened again.
+    std::fs::set_permissions(log_path(&dir), std::fs::Permissions::from_mode(0o644))
+        .expect("chmod");
+    let (_, live, _) = Wal::open(&dir).expect("the log again");
+    assert_eq!(names(&live), ["a"]);
+    assert_eq!(mode(&log_path(&dir)), 0o600);
+}

@@ -4,7 +4,7 @@ use k8s_openapi::api::core::v1::ConfigMap;
 use kube::api::{Api, DeleteParams, ListParams, PostParams};
 use serde_json::json;
 
-use crate::support::{config_map, get, post, raw, rv, server, widget};
+use crate::support::{config_map, get, post, raw, raw_bytes, rv, server, widget};
 
 #[tokio::test]
 async fn a_created_object_gets_uid_creation_timestamp_and_a_resource_version() {
@@ -698,4 +698,67 @@ async fn a_create_or_update_body_that_is_not_json_or_yaml_is_a_415_naming_the_ty
     )
     .await;
     assert_eq!(answer.status, 415);
+}
+
+#[tokio::test]
+async fn a_body_nested_past_128_levels_is_a_400_before_any_parsing_and_the_server_serves_on() {
+    let (_server, client) = server().await;
+    // Widgets whose schema keeps anything, so a nested list is a valid field.
+    let crd = crate::support::widget_crd(
+        json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true}),
+    );
+    let installed = post(
+        &client,
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        crd,
+    )
+    .await;
+    assert_eq!(installed.status, 201, "{}", installed.body);
+    let path = "/apis/example.com/v1/namespaces/default/widgets";
+    let nested = |levels: usize| {
+        let list = format!("{}\"x\"{}", "[".repeat(levels), "]".repeat(levels));
+        format!(
+            r#"{{"apiVersion":"example.com/v1","kind":"Widget","metadata":{{"name":"deep-{levels}"}},"spec":{{"k":{list}}}}}"#
+        )
+        .into_bytes()
+    };
+    let cases = [
+        // The one accepted row.
+        ("application/json", nested(100), 201, ""),
+        (
+            "application/json",
+            nested(100_000),
+            400,
+            "more than 128 levels deep",
+        ),
+        (
+            "application/yaml",
+            nested(100_000),
+            400,
+            "more than 128 levels deep",
+        ),
+        (
+            "application/yaml",
+            format!("a: {}", "[".repeat(100_000)).into_bytes(),
+            400,
+            "more than 128 levels deep",
+        ),
+    ];
+    for (content_type, body, status, message) in cases {
+        let answer = raw_bytes(&client, "POST", path, content_type, body).await;
+        assert_eq!(answer.status, status, "{content_type}: {}", answer.body);
+        let said = answer.body["message"].as_str().unwrap_or_default();
+        assert!(said.contains(message), "{message:?} in {said}");
+    }
+    let created = post(
+        &client,
+        path,
+        crate::support::widget("after", json!({"k": 1})),
+    )
+    .await;
+    assert_eq!(
+        created.status, 201,
+        "the server serves on: {}",
+        created.body
+    );
 }

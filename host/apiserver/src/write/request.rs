@@ -46,16 +46,50 @@ pub(crate) fn check_media_type(headers: &HeaderMap) -> Result<()> {
     Err(ApiError::unsupported_media_type(text, BODY_MEDIA_TYPES))
 }
 
+/// How deep a request body may nest mappings and lists: serde_json's own limit, applied to
+/// YAML too (whose parser takes quadratic time over deeply nested flow collections: 100,000
+/// brackets held the server 47 s).
+const MAX_NESTING: usize = 128;
+
 /// Decodes a request body: JSON, else YAML (apply bodies, delete options). 400 when it is
-/// neither.
+/// neither, or nests deeper than [`MAX_NESTING`] (refused before any YAML parsing).
 pub(super) fn decode(body: &[u8]) -> Result<Value> {
-    if let Ok(v) = serde_json::from_slice(body) {
-        return Ok(v);
+    let too_deep = || {
+        ApiError::bad_request(format!(
+            "the request body nests mappings and lists more than {MAX_NESTING} levels deep"
+        ))
+    };
+    match serde_json::from_slice(body) {
+        Ok(v) => return Ok(v),
+        Err(e) if e.to_string().starts_with("recursion limit exceeded") => {
+            return Err(too_deep());
+        }
+        Err(_) => {}
+    }
+    if bracket_depth(body) > MAX_NESTING {
+        return Err(too_deep());
     }
     let text = std::str::from_utf8(body)
         .map_err(|_| ApiError::bad_request("the request body is not UTF-8"))?;
     serde_yaml_ng::from_str(text)
         .map_err(|e| ApiError::bad_request(format!("error decoding the request body: {e}")))
+}
+
+/// The deepest nesting of `[` and `{` in `body`, counting those inside strings too: never
+/// less than the nesting a YAML parser would build from it.
+fn bracket_depth(body: &[u8]) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for &byte in body {
+        match byte {
+            b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
 }
 
 /// Decodes a whole object (the body of a create or update) and checks it with

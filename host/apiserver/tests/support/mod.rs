@@ -35,6 +35,17 @@ pub async fn raw(
     body: Option<Value>,
 ) -> Raw {
     let bytes = body.map(|b| b.to_string().into_bytes()).unwrap_or_default();
+    raw_bytes(client, method, path, content_type, bytes).await
+}
+
+/// [`raw`] with a body of any bytes.
+pub async fn raw_bytes(
+    client: &kube::Client,
+    method: &str,
+    path: &str,
+    content_type: &str,
+    bytes: Vec<u8>,
+) -> Raw {
     let request = Request::builder()
         .method(method)
         .uri(path)
