@@ -350,12 +350,30 @@ async fn dispatch(
     method: Method,
     uri: Uri,
     headers: HeaderMap,
-    body: Bytes,
+    body: axum::body::Body,
 ) -> Response {
+    let body = match read_body(body).await {
+        Ok(body) => body,
+        Err(e) => return e.into_response(),
+    };
     match handle(shared, &method, &uri, &headers, &body).await {
         Ok(response) => response,
         Err(e) => e.into_response(),
     }
+}
+
+/// The request body, read up to [`MAX_BODY`] bytes: a 413 as soon as it passes the limit,
+/// so a client cannot make the server buffer more than that.
+async fn read_body(body: axum::body::Body) -> Result<Bytes, ApiError> {
+    axum::body::to_bytes(body, MAX_BODY).await.map_err(|error| {
+        let over_limit = std::error::Error::source(&error)
+            .is_some_and(|source| source.is::<http_body_util::LengthLimitError>());
+        if over_limit {
+            ApiError::too_large(MAX_BODY)
+        } else {
+            ApiError::bad_request(format!("cannot read the request body: {error}"))
+        }
+    })
 }
 
 fn json_response(code: u16, body: &Value, warnings: &[String]) -> Response {

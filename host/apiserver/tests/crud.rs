@@ -762,3 +762,34 @@ async fn a_body_nested_past_128_levels_is_a_400_before_any_parsing_and_the_serve
         created.body
     );
 }
+
+#[tokio::test]
+async fn a_body_over_the_limit_is_refused_while_it_streams_not_once_it_ends() {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let (server, _client) = server().await;
+    let address = server.url().trim_start_matches("http://").to_owned();
+    let mut stream = tokio::net::TcpStream::connect(&address)
+        .await
+        .expect("connects");
+    let head = format!(
+        "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: {address}\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+    );
+    stream.write_all(head.as_bytes()).await.expect("the head");
+    // 4 MiB in 64 KiB chunks, then the body never ends: only a server that counts while it
+    // reads can answer.
+    let chunk = format!("10000\r\n{}\r\n", "x".repeat(0x10000));
+    for _ in 0..64 {
+        if stream.write_all(chunk.as_bytes()).await.is_err() {
+            break; // the server answered and closed: fine
+        }
+    }
+    let mut answer = vec![0; 4096];
+    let read = tokio::time::timeout(std::time::Duration::from_secs(30), stream.read(&mut answer))
+        .await
+        .expect("an answer before the body ends")
+        .expect("reads");
+    let answer = String::from_utf8_lossy(&answer[..read]);
+    assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
+    assert!(answer.contains("RequestEntityTooLarge"), "{answer}");
+}
