@@ -124,7 +124,7 @@ fn check_string(s: &Value, text: &str, path: &str, out: &mut Vec<FieldError>) {
         return;
     }
     if let Some(pattern) = s.get("pattern").and_then(Value::as_str) {
-        match compile_go_regex(pattern) {
+        match compiled_pattern(pattern) {
             Ok(re) if re.is_match(text) => {}
             Ok(_) => {
                 let msg = format!("{path} in body should match '{pattern}'");
@@ -137,6 +137,30 @@ fn check_string(s: &Value, text: &str, path: &str, out: &mut Vec<FieldError>) {
             }
         }
     }
+}
+
+/// How many compiled schema patterns are kept; past it the cache starts over (patterns come
+/// from CRDs, which anyone who may create one can multiply).
+const PATTERN_CACHE: usize = 1024;
+
+/// A schema pattern, compiled once and kept (the validation of every object of a kind
+/// matches the same patterns); the compile error's text when it is invalid.
+fn compiled_pattern(pattern: &str) -> Result<Regex, String> {
+    static CACHE: std::sync::LazyLock<
+        std::sync::Mutex<std::collections::HashMap<String, Result<Regex, String>>>,
+    > = std::sync::LazyLock::new(Default::default);
+    let mut cache = CACHE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    if let Some(compiled) = cache.get(pattern) {
+        return compiled.clone();
+    }
+    if cache.len() >= PATTERN_CACHE {
+        cache.clear();
+    }
+    let compiled = compile_go_regex(pattern).map_err(|e| e.to_string());
+    cache.insert(pattern.to_owned(), compiled.clone());
+    compiled
 }
 
 /// Compiles a Go RE2 pattern with Rust's `regex`, first rewriting the Perl

@@ -278,3 +278,21 @@ fn all_of_subschemas_apply_at_the_same_path() {
         vec!["spec.x: Invalid value: 4: spec.x in body should be less than or equal to 3"]
     );
 }
+
+#[test]
+fn a_cached_pattern_answers_as_a_fresh_compile_even_past_the_cache_bound() {
+    let digits = r"^\d+$";
+    for _ in 0..2 {
+        let compiled = compiled_pattern(digits).expect("valid");
+        assert!(compiled.is_match("123") && !compiled.is_match("12a"));
+        let error = compiled_pattern("(?<=x)a").expect_err("Go has no lookbehind");
+        assert!(error.contains("look-around"), "{error}");
+    }
+    // More distinct patterns than the cache keeps: it starts over and every answer holds.
+    for i in 0..=PATTERN_CACHE {
+        let pattern = format!("^a{{{i}}}$");
+        let compiled = compiled_pattern(&pattern).expect("valid");
+        assert!(compiled.is_match(&"a".repeat(i)), "{pattern}");
+    }
+    assert!(compiled_pattern(digits).expect("valid").is_match("7"));
+}
