@@ -25,6 +25,7 @@ pub(crate) mod actors;
 mod admission;
 pub(crate) mod apply;
 mod builtin_fields;
+mod builtin_validation;
 mod crd;
 mod defaults;
 pub(crate) mod discovery;

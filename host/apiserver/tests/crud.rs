@@ -793,3 +793,106 @@ async fn a_body_over_the_limit_is_refused_while_it_streams_not_once_it_ends() {
     assert!(answer.starts_with("HTTP/1.1 413"), "{answer}");
     assert!(answer.contains("RequestEntityTooLarge"), "{answer}");
 }
+
+#[tokio::test]
+async fn metadata_and_data_that_break_kube_apiservers_rules_are_refused_with_its_wording() {
+    let (_server, client) = server().await;
+    let config_maps = "/api/v1/namespaces/default/configmaps";
+    let secrets = "/api/v1/namespaces/default/secrets";
+    let object = |kind: &str, name: &str, extra: serde_json::Value| {
+        let mut object = json!({"apiVersion": "v1", "kind": kind, "metadata": {"name": name}});
+        for (key, value) in extra.as_object().expect("fields") {
+            if key == "metadata" {
+                for (k, v) in value.as_object().expect("metadata") {
+                    object["metadata"][k] = v.clone();
+                }
+            } else {
+                object[key] = value.clone();
+            }
+        }
+        object
+    };
+    let big = "x".repeat(256 << 10);
+    let cases = [
+        // The one valid row.
+        (
+            config_maps,
+            object(
+                "ConfigMap",
+                "ok",
+                json!({"metadata": {"labels": {"app.kubernetes.io/name": "web"},
+                "annotations": {"Example.com/Note": "any text at all"}}, "data": {"tls.crt": "x"}}),
+            ),
+            201,
+            "",
+        ),
+        (
+            secrets,
+            object("Secret", "listed", json!({"metadata": {"labels": ["a"]}})),
+            400,
+            "json: cannot unmarshal array into Go struct field ObjectMeta.metadata.labels of type map[string]string",
+        ),
+        (
+            config_maps,
+            object(
+                "ConfigMap",
+                "bad-key",
+                json!({"metadata": {"labels": {"a b": "c"}}}),
+            ),
+            422,
+            "ConfigMap \"bad-key\" is invalid: metadata.labels: Invalid value: \"a b\": name part must consist of alphanumeric characters",
+        ),
+        (
+            config_maps,
+            object(
+                "ConfigMap",
+                "bad-value",
+                json!({"metadata": {"labels": {"a": "b c"}}}),
+            ),
+            422,
+            "metadata.labels: Invalid value: \"b c\": a valid label must be an empty string",
+        ),
+        (
+            config_maps,
+            object(
+                "ConfigMap",
+                "big-notes",
+                json!({"metadata": {"annotations": {"a": big}}}),
+            ),
+            422,
+            "metadata.annotations: Too long: must have at most 262144 bytes",
+        ),
+        (
+            config_maps,
+            object("ConfigMap", "number", json!({"data": {"k": 1}})),
+            400,
+            "json: cannot unmarshal number into Go struct field ConfigMap.data of type string",
+        ),
+        (
+            config_maps,
+            object("ConfigMap", "spaced", json!({"data": {"a b": "c"}})),
+            422,
+            "data[a b]: Invalid value: \"a b\": a valid config key must consist of",
+        ),
+        (
+            secrets,
+            object("Secret", "not-base64", json!({"data": {"k": "abc!"}})),
+            400,
+            "illegal base64 data at input byte 3",
+        ),
+    ];
+    for (path, body, status, message) in cases {
+        let name = body["metadata"]["name"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let answer = post(&client, path, body).await;
+        assert_eq!(answer.status, status, "{name}: {}", answer.body);
+        let said = answer.body["message"].as_str().unwrap_or_default();
+        assert!(said.contains(message), "{name}: {message:?} in {said}");
+        if status != 201 {
+            let stored = get(&client, &format!("{path}/{name}")).await;
+            assert_eq!(stored.status, 404, "{name}: nothing stored");
+        }
+    }
+}
