@@ -609,8 +609,8 @@ async fn a_serving_certificate_due_for_renewal_is_renewed_from_the_same_ca() {
     assert_eq!(second.webhook_ca(), h.operator.webhook_ca());
 }
 
-/// A managed Secret whose metadata does not decode (labels as a list: the embedded server
-/// stores it, as kube-apiserver would not) is written anew by the next replica, its CA
+/// A managed Secret whose metadata does not decode (labels as a list, stored past the
+/// server's validation as a cluster may hold one from before a rule) is written anew by the next replica, its CA
 /// kept; before, the typed read failed the start, and kube-rs logged the body, CA key and
 /// all.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -622,6 +622,15 @@ async fn a_managed_secret_that_does_not_decode_is_written_anew_keeping_its_ca() 
         .await
         .expect("the managed Secret");
     secret["metadata"]["labels"] = json!(["a", "list"]);
+    // Past the server's validation, as a cluster may hold one from before a rule.
+    h.cluster.server.inject(wasm_operator_apiserver::Fault {
+        verb: Some("update".into()),
+        resource: Some("secrets".into()),
+        name: Some("wasm-operator-webhook".into()),
+        namespace: None,
+        action: wasm_operator_apiserver::FaultAction::StoreUnvalidated,
+        remaining: Some(1),
+    });
     let request = http::Request::put("/api/v1/namespaces/default/secrets/wasm-operator-webhook")
         .header("content-type", "application/json")
         .body(serde_json::to_vec(&secret).expect("JSON"))

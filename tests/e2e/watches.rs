@@ -180,8 +180,9 @@ async fn a_secret_change_reaches_the_parent_through_the_satellites_that_name_it(
     );
 }
 
-/// A Secret whose `metadata.labels` is a list (the embedded server stores it today, as
-/// kube-apiserver would not: issue 23) is skipped by the host's cache of Secrets, which
+/// A Secret whose `metadata.labels` is a list (stored past the server's validation by the
+/// `StoreUnvalidated` hook, as a cluster may hold one from before a rule) is skipped by the
+/// host's cache of Secrets, which
 /// syncs with every other Secret; before, the whole list failed to decode, the cache never
 /// synced, and kube-rs logged the list body (every Secret's data) on each retry.
 #[tokio::test]
@@ -191,6 +192,14 @@ async fn an_object_that_does_not_decode_is_skipped_and_the_cache_of_its_kind_syn
     let malformed = json!({"apiVersion": "v1", "kind": "Secret",
         "metadata": {"name": "malformed", "namespace": "ns", "labels": ["a", "list"]},
         "data": {"password": "bGVha2VkLXZhbHVl"}});
+    cluster.server.inject(wasm_operator_apiserver::Fault {
+        verb: Some("create".into()),
+        resource: Some("secrets".into()),
+        name: Some("malformed".into()),
+        namespace: None,
+        action: wasm_operator_apiserver::FaultAction::StoreUnvalidated,
+        remaining: Some(1),
+    });
     let request = http::Request::post("/api/v1/namespaces/ns/secrets")
         .header("content-type", "application/json")
         .body(serde_json::to_vec(&malformed).expect("JSON"))

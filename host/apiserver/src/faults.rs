@@ -18,6 +18,9 @@ pub enum FaultAction {
     Delay(Duration),
     /// End a watch stream right after it starts.
     DropWatch,
+    /// Store a write's object without kube-apiserver's metadata and data validation: what a
+    /// cluster may still hold from before a rule existed, for tests of readers' robustness.
+    StoreUnvalidated,
 }
 
 /// A fault and the requests it matches.

@@ -114,23 +114,40 @@ pub(crate) fn route(registry: &Registry, path: &str) -> Result<Route, ApiError> 
     })))
 }
 
-/// The query parameters of a request.
+/// The query parameters of a request, and whether a test hook lets its object skip
+/// kube-apiserver's metadata and data validation (no query can ask for that).
 #[derive(Debug, Clone, Default)]
-pub(crate) struct Params(HashMap<String, String>);
+pub(crate) struct Params {
+    query: HashMap<String, String>,
+    unvalidated: bool,
+}
 
 impl Params {
     /// Parses a query string.
     pub(crate) fn parse(query: Option<&str>) -> Self {
-        Self(
-            form_urlencoded::parse(query.unwrap_or_default().as_bytes())
+        Self {
+            query: form_urlencoded::parse(query.unwrap_or_default().as_bytes())
                 .into_owned()
                 .collect(),
-        )
+            unvalidated: false,
+        }
+    }
+
+    /// These parameters, the write stored without the built-in validation
+    /// ([`FaultAction::StoreUnvalidated`](crate::FaultAction::StoreUnvalidated)).
+    pub(crate) fn unvalidated(mut self) -> Self {
+        self.unvalidated = true;
+        self
+    }
+
+    /// Whether the write skips the built-in validation.
+    pub(crate) fn skips_validation(&self) -> bool {
+        self.unvalidated
     }
 
     /// One parameter.
     pub(crate) fn get(&self, key: &str) -> Option<&str> {
-        self.0
+        self.query
             .get(key)
             .map(String::as_str)
             .filter(|v| !v.is_empty())

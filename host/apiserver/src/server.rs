@@ -488,7 +488,7 @@ async fn serve_resource(
     headers: &HeaderMap,
     body: &[u8],
 ) -> Result<Response> {
-    let params = Params::parse(uri.query());
+    let mut params = Params::parse(uri.query());
     let verb = verb(method, &target, &params, headers);
     if matches!(verb, "create" | "update") {
         crate::write::request::check_media_type(headers)?;
@@ -528,6 +528,7 @@ async fn serve_resource(
         }
         Some(FaultAction::Delay(d)) => tokio::time::sleep(d).await,
         Some(FaultAction::DropWatch) => drop_watch = true,
+        Some(FaultAction::StoreUnvalidated) => params = params.unvalidated(),
         None => {}
     }
     if body.len() > MAX_BODY {
