@@ -12,6 +12,7 @@
 use base64::Engine as _;
 use serde_json::{Map, Value};
 
+use crate::objects::{SUBDOMAIN_RULE, is_dns_subdomain};
 use crate::registry::ResourceType;
 use crate::status::ApiError;
 
@@ -26,11 +27,6 @@ const LABEL_VALUE_RULE: &str = "a valid label must be an empty string or consist
     alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric \
     character (e.g. 'MyValue',  or 'my_value',  or '12345', regex used for validation is \
     '(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
-
-const SUBDOMAIN_RULE: &str = "a lowercase RFC 1123 subdomain must consist of lower case \
-    alphanumeric characters, '-' or '.', and must start and end with an alphanumeric \
-    character (e.g. 'example.com', regex used for validation is \
-    '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 const CONFIG_KEY_RULE: &str = "a valid config key must consist of alphanumeric characters, \
     '-', '_' or '.' (e.g. 'key.name',  or 'KEY_NAME',  or 'key-name', regex used for \
@@ -84,7 +80,7 @@ pub(crate) fn check(rt: &ResourceType, name: &str, object: &Value) -> Result<(),
     };
     for &(field, base64) in data_fields {
         let go_field = format!("{}.{field}", rt.kind);
-        let Some(entries) = string_map(Some(object_map(object)), field, &go_field)? else {
+        let Some(entries) = string_map(object.as_object(), field, &go_field)? else {
             continue;
         };
         for (key, value) in entries {
@@ -100,11 +96,6 @@ pub(crate) fn check(rt: &ResourceType, name: &str, object: &Value) -> Result<(),
         }
     }
     Ok(())
-}
-
-fn object_map(object: &Value) -> &Map<String, Value> {
-    static EMPTY: std::sync::LazyLock<Map<String, Value>> = std::sync::LazyLock::new(Map::new);
-    object.as_object().unwrap_or(&EMPTY)
 }
 
 /// `parent[field]` as a map of strings (`None` when absent or null); a 400 worded as Go's
@@ -192,7 +183,7 @@ fn qualified_name_error(key: &str) -> Option<String> {
         if prefix.len() > 253 {
             return Some("prefix part must be no more than 253 characters".into());
         }
-        if !is_subdomain(prefix) {
+        if !is_dns_subdomain(prefix) {
             return Some(format!("prefix part {SUBDOMAIN_RULE}"));
         }
     }
@@ -203,16 +194,6 @@ fn qualified_name_error(key: &str) -> Option<String> {
         return Some("name part must be no more than 63 characters".into());
     }
     (!is_name_part(name)).then(|| format!("name part {QUALIFIED_NAME_RULE}"))
-}
-
-fn is_subdomain(text: &str) -> bool {
-    text.split('.').all(|label| {
-        let bytes = label.as_bytes();
-        let alnum = |b: &u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-        bytes.first().is_some_and(alnum)
-            && bytes.last().is_some_and(alnum)
-            && bytes.iter().all(|b| alnum(b) || *b == b'-')
-    })
 }
 
 /// Why `value` is not a label value.

@@ -1,5 +1,18 @@
 use super::*;
 
+/// Each value of `cases` breaks `rule` with a message starting as given, or (`None`) not.
+fn assert_rule(cases: &[(&str, Option<&str>)], rule: fn(&str) -> Option<String>) {
+    for (value, expected) in cases {
+        match (rule(value).as_deref(), expected) {
+            (None, None) => {}
+            (Some(error), Some(expected)) => {
+                assert!(error.starts_with(expected), "{value}: {error}")
+            }
+            (error, _) => panic!("{value:?}: {error:?}"),
+        }
+    }
+}
+
 #[test]
 fn label_and_annotation_keys_are_qualified_names_as_kube_words_them() {
     let cases: &[(&str, Option<&str>)] = &[
@@ -28,14 +41,7 @@ fn label_and_annotation_keys_are_qualified_names_as_kube_words_them() {
             Some("a qualified name must consist of alphanumeric characters"),
         ),
     ];
-    for (key, expected) in cases {
-        let error = qualified_name_error(key);
-        match (error.as_deref(), expected) {
-            (None, None) => {}
-            (Some(error), Some(expected)) => assert!(error.starts_with(expected), "{key}: {error}"),
-            (error, _) => panic!("{key:?}: {error:?}"),
-        }
-    }
+    assert_rule(cases, qualified_name_error);
 }
 
 #[test]
@@ -60,12 +66,5 @@ fn label_values_and_data_keys_follow_their_rules() {
             Some("must be no more than 253 characters"),
         ),
     ];
-    for (key, expected) in cases {
-        let error = config_key_error(key);
-        match (error.as_deref(), expected) {
-            (None, None) => {}
-            (Some(error), Some(expected)) => assert!(error.starts_with(expected), "{key}: {error}"),
-            (error, _) => panic!("{key:?}: {error:?}"),
-        }
-    }
+    assert_rule(cases, config_key_error);
 }

@@ -121,10 +121,16 @@ pub(crate) fn new_uid() -> String {
     )
 }
 
-/// The kube-apiserver rules for a name (DNS-1123 subdomain) — the error text when it breaks
-/// them.
-pub(crate) fn name_error(name: &str) -> Option<String> {
-    let valid = !name.is_empty()
+/// What kube-apiserver says of a value that is no DNS-1123 subdomain.
+pub(crate) const SUBDOMAIN_RULE: &str = "a lowercase RFC 1123 subdomain must consist of lower \
+    case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric \
+    character (e.g. 'example.com', regex used for validation is \
+    '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+/// Whether `name` is a DNS-1123 subdomain: dot-separated lowercase labels of letters, digits
+/// and inner '-', at most 253 characters.
+pub(crate) fn is_dns_subdomain(name: &str) -> bool {
+    !name.is_empty()
         && name.len() <= 253
         && name.split('.').all(|label| {
             !label.is_empty()
@@ -133,12 +139,13 @@ pub(crate) fn name_error(name: &str) -> Option<String> {
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
                 && !label.starts_with('-')
                 && !label.ends_with('-')
-        });
-    (!valid).then(|| {
-        format!(
-            "Invalid value: \"{name}\": a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')"
-        )
-    })
+        })
+}
+
+/// The kube-apiserver rules for a name (DNS-1123 subdomain) — the error text when it breaks
+/// them.
+pub(crate) fn name_error(name: &str) -> Option<String> {
+    (!is_dns_subdomain(name)).then(|| format!("Invalid value: \"{name}\": {SUBDOMAIN_RULE}"))
 }
 
 #[cfg(test)]

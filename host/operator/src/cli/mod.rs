@@ -39,6 +39,29 @@ pub fn actors(
     }
 }
 
+/// A temporary plugin directory holding copies of `files` (under their own names) and of
+/// `config` as its `plugins.toml`: what `demo` and `plugin test` run the operator over.
+#[cfg(feature = "demo")]
+pub(crate) fn temp_plugin_dir(
+    files: &[PathBuf],
+    config: Option<&std::path::Path>,
+) -> anyhow::Result<tempfile::TempDir> {
+    use anyhow::Context as _;
+    let dir = tempfile::tempdir().context("a temporary plugin directory")?;
+    for file in files {
+        let name = file
+            .file_name()
+            .with_context(|| format!("{} names no file", file.display()))?;
+        std::fs::copy(file, dir.path().join(name))
+            .with_context(|| format!("cannot copy plugin {}", file.display()))?;
+    }
+    if let Some(config) = config {
+        std::fs::copy(config, dir.path().join("plugins.toml"))
+            .with_context(|| format!("cannot copy {}", config.display()))?;
+    }
+    Ok(dir)
+}
+
 /// The `.wasm` files of `dir`, sorted by name.
 pub(crate) fn plugin_files(dir: &std::path::Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)?

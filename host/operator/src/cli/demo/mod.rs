@@ -192,22 +192,12 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
 /// `plugins.toml` when it has one, else one granting keystone the cluster-scoped
 /// ClusterSecretStore its store gate reads (as `deploy/plugins.toml` does).
 fn plugin_dir(source: &Path) -> anyhow::Result<tempfile::TempDir> {
-    let dir = tempfile::tempdir().context("a temporary plugin directory")?;
-    for file in super::plugin_files(source)
-        .with_context(|| format!("cannot read plugin directory {}", source.display()))?
-    {
-        let Some(name) = file.file_name() else {
-            continue;
-        };
-        std::fs::copy(&file, dir.path().join(name))
-            .with_context(|| format!("cannot copy {}", file.display()))?;
-    }
-    let config = source.join("plugins.toml");
-    let target = dir.path().join("plugins.toml");
-    if config.is_file() {
-        std::fs::copy(&config, &target)
-            .with_context(|| format!("cannot copy {}", config.display()))?;
-    } else {
+    let files = super::plugin_files(source)
+        .with_context(|| format!("cannot read plugin directory {}", source.display()))?;
+    let config = Some(source.join("plugins.toml")).filter(|c| c.is_file());
+    let dir = super::temp_plugin_dir(&files, config.as_deref())?;
+    if config.is_none() {
+        let target = dir.path().join("plugins.toml");
         std::fs::write(&target, "[plugins.keystone]\ncluster_scoped = true\n")
             .with_context(|| format!("cannot write {}", target.display()))?;
     }

@@ -154,26 +154,14 @@ fn actors(
 /// A directory with `plugin`, the files it runs `with` (beside it) and the scenario's
 /// `plugins.toml` (else the one beside `plugin`, when there is one).
 fn plugin_dir(plugin: &Path, scenario: &Scenario) -> anyhow::Result<tempfile::TempDir> {
-    let dir = tempfile::tempdir().context("a temporary plugin directory")?;
     let beside = plugin.parent().unwrap_or(Path::new("."));
     let mut files = vec![plugin.to_path_buf()];
     files.extend(scenario.settings.with.iter().map(|w| beside.join(w)));
-    for file in &files {
-        let name = file
-            .file_name()
-            .with_context(|| format!("{} names no file", file.display()))?;
-        std::fs::copy(file, dir.path().join(name))
-            .with_context(|| format!("cannot copy plugin {}", file.display()))?;
-    }
     let config = scenario
         .plugins_toml
         .clone()
         .or_else(|| Some(beside.join("plugins.toml")).filter(|p| p.is_file()));
-    if let Some(config) = config {
-        std::fs::copy(&config, dir.path().join("plugins.toml"))
-            .with_context(|| format!("cannot copy {}", config.display()))?;
-    }
-    Ok(dir)
+    super::temp_plugin_dir(&files, config.as_deref())
 }
 
 /// The directory's files the operator refused, with the reasons, one per line.
@@ -222,8 +210,8 @@ fn id(document: &Document) -> String {
 }
 
 /// One expectation that does not hold, and how.
-struct Failure {
-    document: Document,
+struct Failure<'s> {
+    document: &'s Document,
     how: Unmet,
 }
 
@@ -301,7 +289,7 @@ fn passes(operator: &RunningOperator) -> u64 {
 }
 
 /// The expectations of `stage` that do not hold now.
-async fn unmet(objects: &Objects, stage: &Stage) -> Vec<Failure> {
+async fn unmet<'s>(objects: &Objects, stage: &'s Stage) -> Vec<Failure<'s>> {
     let mut failures = Vec::new();
     for document in &stage.expect {
         let how = match expect(objects, document).await {
@@ -309,10 +297,7 @@ async fn unmet(objects: &Objects, stage: &Stage) -> Vec<Failure> {
             Ok(Some(how)) => how,
             Err(error) => Unmet::Unreadable(error),
         };
-        failures.push(Failure {
-            document: document.clone(),
-            how,
-        });
+        failures.push(Failure { document, how });
     }
     for document in &stage.absent {
         let how = match objects.get(document).await {
@@ -320,10 +305,7 @@ async fn unmet(objects: &Objects, stage: &Stage) -> Vec<Failure> {
             Ok(Some(_)) => Unmet::StillThere,
             Err(error) => Unmet::Unreadable(error),
         };
-        failures.push(Failure {
-            document: document.clone(),
-            how,
-        });
+        failures.push(Failure { document, how });
     }
     failures
 }
@@ -359,8 +341,8 @@ async fn expect(objects: &Objects, document: &Document) -> Result<Option<Unmet>,
 }
 
 /// One failure, as the report prints it.
-fn report(failure: &Failure, base: &Path, out: &mut String) {
-    let document = &failure.document;
+fn report(failure: &Failure<'_>, base: &Path, out: &mut String) {
+    let document = failure.document;
     let _ = write!(
         out,
         "    {}: {} {}",
