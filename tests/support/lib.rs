@@ -322,6 +322,23 @@ pub fn passes(operator: &RunningOperator, plugin: &str) -> u64 {
     operator.metrics().passes(plugin)
 }
 
+/// Waits until no controller of `operator` has a key running or ready to run, so every pass
+/// started so far is counted in its metrics.
+pub async fn settled(operator: &RunningOperator) {
+    eventually(
+        "every controller idle",
+        std::time::Duration::from_secs(30),
+        || async {
+            operator
+                .controllers()
+                .iter()
+                .all(|c| c.queue().is_idle())
+                .then_some(())
+        },
+    )
+    .await
+}
+
 /// The API requests `operator` made for its plugins that write (every verb but get and
 /// list), by their `verb, kind, code` labels.
 pub fn writes(operator: &RunningOperator) -> std::collections::BTreeMap<String, u64> {

@@ -1,7 +1,7 @@
 //! "The reconciler": what a pass writes, on the embedded API server.
 
 use serde_json::json;
-use wasm_operator_e2e::{chart_defaults, counter_rises, eventually, passes};
+use wasm_operator_e2e::{chart_defaults, counter_rises, eventually, passes, settled};
 
 use super::*;
 
@@ -70,6 +70,7 @@ async fn a_converged_gitlabsecrets_is_left_alone_by_the_next_pass() {
     let secret = h.secret("ns", "s").await.expect("s");
     let before = h.cluster.counts();
     let operator = h.operator.as_ref().expect("running");
+    settled(operator).await;
     let passes_before = passes(operator, "gitlabsecrets");
     // A label change starts a pass (labels-changed predicate). An
     // operator.gitlab.com/release-* label is not propagated to the Secrets, so
@@ -313,6 +314,7 @@ async fn a_deleted_chain_secret_reaches_the_gitlabsecrets_through_the_field_inde
     h.ready_with("ns", "app", "SecretsReady").await;
     let expected = expected_chain(&h).await;
     let operator = h.operator.as_ref().expect("running");
+    settled(operator).await;
     let passes_before = passes(operator, "gitlabsecrets");
     // A converged GitLabSecrets is not requeued: only the Secret's deletion, mapped to the
     // GitLabSecrets that declares it by the field index, can start the pass that recreates it.
@@ -329,7 +331,11 @@ async fn a_deleted_chain_secret_reaches_the_gitlabsecrets_through_the_field_inde
         secret_value(&h.secret("ns", "wildcard-chain").await?, "chain.crt")
     })
     .await;
-    assert!(passes(operator, "gitlabsecrets") > passes_before);
+    // The Secret is written inside the pass; the pass is counted when it returns.
+    counter_rises("the pass the deletion started", WAIT, passes_before, || {
+        passes(operator, "gitlabsecrets")
+    })
+    .await;
     assert_eq!(chain, expected, "the CA certificate, then tls.crt");
     assert_eq!(
         h.cluster.counts().get("delete", "secrets"),
