@@ -1,5 +1,7 @@
 //! The kinds the server serves: the built-in ones and those of the CRDs it holds.
 
+use std::sync::Arc;
+
 use serde_json::{Value, json};
 
 /// One served resource (a kind at one group/version).
@@ -21,12 +23,13 @@ pub(crate) struct ResourceType {
     pub short_names: Vec<String>,
     /// Whether it has a status subresource.
     pub status: bool,
-    /// The OpenAPI v3 schema of a CRD version; `None` for built-ins.
-    pub schema: Option<Value>,
+    /// The OpenAPI v3 schema of a CRD version; `None` for built-ins. Shared: every request
+    /// routed to the type holds the type.
+    pub schema: Option<Arc<Value>>,
     /// Whether this is the storage version (CRDs).
     pub storage: bool,
     /// The printer columns of a CRD version (`additionalPrinterColumns`).
-    pub printer_columns: Vec<Value>,
+    pub printer_columns: Arc<[Value]>,
 }
 
 impl ResourceType {
@@ -262,7 +265,7 @@ pub(crate) fn builtins() -> Vec<ResourceType> {
                 status,
                 schema: None,
                 storage: true,
-                printer_columns: Vec::new(),
+                printer_columns: Arc::new([]),
             },
         )
         .collect()
@@ -303,12 +306,11 @@ pub(crate) fn from_crd(crd: &Value) -> Vec<ResourceType> {
             namespaced,
             short_names: short_names.clone(),
             status: v.pointer("/subresources/status").is_some(),
-            schema: v.pointer("/schema/openAPIV3Schema").cloned(),
+            schema: v.pointer("/schema/openAPIV3Schema").cloned().map(Arc::new),
             storage: v["storage"].as_bool().unwrap_or(false),
             printer_columns: v["additionalPrinterColumns"]
                 .as_array()
-                .cloned()
-                .unwrap_or_default(),
+                .map_or_else(|| Arc::new([]) as Arc<[Value]>, |c| c.as_slice().into()),
         })
         .collect()
 }
