@@ -21,9 +21,11 @@
 //! - [`actors`]: the cluster's other actors (workload controllers, cert-manager, …), each
 //!   off unless the config names it.
 
+mod access_review;
 pub(crate) mod actors;
 mod admission;
 pub(crate) mod apply;
+mod authn;
 mod builtin_fields;
 mod builtin_validation;
 mod crd;
@@ -34,6 +36,8 @@ pub(crate) mod lifecycle;
 mod managed;
 mod objects;
 pub(crate) mod patch;
+mod private_file;
+mod rbac;
 pub(crate) mod read;
 pub(crate) mod registry;
 mod route;
@@ -43,6 +47,7 @@ pub(crate) mod server;
 pub(crate) mod status;
 pub(crate) mod store;
 mod table;
+mod tls;
 pub mod token;
 pub(crate) mod wal;
 mod webhooks;

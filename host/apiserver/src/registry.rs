@@ -221,6 +221,15 @@ const BUILTINS: &[Builtin] = &[
         &[],
     ),
     (
+        "authorization.k8s.io",
+        "v1",
+        "SelfSubjectAccessReview",
+        "selfsubjectaccessreviews",
+        false,
+        false,
+        &[],
+    ),
+    (
         "admissionregistration.k8s.io",
         "v1",
         "MutatingWebhookConfiguration",

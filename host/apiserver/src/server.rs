@@ -14,6 +14,7 @@ use serde_json::{Value, json};
 use tokio::sync::Notify;
 
 use crate::actors::{self, Actor, ActorError, Running};
+use crate::authn::{self, User};
 use crate::faults::{Counts, Fault, FaultAction, Hooks};
 use crate::registry::Registry;
 use crate::route::{Params, Route, Target, route};
@@ -21,7 +22,7 @@ use crate::status::{ApiError, Result};
 use crate::store::Store;
 use crate::token::TokenSigner;
 use crate::wal::WalError;
-use crate::{discovery, lifecycle, read, table, token, write};
+use crate::{access_review, discovery, lifecycle, rbac, read, table, token, write};
 
 /// The largest request body the server takes (kube-apiserver's 3 MiB).
 pub(crate) const MAX_BODY: usize = wasm_operator_types::MAX_REQUEST_BODY;
@@ -61,6 +62,10 @@ pub enum ServerError {
     },
     #[error("cannot open the data directory: {0}")]
     Storage(#[from] WalError),
+    #[error("cannot make the serving certificate: {0}")]
+    Tls(String),
+    #[error("cannot keep the admin token in the data directory: {0}")]
+    Token(#[source] std::io::Error),
     #[error("cannot build a client for the server: {0}")]
     Client(String),
     #[error(transparent)]
@@ -149,6 +154,8 @@ pub(crate) struct Shared {
     state: Mutex<State>,
     lifecycle: Notify,
     signer: TokenSigner,
+    /// The bearer token of [`User::admin`].
+    admin_token: String,
 }
 
 impl Shared {
@@ -165,6 +172,11 @@ impl Shared {
         &self.signer
     }
 
+    /// The bearer token of the server's admin user.
+    pub(crate) fn admin_token(&self) -> &str {
+        &self.admin_token
+    }
+
     /// Wakes the lifecycle controllers.
     pub(crate) fn wake_lifecycle(&self) {
         self.lifecycle.notify_one();
@@ -174,6 +186,8 @@ impl Shared {
 /// A running server.
 pub struct ApiServer {
     addr: SocketAddr,
+    /// The CA that signed the serving certificate (PEM).
+    ca_pem: String,
     shared: Arc<Shared>,
     actors: Running,
     tasks: Vec<tokio::task::JoinHandle<()>>,
@@ -190,6 +204,10 @@ impl ApiServer {
             state: Mutex::new(State::new(store)),
             lifecycle: Notify::new(),
             signer: TokenSigner::generate(),
+            admin_token: match &config.data_dir {
+                Some(dir) => authn::kept_admin_token(dir).map_err(ServerError::Token)?,
+                None => authn::new_admin_token(),
+            },
         });
         for ns in ["default", "kube-system"] {
             ensure_namespace(&shared, ns).await;
@@ -204,6 +222,19 @@ impl ApiServer {
             port: config.port,
             source,
         })?;
+        let names = vec!["127.0.0.1".to_owned(), "localhost".to_owned()];
+        let ca_name = "wasm-operator embedded API server CA";
+        let tls = match &config.data_dir {
+            Some(dir) => crate::tls::kept(&dir.join("serving"), ca_name, names),
+            None => crate::tls::generate(ca_name, names),
+        }
+        .map_err(ServerError::Tls)?;
+        let ca_pem = tls.ca_pem.clone();
+        let listener = crate::tls::TlsListener::new(listener, tls.acceptor, "the API server")
+            .map_err(|source| ServerError::Bind {
+                port: config.port,
+                source,
+            })?;
         let app = Router::new()
             .fallback(dispatch)
             .layer(DefaultBodyLimit::disable())
@@ -224,6 +255,7 @@ impl ApiServer {
         };
         let mut server = Self {
             addr,
+            ca_pem,
             shared,
             actors: Running::default(),
             tasks: vec![serve, controllers],
@@ -253,9 +285,15 @@ impl ApiServer {
         self.shared.signer().review(token)
     }
 
-    /// `http://127.0.0.1:<port>`.
+    /// `https://127.0.0.1:<port>`.
     pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
+        format!("https://{}", self.addr)
+    }
+
+    /// The CA (PEM) that signed the server's certificate: what a client trusts. Made when
+    /// the server starts.
+    pub fn ca_pem(&self) -> &str {
+        &self.ca_pem
     }
 
     /// A kube client of this server.
@@ -266,24 +304,39 @@ impl ApiServer {
             .map_err(|e: axum::http::uri::InvalidUri| ServerError::Client(e.to_string()))?;
         let mut config = kube::Config::new(url);
         config.default_namespace = "default".into();
+        config.auth_info.token = Some(self.admin_token().to_owned().into());
+        config.root_cert = Some(vec![
+            crate::tls::pem_der(&self.ca_pem).map_err(ServerError::Client)?,
+        ]);
         config.read_timeout = Some(Duration::from_secs(300));
         kube::Client::try_from(config).map_err(|e| ServerError::Client(e.to_string()))
     }
 
-    /// A kubeconfig for this server (context `wasm-operator`, namespace `default`).
+    /// The bearer token of the server's admin user (group `system:masters`): what
+    /// [`client`](Self::client) and [`kubeconfig`](Self::kubeconfig) authenticate with.
+    pub fn admin_token(&self) -> &str {
+        self.shared.admin_token()
+    }
+
+    /// A kubeconfig for this server (context `wasm-operator`, namespace `default`) that
+    /// authenticates as the admin user.
     pub fn kubeconfig(&self) -> String {
+        use base64::Engine as _;
         format!(
-            "apiVersion: v1\nkind: Config\nclusters:\n- name: wasm-operator\n  cluster:\n    server: {url}\ncontexts:\n- name: wasm-operator\n  context:\n    cluster: wasm-operator\n    user: wasm-operator\n    namespace: default\ncurrent-context: wasm-operator\nusers:\n- name: wasm-operator\n  user: {{}}\npreferences: {{}}\n",
-            url = self.url()
+            "apiVersion: v1\nkind: Config\nclusters:\n- name: wasm-operator\n  cluster:\n    server: {url}\n    certificate-authority-data: {ca}\ncontexts:\n- name: wasm-operator\n  context:\n    cluster: wasm-operator\n    user: wasm-operator\n    namespace: default\ncurrent-context: wasm-operator\nusers:\n- name: wasm-operator\n  user:\n    token: {token}\npreferences: {{}}\n",
+            url = self.url(),
+            ca = base64::engine::general_purpose::STANDARD.encode(&self.ca_pem),
+            token = self.admin_token(),
         )
     }
 
-    /// Writes [`kubeconfig`](Self::kubeconfig) to `path`.
+    /// Writes [`kubeconfig`](Self::kubeconfig) to `path`, mode 0600 (it holds the admin
+    /// token). A symlink at `path` is refused rather than written through.
     pub fn write_kubeconfig(&self, path: &Path) -> std::io::Result<()> {
         if let Some(dir) = path.parent() {
             std::fs::create_dir_all(dir)?;
         }
-        std::fs::write(path, self.kubeconfig())
+        crate::private_file::write(path, self.kubeconfig().as_bytes())
     }
 
     /// Injects a fault.
@@ -336,7 +389,7 @@ async fn ensure_namespace(shared: &Shared, name: &str) {
         &Params::parse(Some("fieldManager=wasm-operator-apiserver")),
         &HeaderMap::new(),
         body.as_bytes(),
-        &crate::webhooks::user_info(shared.signer(), &HeaderMap::new()),
+        &User::admin().info(),
     )
     .await
     {
@@ -352,6 +405,9 @@ async fn dispatch(
     headers: HeaderMap,
     body: axum::body::Body,
 ) -> Response {
+    if let Err(refusal) = check_origin(&headers) {
+        return refusal.into_response();
+    }
     let body = match read_body(body).await {
         Ok(body) => body,
         Err(e) => return e.into_response(),
@@ -396,6 +452,14 @@ async fn handle(
     body: &[u8],
 ) -> Result<Response> {
     let routed = route(&shared.lock().registry, uri.path())?;
+    let user = if authn::is_public(&routed) {
+        None
+    } else {
+        Some(authn::authenticate(&shared, headers)?)
+    };
+    if let Some(user) = &user {
+        authorize(&shared, user, &routed, method, uri, headers)?;
+    }
     let registry = || shared.lock().registry.clone();
     let ok = |v: Value| Ok(json_response(200, &v, &[]));
     match routed {
@@ -423,7 +487,79 @@ async fn handle(
             ok(discovery::openapi_v3_group(&registry(), &group, &version)?)
         }
         Route::Jwks => ok(shared.signer().jwks()),
-        Route::Resource(target) => resource(shared, method, *target, uri, headers, body).await,
+        Route::Resource(target) => {
+            let user = user.unwrap_or_else(User::admin);
+            resource(shared, method, *target, uri, headers, body, &user).await
+        }
+    }
+}
+
+/// Refuses what a browser could send on a page's behalf: a `Host` that is not a loopback
+/// name (DNS rebinding) and any `Origin` (cross-site requests).
+fn check_origin(headers: &HeaderMap) -> Result<()> {
+    if headers.contains_key("origin") {
+        return Err(ApiError::forbidden_message(
+            "requests with an Origin header (from a browser) are refused".into(),
+            None,
+        ));
+    }
+    let Some(host) = headers.get("host") else {
+        return Ok(());
+    };
+    let host = host.to_str().unwrap_or_default();
+    let name = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(name, _)| name),
+    };
+    let loopback = name.eq_ignore_ascii_case("localhost")
+        || name
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback());
+    if loopback {
+        Ok(())
+    } else {
+        Err(ApiError::forbidden_message(
+            format!("the Host {host:?} is not a loopback name: only local clients are served"),
+            None,
+        ))
+    }
+}
+
+/// Refuses `routed` with 403 unless RBAC lets `user` do it.
+fn authorize(
+    shared: &Shared,
+    user: &User,
+    routed: &Route,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Result<()> {
+    let path = uri.path();
+    let verb_of_path = method.as_str().to_ascii_lowercase();
+    let request = match routed {
+        Route::Resource(target) => {
+            let verb = match verb(method, target, &Params::parse(uri.query()), headers) {
+                "apply" => "patch",
+                other => other,
+            };
+            rbac::Request::Resource {
+                verb,
+                group: &target.rt.group,
+                resource: &target.rt.plural,
+                subresource: target.subresource.as_deref(),
+                namespace: target.namespace.as_deref(),
+                name: target.name.as_deref(),
+            }
+        }
+        _ => rbac::Request::NonResource {
+            verb: &verb_of_path,
+            path,
+        },
+    };
+    if rbac::allowed(&shared.lock().store, user, &request) {
+        Ok(())
+    } else {
+        Err(rbac::forbidden(user, &request))
     }
 }
 
@@ -469,10 +605,11 @@ async fn resource(
     uri: &Uri,
     headers: &HeaderMap,
     body: &[u8],
+    user: &User,
 ) -> Result<Response> {
     let verb = verb(method, &target, &Params::parse(uri.query()), headers);
     let plural = target.rt.plural.clone();
-    let answer = serve_resource(shared.clone(), method, target, uri, headers, body).await;
+    let answer = serve_resource(shared.clone(), method, target, uri, headers, body, user).await;
     if let Err(refusal) = &answer {
         let counted = format!("{verb}:{}", refusal.code);
         shared.lock().hooks.count(&counted, &plural);
@@ -487,9 +624,20 @@ async fn serve_resource(
     uri: &Uri,
     headers: &HeaderMap,
     body: &[u8],
+    user: &User,
 ) -> Result<Response> {
     let mut params = Params::parse(uri.query());
     let verb = verb(method, &target, &params, headers);
+    if target.rt.group == "authorization.k8s.io" && target.rt.plural == "selfsubjectaccessreviews" {
+        return match verb {
+            "create" => Ok(json_response(
+                201,
+                &access_review::answer(&shared, &target.rt, user, headers, body)?,
+                &[],
+            )),
+            _ => Err(ApiError::method_not_supported(&target.rt, method.as_str())),
+        };
+    }
     if matches!(verb, "create" | "update") {
         crate::write::request::check_media_type(headers)?;
     }
@@ -546,7 +694,7 @@ async fn serve_resource(
     }
     let written = |w: write::Written| Ok(json_response(w.code, &w.object, &w.warnings));
     let name = target.name.clone();
-    let user = crate::webhooks::user_info(shared.signer(), headers);
+    let user = user.info();
     let table = match verb {
         "get" | "list" | "watch" => table::negotiate(headers, &params)?,
         _ => None,

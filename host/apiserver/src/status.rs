@@ -62,6 +62,16 @@ impl ApiError {
         )
     }
 
+    /// 401: the request carries no credentials the server accepts.
+    pub(crate) fn unauthorized() -> Self {
+        Self::new(401, "Unauthorized", "Unauthorized", None)
+    }
+
+    /// 403 with kube-apiserver's `... is forbidden: ...` message.
+    pub(crate) fn forbidden_message(message: String, details: Option<Value>) -> Self {
+        Self::new(403, "Forbidden", message, details)
+    }
+
     /// 404 for a path the server does not serve.
     pub(crate) fn no_route(path: &str) -> Self {
         Self::new(

@@ -767,13 +767,12 @@ async fn a_body_nested_past_128_levels_is_a_400_before_any_parsing_and_the_serve
 async fn a_body_over_the_limit_is_refused_while_it_streams_not_once_it_ends() {
     use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
     let (server, _client) = server().await;
-    let address = server.url().trim_start_matches("http://").to_owned();
-    let mut stream = tokio::net::TcpStream::connect(&address)
-        .await
-        .expect("connects");
+    let (mut stream, address) = crate::support::http::connect_to(&server).await;
     let head = format!(
         "POST /api/v1/namespaces/default/configmaps HTTP/1.1\r\nHost: {address}\r\n\
-         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+         Authorization: Bearer {}\r\n\
+         Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n",
+        server.admin_token()
     );
     stream.write_all(head.as_bytes()).await.expect("the head");
     // 4 MiB in 64 KiB chunks, then the body never ends: only a server that counts while it

@@ -5,6 +5,7 @@
 mod support;
 
 mod apply;
+mod auth;
 mod cert_manager;
 mod crds;
 mod crud;

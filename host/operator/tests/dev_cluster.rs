@@ -38,8 +38,28 @@ fn start(data_dir: &std::path::Path, kubeconfig: &std::path::Path) -> (Child, St
     (child, url)
 }
 
-fn client(url: &str) -> kube::Client {
-    let config = kube::Config::new(url.parse().expect("url"));
+/// The value of `field` in the kubeconfig dev-cluster wrote.
+fn kubeconfig_field(kubeconfig: &std::path::Path, field: &str) -> String {
+    std::fs::read_to_string(kubeconfig)
+        .expect("kubeconfig")
+        .lines()
+        .find_map(|l| {
+            l.trim()
+                .strip_prefix(field)?
+                .strip_prefix(": ")
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| panic!("the kubeconfig carries {field}"))
+}
+
+/// A client of `url` as the kubeconfig dev-cluster wrote says: its CA and its token.
+async fn client(url: &str, kubeconfig: &std::path::Path) -> kube::Client {
+    let file = kube::config::Kubeconfig::read_from(kubeconfig).expect("kubeconfig");
+    let config =
+        kube::Config::from_custom_kubeconfig(file, &kube::config::KubeConfigOptions::default())
+            .await
+            .expect("a config");
+    assert_eq!(config.cluster_url.to_string().trim_end_matches('/'), url);
     kube::Client::try_from(config).expect("client")
 }
 
@@ -53,7 +73,7 @@ async fn acknowledged_writes_survive_kill_9_and_a_restart() {
             .expect("kubeconfig")
             .contains(&url)
     );
-    let api: Api<ConfigMap> = Api::namespaced(client(&url), "default");
+    let api: Api<ConfigMap> = Api::namespaced(client(&url, &kubeconfig).await, "default");
     for i in 0..20 {
         let cm: ConfigMap = serde_json::from_value(serde_json::json!({"metadata": {"name": format!("cm-{i}")}, "data": {"i": i.to_string()}}))
             .expect("cm");
@@ -63,9 +83,16 @@ async fn acknowledged_writes_survive_kill_9_and_a_restart() {
     }
     first.kill().expect("kill -9");
     first.wait().expect("reaped");
+    let credentials =
+        ["token", "certificate-authority-data"].map(|f| kubeconfig_field(&kubeconfig, f));
 
     let (mut second, url) = start(&data, &kubeconfig);
-    let api: Api<ConfigMap> = Api::namespaced(client(&url), "default");
+    assert_eq!(
+        ["token", "certificate-authority-data"].map(|f| kubeconfig_field(&kubeconfig, f)),
+        credentials,
+        "the admin token and the serving CA are kept in the data directory"
+    );
+    let api: Api<ConfigMap> = Api::namespaced(client(&url, &kubeconfig).await, "default");
     for i in 0..20 {
         let cm = api.get(&format!("cm-{i}")).await.expect("survived");
         assert_eq!(
@@ -89,7 +116,7 @@ async fn dev_cluster_runs_the_actors_it_is_given_and_says_which() {
     let (mut some, url, line) = start_with(&kubeconfig, &["--actors", "mariadb,cert-manager"]);
     assert_eq!(line, "actors: cert-manager, mariadb", "in start order");
     let crds: Api<k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition> =
-        Api::all(client(&url));
+        Api::all(client(&url, &kubeconfig).await);
     for name in ["certificates.cert-manager.io", "databases.k8s.mariadb.com"] {
         crds.get(name)
             .await

@@ -31,7 +31,6 @@ mod errors;
 mod matching;
 mod resolve;
 mod review;
-mod user;
 
 use std::time::Duration;
 
@@ -46,8 +45,6 @@ use crate::store::StoreKey;
 use errors::{denied, internal, warning};
 use matching::Subject;
 use resolve::Endpoint;
-
-pub(crate) use user::user_info;
 
 /// The operation of a write, as rules and AdmissionReviews name it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

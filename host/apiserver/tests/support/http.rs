@@ -53,6 +53,49 @@ fn der(pem: &str) -> Vec<u8> {
         .expect("a PEM certificate")
 }
 
+/// A TLS connection to `server`, trusting its CA, and the `ip:port` it is on.
+pub async fn connect_to(
+    server: &wasm_operator_apiserver::ApiServer,
+) -> (
+    tokio_rustls::client::TlsStream<tokio::net::TcpStream>,
+    String,
+) {
+    let address = server.url().trim_start_matches("https://").to_owned();
+    let tcp = tokio::net::TcpStream::connect(&address)
+        .await
+        .expect("connects");
+    let stream = connect_tls(tcp, Some(server.ca_pem()), &address)
+        .await
+        .expect("a TLS connection");
+    (stream, address)
+}
+
+/// A TLS connection over `stream` to `host` (`name:port`), trusting only `ca_pem` (none: no
+/// CA at all).
+pub async fn connect_tls(
+    stream: tokio::net::TcpStream,
+    ca_pem: Option<&str>,
+    host: &str,
+) -> Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>, String> {
+    let mut roots = rustls::RootCertStore::empty();
+    if let Some(pem) = ca_pem {
+        roots.add(der(pem).into()).map_err(|e| e.to_string())?;
+    }
+    let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .map_err(|e| e.to_string())?
+    .with_root_certificates(roots)
+    .with_no_client_auth();
+    let name = host.rsplit_once(':').map_or(host, |(h, _)| h).to_owned();
+    let name = rustls::pki_types::ServerName::try_from(name).map_err(|e| e.to_string())?;
+    tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
+        .connect(name, stream)
+        .await
+        .map_err(|e| e.to_string())
+}
+
 /// Sends one request; an `https://` URL trusts `ca_pem` only (none: no CA at all).
 pub async fn try_send(
     ca_pem: Option<&str>,
@@ -101,23 +144,7 @@ pub async fn try_send_via(
     ));
     let mut raw = Vec::new();
     if tls {
-        let mut roots = rustls::RootCertStore::empty();
-        if let Some(pem) = ca_pem {
-            roots.add(der(pem).into()).map_err(|e| e.to_string())?;
-        }
-        let config = rustls::ClientConfig::builder_with_provider(std::sync::Arc::new(
-            rustls::crypto::ring::default_provider(),
-        ))
-        .with_safe_default_protocol_versions()
-        .map_err(|e| e.to_string())?
-        .with_root_certificates(roots)
-        .with_no_client_auth();
-        let name = host.rsplit_once(':').map_or(host, |(h, _)| h).to_owned();
-        let name = rustls::pki_types::ServerName::try_from(name).map_err(|e| e.to_string())?;
-        let mut stream = tokio_rustls::TlsConnector::from(std::sync::Arc::new(config))
-            .connect(name, stream)
-            .await
-            .map_err(|e| e.to_string())?;
+        let mut stream = connect_tls(stream, ca_pem, host).await?;
         stream
             .write_all(request.as_bytes())
             .await

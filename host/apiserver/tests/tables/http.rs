@@ -5,14 +5,23 @@
 use serde_json::{Value, json};
 
 use super::{GADGETS, KUBECTL_ACCEPT, first_cells, gadget_crd, install_gadgets, is_age};
-use crate::support::http::{Answer, send};
+use crate::support::http::{Answer, send_trusting};
 use crate::support::{get, post, server};
 
+/// The `Authorization` header of `server`'s admin.
+fn bearer(server: &wasm_operator_apiserver::ApiServer) -> String {
+    format!("Bearer {}", server.admin_token())
+}
+
 async fn table_request(server: &wasm_operator_apiserver::ApiServer, path: &str) -> Answer {
-    send(
+    send_trusting(
+        server.ca_pem(),
         "GET",
         &format!("{}{path}", server.url()),
-        &[("accept", KUBECTL_ACCEPT)],
+        &[
+            ("accept", KUBECTL_ACCEPT),
+            ("authorization", &bearer(server)),
+        ],
         None,
     )
     .await
@@ -123,13 +132,17 @@ async fn include_object_and_the_version_asked_shape_the_rows() {
         "Unable to convert to Table as requested: includeObject: Invalid value: \"Everything\": must be 'Metadata', 'Object', 'None', or empty"
     );
 
-    let beta1 = send(
+    let beta1 = send_trusting(
+        server.ca_pem(),
         "GET",
         &format!("{}{GADGETS}", server.url()),
-        &[(
-            "accept",
-            "application/json;as=Table;v=v1beta1;g=meta.k8s.io",
-        )],
+        &[
+            (
+                "accept",
+                "application/json;as=Table;v=v1beta1;g=meta.k8s.io",
+            ),
+            ("authorization", &bearer(&server)),
+        ],
         None,
     )
     .await;
@@ -139,10 +152,14 @@ async fn include_object_and_the_version_asked_shape_the_rows() {
         "meta.k8s.io/v1beta1"
     );
 
-    let plain = send(
+    let plain = send_trusting(
+        server.ca_pem(),
         "GET",
         &format!("{}{GADGETS}", server.url()),
-        &[("accept", "application/json")],
+        &[
+            ("accept", "application/json"),
+            ("authorization", &bearer(&server)),
+        ],
         None,
     )
     .await;
@@ -195,10 +212,14 @@ async fn a_watch_asking_for_a_table_streams_one_row_tables_with_headers_first() 
     let (server, client) = server().await;
     install_gadgets(&client).await;
     // The backlog of a watch without a version: both gadgets as ADDED, then the timeout.
-    let answer = send(
+    let answer = send_trusting(
+        server.ca_pem(),
         "GET",
         &format!("{}{GADGETS}?watch=true&timeoutSeconds=1", server.url()),
-        &[("accept", KUBECTL_ACCEPT)],
+        &[
+            ("accept", KUBECTL_ACCEPT),
+            ("authorization", &bearer(&server)),
+        ],
         None,
     )
     .await;

@@ -71,7 +71,7 @@ async fn a_mutating_webhooks_json_patch_appears_on_the_created_object() {
     assert_eq!(request["operation"], "CREATE");
     assert_eq!(
         request["userInfo"],
-        json!({"username": "system:anonymous", "groups": ["system:unauthenticated"]})
+        json!({"username": "wasm-operator-admin", "groups": ["system:masters", "system:authenticated"]})
     );
     assert_eq!(request["object"]["data"], json!({"k": "v"}));
     assert_eq!(request["oldObject"], Value::Null);

@@ -4,6 +4,7 @@
 use serde_json::{Value, json};
 
 use super::harness::{Reply, Webhook, configuration, hook, register};
+use crate::support::http::send_trusting;
 use crate::support::{config_map, post, server};
 
 const CONFIG_MAPS: &str = "/api/v1/namespaces/default/configmaps";
@@ -80,7 +81,7 @@ async fn an_if_needed_webhook_is_called_again_after_a_later_webhook_changed_the_
 
 #[tokio::test]
 async fn the_review_names_the_service_account_whose_token_the_request_carries() {
-    let (_server, client) = server().await;
+    let (server, client) = server().await;
     let webhook = Webhook::start(&[], |_| Reply::allow()).await;
     register(
         &client,
@@ -116,16 +117,38 @@ async fn the_review_names_the_service_account_whose_token_the_request_carries() 
     .await;
     assert_eq!(answer.status, 201, "{}", answer.body);
     let token = answer.body["status"]["token"].as_str().expect("a token");
-    let body = config_map("by-robot", json!({})).to_string();
-    let request = axum::http::Request::builder()
-        .method("POST")
-        .uri(CONFIG_MAPS)
-        .header("content-type", "application/json")
-        .header("authorization", format!("Bearer {token}"))
-        .body(kube::client::Body::from(body.into_bytes()))
-        .expect("a request");
-    let response = client.send(request).await.expect("the server answers");
-    assert_eq!(response.status(), 201);
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": "config-writer"},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]}]});
+    let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+        "metadata": {"name": "config-writer"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "config-writer"},
+        "subjects": [{"kind": "ServiceAccount", "name": "robot"}]});
+    for (path, object) in [
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+            role,
+        ),
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+            binding,
+        ),
+    ] {
+        let made = post(&client, path, object).await;
+        assert_eq!(made.status, 201, "{}", made.body);
+    }
+    let response = send_trusting(
+        server.ca_pem(),
+        "POST",
+        &format!("{}{CONFIG_MAPS}", server.url()),
+        &[
+            ("content-type", "application/json"),
+            ("authorization", &format!("Bearer {token}")),
+        ],
+        Some(&config_map("by-robot", json!({}))),
+    )
+    .await;
+    assert_eq!(response.status, 201, "{}", response.body);
     let reviews = webhook.reviews();
     assert_eq!(reviews.len(), 1);
     assert_eq!(

@@ -38,7 +38,7 @@ mod kv;
 mod managed;
 mod provision;
 mod state;
-mod tls;
+use crate::tls;
 
 pub use controls::{OpenBaoControlError, OpenBaoStandIn};
 pub use managed::{OPENBAO_CHILD_MANAGER, OPENBAO_STATUS_MANAGER};
@@ -99,7 +99,8 @@ impl OpenBao {
             .await
             .map_err(SpawnError::Bind)?;
         let addr = listener.local_addr().map_err(SpawnError::Bind)?;
-        let tls = tls::generate(names).map_err(SpawnError::Tls)?;
+        let tls =
+            tls::generate("wasm-operator OpenBao stand-in CA", names).map_err(SpawnError::Tls)?;
         let root_token = format!("s.{}", random_id());
         let mut vault = Vault::default();
         vault.tokens.insert(
@@ -124,10 +125,8 @@ impl OpenBao {
         let app = axum::Router::new()
             .fallback(api::handle)
             .with_state(bao.clone());
-        let listener = tls::TlsListener {
-            tcp: listener,
-            acceptor: tls.acceptor,
-        };
+        let listener = tls::TlsListener::new(listener, tls.acceptor, "the OpenBao stand-in")
+            .map_err(|e| SpawnError::Tls(e.to_string()))?;
         let task = tokio::spawn(async move {
             if let Err(error) = axum::serve(listener, app).await {
                 tracing::error!(%error, "an OpenBao stand-in stopped serving");

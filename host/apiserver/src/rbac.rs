@@ -1,0 +1,247 @@
+//! Authorization: RBAC over the stored Roles, ClusterRoles and their bindings, with
+//! kube-apiserver's semantics and wording.
+//!
+//! A request is allowed when the user is in `system:masters`, when kube-apiserver's
+//! bootstrap policy grants every authenticated user the request (discovery, and asking what
+//! one may do), or when a rule of a role bound to the user matches it: a ClusterRoleBinding's
+//! ClusterRole anywhere, a RoleBinding's Role or ClusterRole in the binding's namespace.
+//! Subjects match by user name, group, or ServiceAccount (a RoleBinding's ServiceAccount
+//! without a namespace is one of the binding's namespace). A rule matches when its verbs,
+//! apiGroups and resources (`*`, `resource`, `resource/subresource`, `*/subresource`) hold
+//! the request's and, when it names resourceNames, the request's name is one of them; a
+//! request for a path outside the resource API matches `nonResourceURLs` (`*`, the path, or a
+//! prefix ending in `*`). Aggregated ClusterRoles are not composed.
+
+use serde_json::Value;
+
+use crate::authn::{MASTERS, User};
+use crate::status::ApiError;
+use crate::store::Store;
+
+/// What a request asks to do, as RBAC sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Request<'a> {
+    Resource {
+        verb: &'a str,
+        group: &'a str,
+        resource: &'a str,
+        subresource: Option<&'a str>,
+        namespace: Option<&'a str>,
+        name: Option<&'a str>,
+    },
+    NonResource {
+        verb: &'a str,
+        path: &'a str,
+    },
+}
+
+/// What kube-apiserver's `system:basic-user` role grants every authenticated user.
+const BASIC_USER: &[(&str, &str)] = &[
+    ("authorization.k8s.io", "selfsubjectaccessreviews"),
+    ("authorization.k8s.io", "selfsubjectrulesreviews"),
+    ("authentication.k8s.io", "selfsubjectreviews"),
+];
+
+/// What `system:discovery` and `system:public-info-viewer` grant every authenticated user.
+const DISCOVERY: &[&str] = &[
+    "/api",
+    "/api/*",
+    "/apis",
+    "/apis/*",
+    "/openapi",
+    "/openapi/*",
+    "/version",
+    "/healthz",
+    "/livez",
+    "/readyz",
+];
+
+/// Whether `user` may do `request`.
+pub(crate) fn allowed(store: &Store, user: &User, request: &Request<'_>) -> bool {
+    if user.in_group(MASTERS) || bootstrap_allows(request) {
+        return true;
+    }
+    let namespace = match request {
+        Request::Resource { namespace, .. } => *namespace,
+        Request::NonResource { .. } => None,
+    };
+    let from_cluster = store
+        .list("rbac.authorization.k8s.io", "clusterrolebindings", None)
+        .map(|(_, b)| b)
+        .filter(|b| binds(b, user, None))
+        .filter_map(|b| role_of(store, b, None));
+    let from_namespace = namespace
+        .into_iter()
+        .flat_map(|ns| store.list("rbac.authorization.k8s.io", "rolebindings", Some(ns)))
+        .map(|(_, b)| b)
+        .filter(|b| binds(b, user, namespace))
+        .filter_map(|b| role_of(store, b, namespace));
+    from_cluster
+        .chain(from_namespace)
+        .flat_map(|role| role["rules"].as_array().into_iter().flatten())
+        .any(|rule| rule_allows(rule, request))
+}
+
+/// The 403 kube-apiserver answers a request RBAC refused.
+pub(crate) fn forbidden(user: &User, request: &Request<'_>) -> ApiError {
+    match request {
+        Request::NonResource { verb, path } => ApiError::forbidden_message(
+            format!(
+                "forbidden: User {:?} cannot {verb} path {path:?}",
+                user.name
+            ),
+            None,
+        ),
+        Request::Resource {
+            verb,
+            group,
+            resource,
+            subresource,
+            namespace,
+            name,
+        } => {
+            let qualified = if group.is_empty() {
+                (*resource).to_owned()
+            } else {
+                format!("{resource}.{group}")
+            };
+            let asked = match subresource {
+                Some(sub) => format!("{resource}/{sub}"),
+                None => (*resource).to_owned(),
+            };
+            let scope = match namespace {
+                Some(ns) => format!("in the namespace {ns:?}"),
+                None => "at the cluster scope".into(),
+            };
+            let reason = format!(
+                "User {:?} cannot {verb} resource {asked:?} in API group {group:?} {scope}",
+                user.name
+            );
+            let message = match name {
+                Some(name) => format!("{qualified} {name:?} is forbidden: {reason}"),
+                None => format!("{qualified} is forbidden: {reason}"),
+            };
+            let mut details = serde_json::json!({"kind": resource});
+            if let Some(name) = name {
+                details["name"] = (*name).into();
+            }
+            if !group.is_empty() {
+                details["group"] = (*group).into();
+            }
+            ApiError::forbidden_message(message, Some(details))
+        }
+    }
+}
+
+fn bootstrap_allows(request: &Request<'_>) -> bool {
+    match request {
+        Request::Resource {
+            verb: "create",
+            group,
+            resource,
+            subresource: None,
+            ..
+        } => BASIC_USER.contains(&(*group, *resource)),
+        Request::Resource { .. } => false,
+        Request::NonResource { verb, path } => {
+            *verb == "get" && DISCOVERY.iter().any(|url| url_matches(url, path))
+        }
+    }
+}
+
+/// Whether `binding` (in `namespace`, for a RoleBinding) names `user` among its subjects.
+fn binds(binding: &Value, user: &User, namespace: Option<&str>) -> bool {
+    binding["subjects"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|subject| {
+            let name = subject["name"].as_str().unwrap_or_default();
+            match subject["kind"].as_str() {
+                Some("User") => user.name == name,
+                Some("Group") => user.in_group(name),
+                Some("ServiceAccount") => {
+                    let of = subject["namespace"]
+                        .as_str()
+                        .filter(|ns| !ns.is_empty())
+                        .or(namespace);
+                    user.service_account() == of.map(|ns| (ns, name))
+                }
+                _ => false,
+            }
+        })
+}
+
+/// The role `binding` refers to: a ClusterRole, or a Role of the RoleBinding's namespace.
+fn role_of<'s>(store: &'s Store, binding: &Value, namespace: Option<&str>) -> Option<&'s Value> {
+    let name = binding.pointer("/roleRef/name")?.as_str()?;
+    let (plural, namespace) = match binding.pointer("/roleRef/kind")?.as_str()? {
+        "ClusterRole" => ("clusterroles", ""),
+        "Role" => ("roles", namespace?),
+        _ => return None,
+    };
+    store.get(&crate::store::StoreKey {
+        group: "rbac.authorization.k8s.io".into(),
+        plural: plural.into(),
+        namespace: namespace.into(),
+        name: name.into(),
+    })
+}
+
+fn rule_allows(rule: &Value, request: &Request<'_>) -> bool {
+    let strings = |field: &str| -> Vec<&str> {
+        rule[field]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect()
+    };
+    let has = |field: &str, wanted: &str| strings(field).iter().any(|s| *s == "*" || *s == wanted);
+    match request {
+        Request::NonResource { verb, path } => {
+            has("verbs", verb)
+                && strings("nonResourceURLs")
+                    .iter()
+                    .any(|url| url_matches(url, path))
+        }
+        Request::Resource {
+            verb,
+            group,
+            resource,
+            subresource,
+            name,
+            ..
+        } => {
+            let names = strings("resourceNames");
+            has("verbs", verb)
+                && has("apiGroups", group)
+                && resource_matches(&strings("resources"), resource, *subresource)
+                && (names.is_empty() || name.is_some_and(|n| names.contains(&n)))
+        }
+    }
+}
+
+fn resource_matches(rule: &[&str], resource: &str, subresource: Option<&str>) -> bool {
+    let combined = match subresource {
+        Some(sub) => format!("{resource}/{sub}"),
+        None => resource.to_owned(),
+    };
+    rule.iter().any(|r| {
+        *r == "*"
+            || *r == combined
+            || subresource.is_some_and(|sub| r.strip_prefix("*/") == Some(sub))
+    })
+}
+
+fn url_matches(rule: &str, path: &str) -> bool {
+    rule == "*"
+        || rule == path
+        || rule
+            .strip_suffix('*')
+            .is_some_and(|prefix| path.starts_with(prefix))
+}
+
+#[cfg(test)]
+#[path = "rbac_tests.rs"]
+mod tests;

@@ -1,0 +1,323 @@
+//! Authentication and RBAC as kube-apiserver applies them: a request without the admin token
+//! or a live ServiceAccount token is 401; a ServiceAccount does what its bindings allow and
+//! gets kube-apiserver's 403 otherwise; `kubectl auth can-i` answers as the bindings say;
+//! requests a browser could send are refused; the kubeconfig is written 0600 and never
+//! through a symlink.
+
+use serde_json::{Value, json};
+
+use crate::support::http::{Answer, send_trusting};
+use crate::support::kubectl::Kubectl;
+use crate::support::{post, server};
+
+const CONFIG_MAPS: &str = "/api/v1/namespaces/default/configmaps";
+
+/// ServiceAccount `default/robot` and a token for it with `audiences` (none: the API's).
+async fn robot_token(client: &kube::Client, audiences: Option<Value>) -> String {
+    let account = post(
+        client,
+        "/api/v1/namespaces/default/serviceaccounts",
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "robot"}}),
+    )
+    .await;
+    assert!(
+        matches!(account.status.as_u16(), 201 | 409),
+        "{}",
+        account.body
+    );
+    let spec = audiences.map_or_else(|| json!({}), |a| json!({"audiences": a}));
+    let answer = post(
+        client,
+        "/api/v1/namespaces/default/serviceaccounts/robot/token",
+        json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest", "spec": spec}),
+    )
+    .await;
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    answer.body["status"]["token"]
+        .as_str()
+        .expect("a token")
+        .to_owned()
+}
+
+/// Lets the robot get and list ConfigMaps in `default`.
+async fn bind_config_reader(client: &kube::Client) {
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": "config-reader"},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]});
+    let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+        "metadata": {"name": "config-reader"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "config-reader"},
+        "subjects": [{"kind": "ServiceAccount", "name": "robot", "namespace": "default"}]});
+    for (path, object) in [
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+            role,
+        ),
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+            binding,
+        ),
+    ] {
+        let made = post(client, path, object).await;
+        assert_eq!(made.status, 201, "{}", made.body);
+    }
+}
+
+async fn request(
+    server: &wasm_operator_apiserver::ApiServer,
+    method: &str,
+    path: &str,
+    headers: &[(&str, &str)],
+    body: Option<&Value>,
+) -> Answer {
+    let url = format!("{}{path}", server.url());
+    send_trusting(server.ca_pem(), method, &url, headers, body).await
+}
+
+#[tokio::test]
+async fn a_request_without_credentials_is_unauthorized_except_public_information() {
+    let (server, _client) = server().await;
+    for path in [CONFIG_MAPS, "/api", "/apis", "/openapi/v2"] {
+        let answer = request(&server, "GET", path, &[], None).await;
+        assert_eq!(answer.status, 401, "{path}: {}", answer.body);
+        assert_eq!(answer.body["reason"], "Unauthorized", "{path}");
+        assert_eq!(answer.body["message"], "Unauthorized", "{path}");
+    }
+    let forged = request(
+        &server,
+        "GET",
+        CONFIG_MAPS,
+        &[("authorization", "Bearer not-a-token")],
+        None,
+    )
+    .await;
+    assert_eq!(forged.status, 401, "{}", forged.body);
+    for path in [
+        "/healthz",
+        "/readyz",
+        "/livez",
+        "/version",
+        "/openid/v1/jwks",
+    ] {
+        let answer = request(&server, "GET", path, &[], None).await;
+        assert_eq!(answer.status, 200, "{path} is public: {}", answer.body);
+    }
+    let admin = format!("Bearer {}", server.admin_token());
+    let answer = request(
+        &server,
+        "GET",
+        CONFIG_MAPS,
+        &[("authorization", &admin)],
+        None,
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{}", answer.body);
+}
+
+#[tokio::test]
+async fn a_service_account_does_what_its_bindings_allow_and_gets_kube_apiservers_403_otherwise() {
+    let (server, client) = server().await;
+    let token = robot_token(&client, None).await;
+    let bearer = format!("Bearer {token}");
+    let robot = [("authorization", bearer.as_str())];
+
+    let refused = request(&server, "GET", CONFIG_MAPS, &robot, None).await;
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert_eq!(refused.body["reason"], "Forbidden");
+    assert_eq!(
+        refused.body["message"],
+        "configmaps is forbidden: User \"system:serviceaccount:default:robot\" cannot list \
+         resource \"configmaps\" in API group \"\" in the namespace \"default\""
+    );
+    assert_eq!(refused.body["details"], json!({"kind": "configmaps"}));
+
+    bind_config_reader(&client).await;
+    let listed = request(&server, "GET", CONFIG_MAPS, &robot, None).await;
+    assert_eq!(listed.status, 200, "{}", listed.body);
+    let discovery = request(&server, "GET", "/api/v1", &robot, None).await;
+    assert_eq!(discovery.status, 200, "discovery is every user's");
+    let write = request(
+        &server,
+        "POST",
+        CONFIG_MAPS,
+        &robot,
+        Some(&json!({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x"}})),
+    )
+    .await;
+    assert_eq!(write.status, 403, "{}", write.body);
+    assert_eq!(
+        write.body["message"],
+        "configmaps is forbidden: User \"system:serviceaccount:default:robot\" cannot create \
+         resource \"configmaps\" in API group \"\" in the namespace \"default\""
+    );
+    let elsewhere = request(
+        &server,
+        "GET",
+        "/api/v1/namespaces/kube-system/configmaps/x",
+        &robot,
+        None,
+    )
+    .await;
+    assert_eq!(elsewhere.status, 403, "{}", elsewhere.body);
+    assert_eq!(
+        elsewhere.body["message"],
+        "configmaps \"x\" is forbidden: User \"system:serviceaccount:default:robot\" cannot \
+         get resource \"configmaps\" in API group \"\" in the namespace \"kube-system\""
+    );
+
+    let deleted = crate::support::raw(
+        &client,
+        "DELETE",
+        "/api/v1/namespaces/default/serviceaccounts/robot",
+        "application/json",
+        None,
+    )
+    .await;
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    let gone = request(&server, "GET", CONFIG_MAPS, &robot, None).await;
+    assert_eq!(
+        gone.status, 401,
+        "the token of a deleted ServiceAccount authenticates no one"
+    );
+}
+
+#[tokio::test]
+async fn a_token_for_another_audience_does_not_authenticate_to_the_api() {
+    let (server, client) = server().await;
+    bind_config_reader(&client).await;
+    let vault = robot_token(&client, Some(json!(["vault"]))).await;
+    let answer = request(
+        &server,
+        "GET",
+        CONFIG_MAPS,
+        &[("authorization", &format!("Bearer {vault}"))],
+        None,
+    )
+    .await;
+    assert_eq!(answer.status, 401, "{}", answer.body);
+    let api = robot_token(&client, None).await;
+    let answer = request(
+        &server,
+        "GET",
+        CONFIG_MAPS,
+        &[("authorization", &format!("Bearer {api}"))],
+        None,
+    )
+    .await;
+    assert_eq!(answer.status, 200, "the API's audience: {}", answer.body);
+}
+
+#[tokio::test]
+async fn kubectl_auth_can_i_answers_as_the_bindings_say() {
+    let (server, client) = server().await;
+    let token = robot_token(&client, None).await;
+    bind_config_reader(&client).await;
+    let kubectl = Kubectl::for_server(&server);
+    let cases = [
+        (&["get", "configmaps"][..], true, "yes"),
+        (&["list", "configmaps", "-n", "default"][..], true, "yes"),
+        (&["create", "configmaps"][..], false, "no"),
+        (&["get", "secrets"][..], false, "no"),
+        (&["get", "configmaps", "-n", "kube-system"][..], false, "no"),
+    ];
+    for (question, allowed, answer) in cases {
+        let mut args = vec!["auth", "can-i", "--token", &token];
+        args.extend_from_slice(question);
+        let (ok, out) = kubectl.run(&args, None).await;
+        assert_eq!(ok, allowed, "{question:?}: {out}");
+        assert_eq!(
+            out.lines().next().map(str::trim),
+            Some(answer),
+            "{question:?}: {out}"
+        );
+    }
+    let (ok, out) = kubectl
+        .run(&["auth", "can-i", "delete", "namespaces"], None)
+        .await;
+    assert!(ok, "the admin may do anything: {out}");
+}
+
+#[tokio::test]
+async fn requests_a_browser_could_send_are_refused() {
+    let (server, _client) = server().await;
+    let admin = format!("Bearer {}", server.admin_token());
+    let from_a_page = request(
+        &server,
+        "GET",
+        CONFIG_MAPS,
+        &[
+            ("authorization", &admin),
+            ("origin", "https://evil.example"),
+        ],
+        None,
+    )
+    .await;
+    assert_eq!(from_a_page.status, 403, "{}", from_a_page.body);
+    assert!(
+        from_a_page.body["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("Origin")),
+        "{}",
+        from_a_page.body
+    );
+    // DNS rebinding: the page's name resolves to 127.0.0.1, and the Host header keeps it.
+    let rebound = rebound_request(&server, "evil.example").await;
+    assert!(rebound.starts_with("HTTP/1.1 403"), "{rebound}");
+    assert!(rebound.contains("evil.example"), "{rebound}");
+    let local = rebound_request(&server, "localhost").await;
+    assert!(
+        local.starts_with("HTTP/1.1 200"),
+        "a loopback name is served: {local}"
+    );
+}
+
+/// The raw answer to the admin's list of ConfigMaps sent with `Host: {host}`.
+async fn rebound_request(server: &wasm_operator_apiserver::ApiServer, host: &str) -> String {
+    use tokio::io::{AsyncReadExt as _, AsyncWriteExt as _};
+    let (mut stream, _) = crate::support::http::connect_to(server).await;
+    let head = format!(
+        "GET {CONFIG_MAPS} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {}\r\n\
+         Connection: close\r\n\r\n",
+        server.admin_token()
+    );
+    stream.write_all(head.as_bytes()).await.expect("sent");
+    let mut answer = Vec::new();
+    let _ = stream.read_to_end(&mut answer).await;
+    String::from_utf8_lossy(&answer).into_owned()
+}
+
+#[tokio::test]
+async fn the_kubeconfig_is_written_0600_and_never_through_a_symlink() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let (server, _client) = server().await;
+    let dir = tempfile::tempdir().expect("a directory");
+    let path = dir.path().join("kubeconfig");
+    std::fs::write(&path, "old").expect("a file");
+    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o644)).expect("chmod");
+    server.write_kubeconfig(&path).expect("written");
+    let mode = std::fs::metadata(&path)
+        .expect("metadata")
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+    let text = std::fs::read_to_string(&path).expect("read");
+    assert!(
+        text.contains(server.admin_token()),
+        "it carries the admin token"
+    );
+
+    let target = dir.path().join("elsewhere");
+    std::fs::write(&target, "keep").expect("a file");
+    let link = dir.path().join("link");
+    std::os::unix::fs::symlink(&target, &link).expect("a symlink");
+    let refused = server
+        .write_kubeconfig(&link)
+        .expect_err("a symlink is not written through");
+    assert_eq!(refused.raw_os_error(), Some(libc_eloop()), "{refused}");
+    assert_eq!(std::fs::read_to_string(&target).expect("read"), "keep");
+}
+
+/// ELOOP, what open(2) with O_NOFOLLOW answers for a symlink (Linux).
+fn libc_eloop() -> i32 {
+    40
+}
