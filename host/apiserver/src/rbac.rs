@@ -82,6 +82,147 @@ pub(crate) fn allowed(store: &Store, user: &User, request: &Request<'_>) -> bool
         .any(|rule| rule_allows(rule, request))
 }
 
+/// kube-apiserver's escalation check on writing RBAC objects: a Role or ClusterRole may only
+/// be written by a user who holds every permission it grants (where it grants them: the
+/// Role's namespace, cluster-wide for a ClusterRole) or may `escalate` it; a RoleBinding or
+/// ClusterRoleBinding only by one who holds every permission of the role it refers to (a
+/// missing role grants nothing one could hold) or may `bind` that role. `object` is the
+/// object as it would be stored, so creates, updates, patches and applies are all checked.
+pub(crate) fn check_escalation(
+    store: &Store,
+    user: &User,
+    rt: &crate::registry::ResourceType,
+    object: &Value,
+) -> Result<(), ApiError> {
+    if rt.group != "rbac.authorization.k8s.io" || user.in_group(MASTERS) {
+        return Ok(());
+    }
+    let namespace = object
+        .pointer("/metadata/namespace")
+        .and_then(Value::as_str);
+    let name = object.pointer("/metadata/name").and_then(Value::as_str);
+    let may = |verb: &'static str, resource: &'static str, name: Option<&str>| {
+        let request = Request::Resource {
+            verb,
+            group: "rbac.authorization.k8s.io",
+            resource,
+            subresource: None,
+            namespace,
+            name,
+        };
+        allowed(store, user, &request)
+    };
+    let (rules, exempt) = match rt.plural.as_str() {
+        "roles" => (object.clone(), may("escalate", "roles", name)),
+        "clusterroles" => (object.clone(), may("escalate", "clusterroles", name)),
+        "rolebindings" | "clusterrolebindings" => {
+            let role_name = object.pointer("/roleRef/name").and_then(Value::as_str);
+            let (resource, role) = match object.pointer("/roleRef/kind").and_then(Value::as_str) {
+                Some("Role") => ("roles", role_of(store, object, namespace)),
+                _ => ("clusterroles", role_of(store, object, None)),
+            };
+            let bind = may("bind", resource, role_name);
+            match role {
+                Some(role) => (role.clone(), bind),
+                None if bind => return Ok(()),
+                None => {
+                    return Err(escalation(
+                        user,
+                        rt,
+                        name,
+                        format!(
+                            "the {resource} {:?} it refers to does not exist",
+                            role_name.unwrap_or_default()
+                        ),
+                    ));
+                }
+            }
+        }
+        _ => return Ok(()),
+    };
+    if exempt {
+        return Ok(());
+    }
+    match rules["rules"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|rule| !held(store, user, rule, namespace))
+    {
+        Some(rule) => Err(escalation(
+            user,
+            rt,
+            name,
+            format!("it grants permissions the user does not hold: {rule}"),
+        )),
+        None => Ok(()),
+    }
+}
+
+/// Whether `user` holds everything `rule` grants, in `namespace` (`None`: cluster-wide).
+/// A wildcard is held only by a wildcard.
+fn held(store: &Store, user: &User, rule: &Value, namespace: Option<&str>) -> bool {
+    let strings = |field: &str| rule_strings(rule, field);
+    let verbs = strings("verbs");
+    let urls = strings("nonResourceURLs");
+    if !urls.is_empty() {
+        return urls.iter().all(|path| {
+            verbs
+                .iter()
+                .all(|verb| allowed(store, user, &Request::NonResource { verb, path }))
+        });
+    }
+    let names = strings("resourceNames");
+    let names: Vec<Option<&str>> = if names.is_empty() {
+        vec![None]
+    } else {
+        names.into_iter().map(Some).collect()
+    };
+    let groups = strings("apiGroups");
+    let resources = strings("resources");
+    groups.iter().all(|group| {
+        resources.iter().all(|combined| {
+            let (resource, subresource) = match combined.split_once('/') {
+                Some((r, s)) => (r, Some(s)),
+                None => (*combined, None),
+            };
+            verbs.iter().all(|verb| {
+                names.iter().all(|name| {
+                    let request = Request::Resource {
+                        verb,
+                        group,
+                        resource,
+                        subresource,
+                        namespace,
+                        name: *name,
+                    };
+                    allowed(store, user, &request)
+                })
+            })
+        })
+    })
+}
+
+fn escalation(
+    user: &User,
+    rt: &crate::registry::ResourceType,
+    name: Option<&str>,
+    why: String,
+) -> ApiError {
+    ApiError::forbidden_message(
+        format!(
+            "{}.{} {:?} is forbidden: user {:?} (groups={:?}) is attempting to grant RBAC \
+             permissions not currently held: {why}",
+            rt.plural,
+            rt.group,
+            name.unwrap_or_default(),
+            user.name,
+            user.groups,
+        ),
+        Some(serde_json::json!({"name": name, "group": rt.group, "kind": rt.plural})),
+    )
+}
+
 /// The 403 kube-apiserver answers a request RBAC refused.
 pub(crate) fn forbidden(user: &User, request: &Request<'_>) -> ApiError {
     match request {
@@ -189,14 +330,7 @@ fn role_of<'s>(store: &'s Store, binding: &Value, namespace: Option<&str>) -> Op
 }
 
 fn rule_allows(rule: &Value, request: &Request<'_>) -> bool {
-    let strings = |field: &str| -> Vec<&str> {
-        rule[field]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect()
-    };
+    let strings = |field: &str| rule_strings(rule, field);
     let has = |field: &str, wanted: &str| strings(field).iter().any(|s| *s == "*" || *s == wanted);
     match request {
         Request::NonResource { verb, path } => {
@@ -220,6 +354,16 @@ fn rule_allows(rule: &Value, request: &Request<'_>) -> bool {
                 && (names.is_empty() || name.is_some_and(|n| names.contains(&n)))
         }
     }
+}
+
+/// The strings of a rule's list `field` (verbs, apiGroups, resources, ...).
+fn rule_strings<'r>(rule: &'r Value, field: &str) -> Vec<&'r str> {
+    rule[field]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect()
 }
 
 fn resource_matches(rule: &[&str], resource: &str, subresource: Option<&str>) -> bool {

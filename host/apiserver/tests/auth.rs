@@ -39,15 +39,27 @@ async fn robot_token(client: &kube::Client, audiences: Option<Value>) -> String 
         .to_owned()
 }
 
+/// A Role `name` of `default` with `rules`.
+fn role(name: &str, rules: Value) -> Value {
+    json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
+        "metadata": {"name": name}, "rules": rules})
+}
+
+/// A RoleBinding `name` of `default` giving the robot the `kind` (Role or ClusterRole) `role`.
+fn robot_binding(name: &str, kind: &str, role: &str) -> Value {
+    json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
+        "metadata": {"name": name},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": kind, "name": role},
+        "subjects": [{"kind": "ServiceAccount", "name": "robot", "namespace": "default"}]})
+}
+
 /// Lets the robot get and list ConfigMaps in `default`.
 async fn bind_config_reader(client: &kube::Client) {
-    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "Role",
-        "metadata": {"name": "config-reader"},
-        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]});
-    let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "RoleBinding",
-        "metadata": {"name": "config-reader"},
-        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role", "name": "config-reader"},
-        "subjects": [{"kind": "ServiceAccount", "name": "robot", "namespace": "default"}]});
+    let role = role(
+        "config-reader",
+        json!([{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["get", "list"]}]),
+    );
+    let binding = robot_binding("config-reader", "Role", "config-reader");
     for (path, object) in [
         (
             "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
@@ -320,4 +332,119 @@ async fn the_kubeconfig_is_written_0600_and_never_through_a_symlink() {
 /// ELOOP, what open(2) with O_NOFOLLOW answers for a symlink (Linux).
 fn libc_eloop() -> i32 {
     40
+}
+
+#[tokio::test]
+async fn a_service_account_cannot_grant_what_it_does_not_hold_unless_it_may_escalate_or_bind() {
+    let (server, client) = server().await;
+    let token = robot_token(&client, None).await;
+    bind_config_reader(&client).await;
+    let rbac = "/apis/rbac.authorization.k8s.io/v1";
+    // The robot may also write Roles and RoleBindings in `default`.
+    let writer = role(
+        "rbac-writer",
+        json!([{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles", "rolebindings"],
+                "verbs": ["create", "update", "patch", "get"]}]),
+    );
+    let binding = robot_binding("rbac-writer", "Role", "rbac-writer");
+    for (path, object) in [
+        (format!("{rbac}/namespaces/default/roles"), writer),
+        (format!("{rbac}/namespaces/default/rolebindings"), binding),
+    ] {
+        let made = post(&client, &path, object).await;
+        assert_eq!(made.status, 201, "{}", made.body);
+    }
+    let everything = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "everything"},
+        "rules": [{"apiGroups": ["*"], "resources": ["*"], "verbs": ["*"]}]});
+    let made = post(&client, &format!("{rbac}/clusterroles"), everything).await;
+    assert_eq!(made.status, 201, "{}", made.body);
+
+    let bearer = format!("Bearer {token}");
+    let robot = [("authorization", bearer.as_str())];
+    let getter = |name: &str, resource: &str| {
+        role(
+            name,
+            json!([{"apiGroups": [""], "resources": [resource], "verbs": ["get"]}]),
+        )
+    };
+    let roles = format!("{rbac}/namespaces/default/roles");
+    let bindings = format!("{rbac}/namespaces/default/rolebindings");
+    let held = request(
+        &server,
+        "POST",
+        &roles,
+        &robot,
+        Some(&getter("reader", "configmaps")),
+    )
+    .await;
+    assert_eq!(
+        held.status, 201,
+        "a role within what it holds: {}",
+        held.body
+    );
+    let more = request(
+        &server,
+        "POST",
+        &roles,
+        &robot,
+        Some(&getter("secrets", "secrets")),
+    )
+    .await;
+    assert_eq!(more.status, 403, "{}", more.body);
+    assert!(
+        more.body["message"].as_str().is_some_and(|m| m.contains(
+            "user \"system:serviceaccount:default:robot\" (groups=[\"system:serviceaccounts\", \
+             \"system:serviceaccounts:default\", \"system:authenticated\"]) is attempting to grant \
+             RBAC permissions not currently held"
+        ) && m.contains("secrets")),
+        "{}",
+        more.body
+    );
+    let patched = request(
+        &server,
+        "PATCH",
+        &format!("{roles}/reader"),
+        &[
+            ("authorization", bearer.as_str()),
+            ("content-type", "application/merge-patch+json"),
+        ],
+        Some(&json!({"rules": [{"apiGroups": [""], "resources": ["secrets"], "verbs": ["get"]}]})),
+    )
+    .await;
+    assert_eq!(
+        patched.status, 403,
+        "a patch is checked as stored: {}",
+        patched.body
+    );
+    let to_everything = robot_binding("everything", "ClusterRole", "everything");
+    let bound = request(&server, "POST", &bindings, &robot, Some(&to_everything)).await;
+    assert_eq!(bound.status, 403, "{}", bound.body);
+    let to_reader = robot_binding("reader", "Role", "reader");
+    let bound = request(&server, "POST", &bindings, &robot, Some(&to_reader)).await;
+    assert_eq!(
+        bound.status, 201,
+        "a binding to a role it holds: {}",
+        bound.body
+    );
+
+    // `escalate` on roles lifts the check for roles.
+    let escalate = role(
+        "escalator",
+        json!([{"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"], "verbs": ["escalate"]}]),
+    );
+    let grant = robot_binding("escalator", "Role", "escalator");
+    for (path, object) in [(&roles, escalate), (&bindings, grant)] {
+        let made = post(&client, path, object).await;
+        assert_eq!(made.status, 201, "{}", made.body);
+    }
+    let more = request(
+        &server,
+        "POST",
+        &roles,
+        &robot,
+        Some(&getter("secrets", "secrets")),
+    )
+    .await;
+    assert_eq!(more.status, 201, "with escalate: {}", more.body);
 }

@@ -78,6 +78,12 @@ pub(super) async fn insert(
     warnings.extend(webhooks::validate(shared, &attrs, Some(&object)).await?);
     let name = attrs.name;
     let mut state = shared.lock();
+    crate::rbac::check_escalation(
+        &state.store,
+        &crate::authn::User::from_info(user),
+        &target.rt,
+        &object,
+    )?;
     if rt.namespaced {
         let ns = target.namespace.as_deref().unwrap_or_default();
         admission::check_namespace(&state, rt, &name, ns)?;

@@ -68,6 +68,12 @@ pub(super) async fn replace(
         warnings.append(&mut prepared.warnings);
         warnings.extend(webhooks::validate(shared, &attrs, Some(&prepared.object)).await?);
         let mut state = shared.lock();
+        crate::rbac::check_escalation(
+            &state.store,
+            &crate::authn::User::from_info(user),
+            &target.rt,
+            &prepared.object,
+        )?;
         if !unchanged(&state, target, name, &old) {
             continue;
         }
