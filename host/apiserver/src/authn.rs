@@ -67,21 +67,6 @@ impl User {
             .split_once(':')
     }
 
-    /// The user a UserInfo names (what the write path carries for its webhooks).
-    pub(crate) fn from_info(info: &Value) -> Self {
-        Self {
-            name: info["username"].as_str().unwrap_or_default().to_owned(),
-            uid: info["uid"].as_str().map(str::to_owned),
-            groups: info["groups"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .map(str::to_owned)
-                .collect(),
-        }
-    }
-
     /// The `authentication.k8s.io/v1` UserInfo (what admission reviews carry).
     pub(crate) fn info(&self) -> Value {
         let mut info = json!({"username": self.name, "groups": self.groups});

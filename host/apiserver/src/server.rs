@@ -389,7 +389,7 @@ async fn ensure_namespace(shared: &Shared, name: &str) {
         &Params::parse(Some("fieldManager=wasm-operator-apiserver")),
         &HeaderMap::new(),
         body.as_bytes(),
-        &User::admin().info(),
+        &User::admin(),
     )
     .await
     {
@@ -694,7 +694,6 @@ async fn serve_resource(
     }
     let written = |w: write::Written| Ok(json_response(w.code, &w.object, &w.warnings));
     let name = target.name.clone();
-    let user = user.info();
     let table = match verb {
         "get" | "list" | "watch" => table::negotiate(headers, &params)?,
         _ => None,
@@ -718,20 +717,20 @@ async fn serve_resource(
         }
         ("watch", None) => read::watch(shared.clone(), &target, &params, drop_watch, table),
         ("create", None) => {
-            written(write::create(&shared, &target, &params, headers, body, &user).await?)
+            written(write::create(&shared, &target, &params, headers, body, user).await?)
         }
         ("update", Some(name)) => {
-            written(write::update(&shared, &target, name, &params, headers, body, &user).await?)
+            written(write::update(&shared, &target, name, &params, headers, body, user).await?)
         }
         ("patch" | "apply", Some(name)) => {
-            written(write::patch(&shared, &target, name, &params, headers, body, &user).await?)
+            written(write::patch(&shared, &target, name, &params, headers, body, user).await?)
         }
         ("delete", Some(name)) => {
-            written(write::delete(&shared, &target, name, &params, body, &user).await?)
+            written(write::delete(&shared, &target, name, &params, body, user).await?)
         }
         ("deletecollection", None) => Ok(json_response(
             200,
-            &write::delete_collection(&shared, &target, &params, body, &user).await?,
+            &write::delete_collection(&shared, &target, &params, body, user).await?,
             &[],
         )),
         _ => Err(ApiError::method_not_supported(&target.rt, method.as_str())),

@@ -36,6 +36,7 @@ use std::time::Duration;
 
 use serde_json::{Value, json};
 
+use crate::authn::User;
 use crate::objects::{meta_str, new_uid};
 use crate::registry::{Registry, ResourceType};
 use crate::route::Target;
@@ -76,7 +77,7 @@ pub(crate) struct Attributes<'a> {
     /// CreateOptions, UpdateOptions or DeleteOptions (meta.k8s.io/v1).
     pub options: Value,
     /// The request's userInfo.
-    pub user: &'a Value,
+    pub user: &'a User,
 }
 
 /// The `meta.k8s.io/v1` options object of `kind` with the request's dryRun and

@@ -4,6 +4,7 @@
 use base64::Engine as _;
 use serde_json::{Map, Value, json};
 
+use crate::authn::User;
 use crate::registry::ResourceType;
 
 /// What one call sends: the request's attributes as one webhook sees them.
@@ -17,7 +18,7 @@ pub(crate) struct ReviewRequest<'a> {
     pub name: &'a str,
     pub namespace: Option<&'a str>,
     pub operation: &'a str,
-    pub user: &'a Value,
+    pub user: &'a User,
     pub object: Option<&'a Value>,
     pub old: Option<&'a Value>,
     pub dry_run: bool,
@@ -61,7 +62,7 @@ impl ReviewRequest<'_> {
             request.insert("namespace".into(), json!(ns));
         }
         request.insert("operation".into(), json!(self.operation));
-        request.insert("userInfo".into(), self.user.clone());
+        request.insert("userInfo".into(), self.user.info());
         let versioned = |o: Option<&Value>| {
             o.map(|o| as_version(o, self.matched))
                 .unwrap_or(Value::Null)

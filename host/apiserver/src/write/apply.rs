@@ -6,6 +6,7 @@ use super::commit::merge_write;
 use super::replace::{Next, replace};
 use super::request::check_type;
 use super::{Manager, Written};
+use crate::authn::User;
 use crate::managed;
 use crate::objects::{key_for, metadata_mut};
 use crate::route::{Params, Target};
@@ -26,7 +27,7 @@ pub(super) async fn apply(
     params: &Params,
     body: Value,
     manager: &str,
-    user: &Value,
+    user: &User,
 ) -> Result<Written> {
     if params.get("fieldManager").is_none() {
         return Err(ApiError::bad_request(

@@ -8,6 +8,7 @@ use super::commit;
 use super::request::{decode_object, field_manager};
 use super::{Manager, Written};
 use crate::admission::{self, Admitted};
+use crate::authn::User;
 use crate::managed;
 use crate::objects::{key_for, meta_str, metadata_mut, name_error, new_uid, now};
 use crate::route::{Params, Target};
@@ -23,7 +24,7 @@ pub(crate) async fn create(
     params: &Params,
     headers: &HeaderMap,
     body: &[u8],
-    user: &Value,
+    user: &User,
 ) -> Result<Written> {
     let object = decode_object(body, target)?;
     insert(
@@ -51,7 +52,7 @@ pub(super) async fn insert(
     params: &Params,
     mut object: Value,
     manager: Manager,
-    user: &Value,
+    user: &User,
 ) -> Result<Written> {
     let rt = &target.rt;
     let meta = metadata_mut(&mut object)?;
@@ -78,12 +79,7 @@ pub(super) async fn insert(
     warnings.extend(webhooks::validate(shared, &attrs, Some(&object)).await?);
     let name = attrs.name;
     let mut state = shared.lock();
-    crate::rbac::check_escalation(
-        &state.store,
-        &crate::authn::User::from_info(user),
-        &target.rt,
-        &object,
-    )?;
+    crate::rbac::check_escalation(&state.store, user, &target.rt, &object)?;
     if rt.namespaced {
         let ns = target.namespace.as_deref().unwrap_or_default();
         admission::check_namespace(&state, rt, &name, ns)?;

@@ -7,6 +7,7 @@ use super::Written;
 use super::commit;
 use super::replace::{ATTEMPTS, unchanged};
 use super::request::decode;
+use crate::authn::User;
 use crate::objects::{has_finalizers, is_deleting, key_for, meta_str, metadata_mut, now};
 use crate::registry::ResourceType;
 use crate::route::{Params, Target};
@@ -31,7 +32,7 @@ pub(crate) async fn delete(
     name: &str,
     params: &Params,
     body: &[u8],
-    user: &Value,
+    user: &User,
 ) -> Result<Written> {
     let options = if body.is_empty() {
         json!({})
@@ -177,7 +178,7 @@ pub(crate) async fn delete_collection(
     target: &Target,
     params: &Params,
     body: &[u8],
-    user: &Value,
+    user: &User,
 ) -> Result<Value> {
     let list = crate::read::list(shared, target, &Params::parse(None).with_selectors(params))?;
     let names: Vec<(Option<String>, String)> = list["items"]

@@ -2,12 +2,12 @@
 //! JSON or strategic-merge patch here, or to server-side [`apply`].
 
 use axum::http::HeaderMap;
-use serde_json::Value;
 
 use super::commit::{self, check_resource_version, merge_write};
 use super::replace::{Next, replace};
 use super::request::{decode, field_manager, patch_kind};
 use super::{Manager, Written, apply};
+use crate::authn::User;
 use crate::objects::served;
 use crate::patch::{self, PatchKind};
 use crate::route::{Params, Target};
@@ -27,7 +27,7 @@ pub(crate) async fn patch(
     params: &Params,
     headers: &HeaderMap,
     body: &[u8],
-    user: &Value,
+    user: &User,
 ) -> Result<Written> {
     let rt = &target.rt;
     let kind = patch_kind(headers, rt)?;

@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use super::commit::{self, existing};
 use super::create::insert;
 use super::{Manager, Written};
+use crate::authn::User;
 use crate::route::{Params, Target};
 use crate::server::{Shared, State};
 use crate::status::{ApiError, Result};
@@ -38,7 +39,7 @@ pub(super) async fn replace(
     target: &Target,
     name: &str,
     params: &Params,
-    user: &Value,
+    user: &User,
     compute: impl Fn(&State) -> Result<Next>,
 ) -> Result<Written> {
     let rt = &target.rt;
@@ -68,12 +69,7 @@ pub(super) async fn replace(
         warnings.append(&mut prepared.warnings);
         warnings.extend(webhooks::validate(shared, &attrs, Some(&prepared.object)).await?);
         let mut state = shared.lock();
-        crate::rbac::check_escalation(
-            &state.store,
-            &crate::authn::User::from_info(user),
-            &target.rt,
-            &prepared.object,
-        )?;
+        crate::rbac::check_escalation(&state.store, user, &target.rt, &prepared.object)?;
         if !unchanged(&state, target, name, &old) {
             continue;
         }

@@ -1,12 +1,12 @@
 //! Update: PUT of an object or of its status subresource.
 
 use axum::http::HeaderMap;
-use serde_json::Value;
 
 use super::commit::{self, check_resource_version, merge_write};
 use super::replace::{Next, replace};
 use super::request::{decode_object, field_manager};
 use super::{Manager, Written};
+use crate::authn::User;
 use crate::objects::meta_str;
 use crate::route::{Params, Target};
 use crate::server::Shared;
@@ -24,7 +24,7 @@ pub(crate) async fn update(
     params: &Params,
     headers: &HeaderMap,
     body: &[u8],
-    user: &Value,
+    user: &User,
 ) -> Result<Written> {
     let incoming = decode_object(body, target)?;
     let rt = &target.rt;
