@@ -10,7 +10,7 @@ use wasm_operator::operator::{LeaderElection, Operator, OperatorConfig, RunningO
 use wasm_operator_apiserver::Fault;
 use wasm_operator_e2e::{
     Cluster, cluster_with, config_map, counter_rises, eventually, fixture_plugin_dir, metric,
-    passes, runtime_with_cache, setup,
+    operator_account, passes, runtime_with_cache, setup,
 };
 use wasm_operator_runtime::backend::ClusterBackend;
 use wasm_operator_sdk::{ObjectRef, Patch, ReadFrom, Request};
@@ -82,7 +82,8 @@ async fn start_operator(
     };
     configure(&mut config);
     let runtime = runtime_with_cache(&cache);
-    let operator = Operator::start(runtime, cluster.server.client().expect("client"), config)
+    let client = operator_account::operator_client(&cluster.server, &runtime, &config).await;
+    let operator = Operator::start(runtime, client, config)
         .await
         .expect("the operator starts");
     (operator, plugins, cache)
@@ -522,4 +523,58 @@ async fn the_client_side_rate_limit_spaces_api_requests() {
         "{:?}",
         started.elapsed()
     );
+}
+
+/// The operator acts as its ServiceAccount, not as the admin: with the binding of its
+/// ClusterRole removed its passes fail (their writes are forbidden) and write nothing, and
+/// once the binding is back the retried pass converges, with no change to the primary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_operator_acts_as_its_service_account_so_a_removed_binding_stops_its_writes() {
+    use k8s_openapi::api::rbac::v1::ClusterRoleBinding;
+    use kube::api::{Api, DeleteParams, PostParams};
+
+    let h = Harness::start(|_| {}).await;
+    h.create(config_map("ns", "a", json!({"x": "1"}), None))
+        .await;
+    eventually("a's echo", WAIT, || async { h.echo_data("a", "x").await }).await;
+
+    let bindings: Api<ClusterRoleBinding> =
+        Api::all(h.cluster.server.client().expect("an admin client"));
+    let binding = bindings
+        .get("wasm-operator")
+        .await
+        .expect("the operator's binding");
+    bindings
+        .delete("wasm-operator", &DeleteParams::default())
+        .await
+        .expect("the binding is deleted");
+    let errors = || {
+        wasm_operator_e2e::metric(
+            &h.operator().metrics().render(),
+            r#"wasm_operator_passes_total{plugin="fixture",result="error"}"#,
+        )
+    };
+    let before = errors();
+    h.create(config_map("ns", "b", json!({"x": "2"}), None))
+        .await;
+    eventually("b's pass to fail", WAIT, || async {
+        (h.failures("b") >= 1 && errors() > before).then_some(())
+    })
+    .await;
+    assert_eq!(h.echo("b").await, None, "a forbidden pass wrote b's echo");
+
+    let mut restored = binding;
+    restored.metadata.resource_version = None;
+    restored.metadata.uid = None;
+    restored.metadata.managed_fields = None;
+    restored.metadata.creation_timestamp = None;
+    bindings
+        .create(&PostParams::default(), &restored)
+        .await
+        .expect("the binding is restored");
+    let x = eventually("b's echo once bound again", WAIT, || async {
+        h.echo_data("b", "x").await
+    })
+    .await;
+    assert_eq!(x, "2");
 }

@@ -331,3 +331,116 @@ async fn a_plugin_whose_kind_is_not_served_yet_is_refused_once_and_starts_when_i
         "reported more than once: {events:?}"
     );
 }
+
+/// The end-to-end operator runs as a ServiceAccount holding exactly what `wasm-operator rbac`
+/// prints for its plugins: `kubectl auth can-i` with that ServiceAccount's token says yes to
+/// every printed rule and no to what a plugin never declared.
+#[tokio::test]
+async fn the_operators_service_account_may_do_what_rbac_prints_and_nothing_more() {
+    use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
+    use k8s_openapi::api::core::v1::ServiceAccount;
+    use wasm_operator::cli::operator_account::{NAME, NAMESPACE};
+
+    let h = Harness::start(&[fixture()], "").await;
+    let dir = h._plugins.path();
+    let options = wasm_operator::cli::run::RbacOptions {
+        namespace: None,
+        lease: None,
+        webhook_secret: None,
+        clusters_namespace: wasm_operator::targets::DEFAULT_CLUSTERS_NAMESPACE,
+        resolves_services: true,
+        service_account: Some((NAMESPACE, NAME)),
+    };
+    let printed = wasm_operator::cli::run::rbac_yaml(
+        &wasm_operator_e2e::runtime_with_cache(wasm_operator_e2e::shared_cache()),
+        dir,
+        &options,
+    )
+    .await
+    .expect("rbac renders");
+    let role: Value = serde_yaml_ng::from_str(printed.split("---\n").next().expect("a role"))
+        .expect("the ClusterRole");
+    assert_eq!(role["kind"], "ClusterRole", "{printed}");
+
+    let admin = h.cluster.server.client().expect("an admin client");
+    let request = TokenRequest {
+        spec: Some(TokenRequestSpec::default()),
+        ..TokenRequest::default()
+    };
+    let token = kube::Api::<ServiceAccount>::namespaced(admin, NAMESPACE)
+        .create_token_request(NAME, &Default::default(), &request)
+        .await
+        .expect("a token")
+        .status
+        .and_then(|s| s.token)
+        .expect("the token");
+    let kubeconfig = tempfile::NamedTempFile::new().expect("a kubeconfig file");
+    h.cluster
+        .server
+        .write_kubeconfig(kubeconfig.path())
+        .expect("kubeconfig");
+    let mut asked = 0;
+    for rule in role["rules"].as_array().expect("rules") {
+        let group = rule["apiGroups"][0].as_str().unwrap_or_default();
+        let resource = rule["resources"][0].as_str().unwrap_or_default();
+        let qualified = if group.is_empty() {
+            resource.to_owned()
+        } else {
+            match resource.split_once('/') {
+                Some((r, s)) => format!("{r}.{group}/{s}"),
+                None => format!("{resource}.{group}"),
+            }
+        };
+        for verb in rule["verbs"].as_array().expect("verbs") {
+            let verb = verb.as_str().unwrap_or_default().to_owned();
+            assert_eq!(
+                can_i(kubeconfig.path(), &token, &verb, &qualified).await,
+                "yes",
+                "{verb} {qualified}"
+            );
+            asked += 1;
+        }
+    }
+    assert!(
+        asked >= 4,
+        "the fixture's ClusterRole grants something: {printed}"
+    );
+    for (verb, resource) in [
+        ("delete", "namespaces"),
+        ("create", "clusterrolebindings.rbac.authorization.k8s.io"),
+        ("delete", "customresourcedefinitions.apiextensions.k8s.io"),
+        ("update", "leases.coordination.k8s.io"),
+    ] {
+        assert_eq!(
+            can_i(kubeconfig.path(), &token, verb, resource).await,
+            "no",
+            "{verb} {resource}"
+        );
+    }
+}
+
+/// What `kubectl auth can-i VERB RESOURCE[/SUBRESOURCE] -A` answers for `token` (run off
+/// the test's runtime, which serves the API server kubectl asks).
+async fn can_i(kubeconfig: &std::path::Path, token: &str, verb: &str, resource: &str) -> String {
+    let (resource, subresource) = match resource.split_once('/') {
+        Some((r, s)) => (r, Some(s)),
+        None => (resource, None),
+    };
+    let mut command = std::process::Command::new("kubectl");
+    command
+        .arg("--kubeconfig")
+        .arg(kubeconfig)
+        .args(["--token", token, "auth", "can-i", "-A", verb, resource]);
+    if let Some(subresource) = subresource {
+        command.arg(format!("--subresource={subresource}"));
+    }
+    let output = tokio::task::spawn_blocking(move || command.output())
+        .await
+        .expect("the kubectl task")
+        .expect("kubectl runs (.ci/run installs it)");
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout).trim(),
+        String::from_utf8_lossy(&output.stderr).trim()
+    )
+}

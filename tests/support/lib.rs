@@ -1,6 +1,7 @@
 //! Shared helpers of the end-to-end tests: a runtime with a private artifact cache, the
 //! built plugin files, the embedded API server as the cluster, and object builders.
 
+pub mod operator_account;
 pub mod real_keystone;
 pub mod webhooks;
 use std::path::PathBuf;
@@ -68,19 +69,19 @@ impl Cluster {
         self.backend.clone()
     }
 
-    /// Starts the operator over this cluster with `config`, its artifact cache in `cache`.
+    /// Starts the operator over this cluster with `config`, its artifact cache in `cache`,
+    /// as a ServiceAccount holding what `wasm-operator rbac` grants (see
+    /// [`operator_account`]).
     pub async fn start_operator(
         &self,
         cache: &tempfile::TempDir,
         config: wasm_operator::operator::OperatorConfig,
     ) -> wasm_operator::operator::RunningOperator {
-        wasm_operator::operator::Operator::start(
-            runtime_with_cache(cache),
-            self.server.client().expect("a client"),
-            config,
-        )
-        .await
-        .expect("the operator starts")
+        let runtime = runtime_with_cache(cache);
+        let client = operator_account::operator_client(&self.server, &runtime, &config).await;
+        wasm_operator::operator::Operator::start(runtime, client, config)
+            .await
+            .expect("the operator starts")
     }
 
     /// The requests served so far.

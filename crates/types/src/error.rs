@@ -66,12 +66,11 @@ impl ApiError {
         }
     }
 
-    /// Whether retrying the same request later can succeed (not for 422, 413, 403).
+    /// Whether retrying the same request later can succeed: not for 422 or 413, whose
+    /// request is wrong in itself. A 403 is retried: an administrator grants what was
+    /// missing and the next try succeeds, as controller-runtime's backoff assumes.
     pub fn is_retryable(&self) -> bool {
-        !matches!(
-            self,
-            Self::Invalid(_) | Self::TooLarge(_) | Self::Forbidden(_)
-        )
+        !matches!(self, Self::Invalid(_) | Self::TooLarge(_))
     }
 }
 
@@ -111,10 +110,10 @@ mod tests {
     }
 
     #[test]
-    fn invalid_too_large_and_forbidden_are_not_retryable() {
+    fn invalid_and_too_large_are_not_retryable_and_forbidden_is() {
         assert!(!ApiError::Invalid(String::new()).is_retryable());
         assert!(!ApiError::TooLarge(String::new()).is_retryable());
-        assert!(!ApiError::Forbidden(String::new()).is_retryable());
+        assert!(ApiError::Forbidden(String::new()).is_retryable());
         assert!(ApiError::Conflict(String::new()).is_retryable());
         assert!(ApiError::Unavailable(String::new()).is_retryable());
     }

@@ -40,8 +40,9 @@ impl From<crate::error::Error> for ReconcileError {
     }
 }
 
-/// A failed cluster call ends the pass: retried with the backoff, except a refusal no
-/// retry changes (422, 413, 403), which is permanent. Lets `?` end a pass on any call,
+/// A failed cluster call ends the pass: retried with the backoff (a 403 included: the
+/// administrator may grant what was missing), except a refusal no retry changes (422,
+/// 413), which is permanent. Lets `?` end a pass on any call,
 /// `record_event` included.
 impl From<crate::error::ApiError> for ReconcileError {
     fn from(error: crate::error::ApiError) -> Self {
@@ -95,6 +96,8 @@ mod tests {
 
     #[test]
     fn a_failed_cluster_call_ends_a_pass_with_question_mark_permanent_only_when_no_retry_helps() {
+        // 422 and 413 are permanent; a 403 is retried, as the GitLabSecrets spec retries
+        // every failure but those two.
         type Case = (ApiError, fn(&ReconcileError) -> bool);
         let cases: [Case; 4] = [
             (
@@ -108,9 +111,10 @@ mod tests {
             (ApiError::TooLarge("big".into()), |e| {
                 matches!(e, ReconcileError::Permanent(_))
             }),
-            (ApiError::Forbidden("no".into()), |e| {
-                matches!(e, ReconcileError::Permanent(_))
-            }),
+            (
+                ApiError::Forbidden("no".into()),
+                |e| matches!(e, ReconcileError::Transient(m) if m == "forbidden: no"),
+            ),
         ];
         for (error, expected) in cases {
             let pass = |e: ApiError| -> Result<(), ReconcileError> { Err(e)? };

@@ -296,15 +296,21 @@ impl ApiServer {
         &self.ca_pem
     }
 
-    /// A kube client of this server.
+    /// A kube client of this server, authenticated as the admin user.
     pub fn client(&self) -> Result<kube::Client, ServerError> {
+        self.client_with_token(self.admin_token())
+    }
+
+    /// A kube client of this server that authenticates with `token` (a ServiceAccount's,
+    /// from a TokenRequest) and trusts the server's CA.
+    pub fn client_with_token(&self, token: &str) -> Result<kube::Client, ServerError> {
         let url = self
             .url()
             .parse()
             .map_err(|e: axum::http::uri::InvalidUri| ServerError::Client(e.to_string()))?;
         let mut config = kube::Config::new(url);
         config.default_namespace = "default".into();
-        config.auth_info.token = Some(self.admin_token().to_owned().into());
+        config.auth_info.token = Some(token.to_owned().into());
         config.root_cert = Some(vec![
             crate::tls::pem_der(&self.ca_pem).map_err(ServerError::Client)?,
         ]);

@@ -95,6 +95,14 @@ enum Command {
         /// The namespace of target cluster registrations (`run --clusters-namespace`).
         #[arg(long, default_value = wasm_operator::targets::DEFAULT_CLUSTERS_NAMESPACE)]
         clusters_namespace: String,
+        /// The operator runs with `--cluster-dns` (in a cluster): Service names need no
+        /// reading of Services and EndpointSlices.
+        #[arg(long, env = "WASM_OPERATOR_CLUSTER_DNS")]
+        cluster_dns: bool,
+        /// `NAMESPACE/NAME` of the ServiceAccount the operator runs as: each role is
+        /// followed by a binding to it, so the output applies as is.
+        #[arg(long)]
+        service_account: Option<String>,
     },
     /// Print the Mutating/ValidatingWebhookConfigurations the plugins of a directory need
     /// (their admitted kinds and operations), pointing at a Service or a URL.
@@ -370,28 +378,31 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             lease_name,
             webhook_secret,
             clusters_namespace,
+            cluster_dns,
+            service_account,
         } => {
             let lease_namespace = lease_namespace
                 .or_else(|| namespace.clone())
                 .or_else(|| std::env::var("POD_NAMESPACE").ok())
                 .unwrap_or_else(|| "default".into());
             let lease = leader_elect.then_some((lease_namespace.as_str(), lease_name.as_str()));
-            let webhook_secret =
-                match &webhook_secret {
-                    Some(text) => Some(text.split_once('/').with_context(|| {
-                        format!("--webhook-secret {text:?} is not NAMESPACE/NAME")
-                    })?),
-                    None => None,
-                };
-            let yaml = cli::run::rbac_yaml(
-                &runtime,
-                &plugins,
-                namespace.as_deref(),
+            let webhook_secret = webhook_secret
+                .as_deref()
+                .map(|text| namespaced_name("--webhook-secret", text))
+                .transpose()?;
+            let service_account = service_account
+                .as_deref()
+                .map(|text| namespaced_name("--service-account", text))
+                .transpose()?;
+            let options = cli::run::RbacOptions {
+                namespace: namespace.as_deref(),
                 lease,
                 webhook_secret,
-                &clusters_namespace,
-            )
-            .await?;
+                clusters_namespace: &clusters_namespace,
+                resolves_services: !cluster_dns,
+                service_account,
+            };
+            let yaml = cli::run::rbac_yaml(&runtime, &plugins, &options).await?;
             print!("{yaml}");
             Ok(ExitCode::SUCCESS)
         }
@@ -406,9 +417,7 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             use wasm_operator::webhook::configurations::Endpoint;
             let endpoint = match (service, url) {
                 (Some(service), _) => {
-                    let (namespace, name) = service
-                        .split_once('/')
-                        .with_context(|| format!("--service {service:?} is not NAMESPACE/NAME"))?;
+                    let (namespace, name) = namespaced_name("--service", &service)?;
                     Endpoint::Service {
                         namespace: namespace.to_owned(),
                         name: name.to_owned(),
@@ -496,4 +505,11 @@ fn bench(args: &[String]) -> anyhow::Result<ExitCode> {
         Some(code) => ExitCode::from(u8::try_from(code).unwrap_or(1)),
         None => ExitCode::FAILURE,
     })
+}
+
+/// `NAMESPACE/NAME` given to `flag`, split.
+fn namespaced_name<'a>(flag: &str, text: &'a str) -> anyhow::Result<(&'a str, &'a str)> {
+    text.split_once('/')
+        .filter(|(namespace, name)| !namespace.is_empty() && !name.is_empty())
+        .with_context(|| format!("{flag} {text:?} is not NAMESPACE/NAME"))
 }

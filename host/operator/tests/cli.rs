@@ -768,6 +768,8 @@ fn the_deploy_manifests_bind_every_role_rbac_prints_for_the_shipped_plugins() {
             "wasm-operator",
             "--webhook-secret",
             "wasm-operator/wasm-operator-webhook",
+            // The Deployment sets WASM_OPERATOR_CLUSTER_DNS: no Services are read.
+            "--cluster-dns",
             "--plugins",
         ])
         .arg(wasm_operator::cli::shipped_plugin_dir())

@@ -456,14 +456,12 @@ async fn an_oidc_backend_registers_its_identity_provider_mapping_protocol_and_gr
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_backend_of_a_keystone_on_a_target_cluster_provisions_through_the_targets_service_and_is_projected_there()
  {
-    use crate::targets::{CLUSTERS, registration, target_cluster_with, targeted};
+    use crate::targets::{registration, target_cluster_with, targeted};
     let (h, real) = tokio::join!(
         Harness::start_with_identity_backends(&ACTORS),
         real_keystone()
     );
-    h.cluster
-        .create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CLUSTERS}}))
-        .await;
+    // The clusters namespace is there: the operator's RBAC has a Role in it.
     let target = target_cluster_with(&ACTORS).await;
     // The Keystone's Service on the target routes to the real Keystone; the management
     // cluster has no route to it.

@@ -56,9 +56,7 @@ fn labels_of(object: &Value) -> Vec<Option<&str>> {
 async fn a_targeted_keystone_writes_every_child_on_its_target_with_owner_labels_and_its_deletion_sweeps_them()
  {
     let h = Harness::start_with(&ACTORS).await;
-    h.cluster
-        .create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CLUSTERS}}))
-        .await;
+    // The clusters namespace is there: the operator's RBAC has a Role in it.
     let target = target_cluster().await;
     h.cluster.create(registration("edge", &target)).await;
     h.cluster.create(targeted("edge")).await;
@@ -142,9 +140,7 @@ async fn a_targeted_keystone_writes_every_child_on_its_target_with_owner_labels_
 async fn an_unregistered_target_adds_no_finalizer_and_a_deregistered_one_flips_the_keystone_and_leaves_its_children()
  {
     let h = Harness::start_with(&ACTORS).await;
-    h.cluster
-        .create(json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CLUSTERS}}))
-        .await;
+    // The clusters namespace is there: the operator's RBAC has a Role in it.
     h.cluster.create(targeted("nowhere")).await;
     let waiting = h
         .condition("SecretsReady", "TargetClusterUnavailable")

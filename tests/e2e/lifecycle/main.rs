@@ -40,6 +40,9 @@ struct Harness {
     cluster: Cluster,
     operator: RunningOperator,
     plugins: tempfile::TempDir,
+    /// What the operator was started with, to grant it the RBAC of changed plugins.
+    runtime: wasm_operator_runtime::Runtime,
+    config: OperatorConfig,
 }
 
 impl Harness {
@@ -74,14 +77,33 @@ impl Harness {
             namespace: Some("ns".into()),
             name: "operator".into(),
         });
-        let operator = Operator::start(runtime, cluster.server.client().expect("client"), config)
+        let client = wasm_operator_e2e::operator_account::operator_client(
+            &cluster.server,
+            &runtime,
+            &config,
+        )
+        .await;
+        let operator = Operator::start(runtime.clone(), client, config.clone())
             .await
             .expect("the operator starts");
         Self {
             cluster,
             operator,
             plugins,
+            runtime,
+            config,
         }
+    }
+
+    /// Applies what `wasm-operator rbac` prints for the plugin directory as it is now, as
+    /// an administrator does when installing a reconciler with new kinds.
+    async fn grant_rbac(&self) {
+        wasm_operator_e2e::operator_account::grant(
+            &self.cluster.server,
+            &self.runtime,
+            &self.config,
+        )
+        .await;
     }
 
     /// The operator over a directory holding only the fixture, as `fixture.wasm`.

@@ -120,12 +120,14 @@ async fn readyz_is_not_ready_while_no_reconciler_serves_and_names_the_refused_fi
         "{note}"
     );
 
-    // Putting the reconciler back serves it, and the planner refused as second is linked.
+    // Putting the reconciler back (and granting the operator its kinds) serves it, and the
+    // planner refused as second is linked.
     install(
         h.plugins.path(),
         "gitlabsecrets.wasm",
         &read(&wasm_operator::cli::shipped_plugin_dir().join("gitlabsecrets.wasm")),
     );
+    h.grant_rbac().await;
     eventually("/readyz ready", WAIT, || async {
         let (code, body) = http_get(addr, "/readyz").await;
         (code == 200).then_some(body)

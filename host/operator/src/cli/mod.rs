@@ -5,6 +5,8 @@ pub mod check;
 #[cfg(feature = "demo")]
 pub mod demo;
 pub mod inspect;
+#[cfg(feature = "demo")]
+pub mod operator_account;
 pub mod run;
 pub mod scaffold;
 #[cfg(feature = "demo")]

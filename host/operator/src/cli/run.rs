@@ -247,28 +247,53 @@ async fn wait_for_termination() -> anyhow::Result<()> {
     Ok(())
 }
 
+/// What `wasm-operator rbac` renders besides the plugins' own rules; each pair is
+/// `(namespace, name)`.
+#[derive(Debug, Clone, Copy)]
+pub struct RbacOptions<'a> {
+    /// Roles in this namespace instead of one ClusterRole (`run --namespace`).
+    pub namespace: Option<&'a str>,
+    /// What leader election on this Lease needs.
+    pub lease: Option<(&'a str, &'a str)>,
+    /// What the webhook server's managed certificate in this Secret needs.
+    pub webhook_secret: Option<(&'a str, &'a str)>,
+    /// The namespace of target cluster registrations (`run --clusters-namespace`).
+    pub clusters_namespace: &'a str,
+    /// The operator resolves plugins' Service names from EndpointSlices (`run` without
+    /// `--cluster-dns`).
+    pub resolves_services: bool,
+    /// Bind every role to this ServiceAccount.
+    pub service_account: Option<(&'a str, &'a str)>,
+}
+
 /// The RBAC the reconcilers of `plugins` need, as YAML: the plugins and canaries
-/// `plugins.toml` enables (a disabled file gets none), and with `lease` (its namespace and
-/// name) what leader election needs, and when a plugin writes to target clusters, a Role
-/// reading the registrations in `clusters_namespace`.
+/// `plugins.toml` enables (a disabled file gets none), laid out as `options` says (see
+/// [`RbacOptions`]); when a plugin writes to target clusters, a Role reading the
+/// registrations too. A refused file is an error: roles that leave out a plugin would be
+/// found missing only when it serves.
 pub async fn rbac_yaml(
     runtime: &Runtime,
     plugins: &std::path::Path,
-    namespace: Option<&str>,
-    lease: Option<(&str, &str)>,
-    webhook_secret: Option<(&str, &str)>,
-    clusters_namespace: &str,
+    options: &RbacOptions<'_>,
 ) -> anyhow::Result<String> {
     let loaded = load_all(runtime, plugins).await?;
-    let lease = lease.map(|(namespace, name)| rbac::LeaseRef { namespace, name });
-    let webhook_secret = webhook_secret.map(|(namespace, name)| rbac::LeaseRef { namespace, name });
-    Ok(rbac::render(
-        &loaded.granted(),
-        namespace,
-        lease,
-        webhook_secret,
-        clusters_namespace,
-    )?)
+    rbac_yaml_of(&loaded, options)
+}
+
+/// [`rbac_yaml`] for the plugins of `loaded` that load, whatever was refused.
+pub fn rbac_yaml_of(loaded: &loader::Loaded, options: &RbacOptions<'_>) -> anyhow::Result<String> {
+    fn name<'n>((namespace, name): (&'n str, &'n str)) -> rbac::ObjectName<'n> {
+        rbac::ObjectName { namespace, name }
+    }
+    let layout = rbac::Layout {
+        namespace: options.namespace,
+        lease: options.lease.map(name),
+        webhook_secret: options.webhook_secret.map(name),
+        clusters_namespace: options.clusters_namespace,
+        resolves_services: options.resolves_services,
+        service_account: options.service_account.map(name),
+    };
+    Ok(rbac::render(&loaded.granted(), &layout)?)
 }
 
 /// The webhook configurations the plugins of `plugins` need, as YAML (`wasm-operator

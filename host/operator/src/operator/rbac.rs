@@ -7,7 +7,8 @@
 //! the plugins: `list` and `watch` on the primary and watched kinds (its informers),
 //! `get` on the primary and `update` on its status (failed passes are reported there; not
 //! for a built-in kind without a status subresource, such as a ConfigMap),
-//! and `create` and `patch` on `events.k8s.io` events (its event recorder); for a plugin with
+//! and `create` and `patch` on `events.k8s.io` events (its event recorder, which also
+//! reports refused plugin files, so it is there with no plugin loaded); for a plugin with
 //! an optional watch, `list` and `watch` on CustomResourceDefinitions (to start the watch
 //! when its kind appears).
 //!
@@ -21,10 +22,16 @@
 //! (`run --webhook-secret NS/NAME`) gets a Role in the Secret's namespace: `get` and
 //! `update` on that one Secret, `create` on secrets; and a ClusterRole to keep the managed
 //! CA in the webhook configurations' `caBundle` (`list` and `update` on both kinds).
+//! Off-cluster (no `--cluster-dns`) a plugin whose egress may name a Service gets Services
+//! and EndpointSlices read (a ClusterRole). With `--service-account NS/NAME` every role is
+//! followed by a binding of the same name to it, and with `--namespace` elsewhere than NS,
+//! a Role on events in NS (the refusals are reported on the operator's Pod).
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use k8s_openapi::api::rbac::v1::{ClusterRole, PolicyRule, Role};
+use k8s_openapi::api::rbac::v1::{
+    ClusterRole, ClusterRoleBinding, PolicyRule, Role, RoleBinding, RoleRef, Subject,
+};
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use wasm_operator_runtime::backend::access::{Access, Namespaces};
 use wasm_operator_types::{Description, KindRef, Verb};
@@ -42,6 +49,10 @@ pub(crate) const WEBHOOK_SECRET_ROLE_NAME: &str = "wasm-operator-webhook-certifi
 
 /// The name of the ClusterRole on the webhook configurations.
 pub(crate) const WEBHOOK_CONFIGURATIONS_ROLE_NAME: &str = "wasm-operator-webhook-configurations";
+
+/// The ClusterRole reading Services and their EndpointSlices, to resolve Service names
+/// off-cluster.
+pub(crate) const SERVICE_ENDPOINTS_ROLE_NAME: &str = "wasm-operator-service-endpoints";
 
 /// The Role on target cluster registrations, in the clusters namespace.
 pub(crate) const TARGET_CLUSTERS_ROLE_NAME: &str = "wasm-operator-target-clusters";
@@ -61,9 +72,9 @@ fn target_clusters_role(namespace: &str) -> Role {
     )
 }
 
-/// The Lease leader election holds.
+/// A namespaced object by name: a Lease, a Secret, a ServiceAccount.
 #[derive(Debug, Clone, Copy)]
-pub(crate) struct LeaseRef<'a> {
+pub(crate) struct ObjectName<'a> {
     pub namespace: &'a str,
     pub name: &'a str,
 }
@@ -132,13 +143,6 @@ fn hosted(description: &Description) -> Needs {
     for kind in watched {
         need(&mut needs, kind, kind.plural.clone(), &["list", "watch"]);
     }
-    let events = KindRef {
-        api_version: "events.k8s.io/v1".into(),
-        kind: "Event".into(),
-        plural: "events".into(),
-        namespaced: true,
-    };
-    need(&mut needs, &events, "events".into(), &["create", "patch"]);
     // An optional watch starts when its CRD appears: the host watches CRDs to know when
     // (without this it asks discovery again every few seconds).
     if description.watches.iter().any(|w| w.optional) {
@@ -155,6 +159,19 @@ fn hosted(description: &Description) -> Needs {
             &["list", "watch"],
         );
     }
+    needs
+}
+
+/// What the host's event recorder needs (for the plugins, and for refused files).
+fn events() -> Needs {
+    let mut needs = Needs::new();
+    let events = KindRef {
+        api_version: "events.k8s.io/v1".into(),
+        kind: "Event".into(),
+        plural: "events".into(),
+        namespaced: true,
+    };
+    need(&mut needs, &events, "events".into(), &["create", "patch"]);
     needs
 }
 
@@ -192,7 +209,7 @@ fn role(name: &str, namespace: &str, rules: Vec<PolicyRule>) -> Role {
 }
 
 /// The Role on the Secret the webhook server keeps its certificate in (`namespace`, `name`).
-fn webhook_secret_role(secret: LeaseRef<'_>) -> Role {
+fn webhook_secret_role(secret: ObjectName<'_>) -> Role {
     let rule = |names: Option<Vec<String>>, verbs: &[&str]| PolicyRule {
         api_groups: Some(vec![String::new()]),
         resources: Some(vec!["secrets".into()]),
@@ -230,7 +247,43 @@ fn webhook_configurations_role() -> ClusterRole {
     }
 }
 
-fn lease_role(lease: LeaseRef<'_>) -> Role {
+/// Whether an egress pattern (`HOST:PORT`, `HOST` possibly `*.SUFFIX`) may name a
+/// Service: `{service}.{namespace}.svc[.cluster.local]`.
+fn reaches_services(pattern: &str) -> bool {
+    let host = pattern.rsplit_once(':').map_or(pattern, |(host, _)| host);
+    let host = host.to_ascii_lowercase();
+    let suffix = host.strip_prefix("*.").unwrap_or(&host);
+    let names = ["svc", "svc.cluster.local"];
+    names.iter().any(|name| {
+        suffix == *name
+            || suffix.ends_with(&format!(".{name}"))
+            || (host.starts_with("*.") && name.ends_with(&format!(".{suffix}")))
+    })
+}
+
+/// `get` on Services and `list` on EndpointSlices, cluster-wide (an egress pattern may
+/// name any namespace's Services): what the off-cluster resolver reads.
+fn service_endpoints_role() -> ClusterRole {
+    let rule = |group: &str, resource: &str, verb: &str| PolicyRule {
+        api_groups: Some(vec![group.into()]),
+        resources: Some(vec![resource.into()]),
+        verbs: vec![verb.into()],
+        ..PolicyRule::default()
+    };
+    ClusterRole {
+        metadata: ObjectMeta {
+            name: Some(SERVICE_ENDPOINTS_ROLE_NAME.into()),
+            ..ObjectMeta::default()
+        },
+        rules: Some(vec![
+            rule("", "services", "get"),
+            rule("discovery.k8s.io", "endpointslices", "list"),
+        ]),
+        ..ClusterRole::default()
+    }
+}
+
+fn lease_role(lease: ObjectName<'_>) -> Role {
     let rule = |names: Option<Vec<String>>, verbs: &[&str]| PolicyRule {
         api_groups: Some(vec!["coordination.k8s.io".into()]),
         resources: Some(vec!["leases".into()]),
@@ -251,27 +304,124 @@ fn lease_role(lease: LeaseRef<'_>) -> Role {
     )
 }
 
+/// Where the rendered roles go and who they are bound to.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Layout<'a> {
+    /// A Role in this namespace instead of a ClusterRole (`run --namespace`).
+    pub namespace: Option<&'a str>,
+    /// Leader election's Lease.
+    pub lease: Option<ObjectName<'a>>,
+    /// The webhook server's managed certificate Secret.
+    pub webhook_secret: Option<ObjectName<'a>>,
+    /// The namespace of target cluster registrations.
+    pub clusters_namespace: &'a str,
+    /// Plugins' Service names are resolved from EndpointSlices (`run` without
+    /// `--cluster-dns`): a plugin whose egress reaches Services gets them read.
+    pub resolves_services: bool,
+    /// The ServiceAccount the operator runs as: each role is followed by a binding of the
+    /// same name to it, so the output applies as is.
+    pub service_account: Option<ObjectName<'a>>,
+}
+
+#[cfg(test)]
+impl<'a> Layout<'a> {
+    /// One ClusterRole, no Lease, no webhook certificate, no bindings.
+    pub(crate) fn cluster_wide(clusters_namespace: &'a str) -> Self {
+        Self {
+            namespace: None,
+            lease: None,
+            webhook_secret: None,
+            clusters_namespace,
+            resolves_services: false,
+            service_account: None,
+        }
+    }
+}
+
+/// A rendered role.
+enum Granted {
+    Role(Role),
+    ClusterRole(ClusterRole),
+}
+
+impl Granted {
+    /// The role followed, with a ServiceAccount, by its binding to it.
+    fn documents(
+        self,
+        account: Option<ObjectName<'_>>,
+    ) -> Result<Vec<String>, serde_yaml_ng::Error> {
+        let subject = account.map(|a| Subject {
+            kind: "ServiceAccount".into(),
+            name: a.name.into(),
+            namespace: Some(a.namespace.into()),
+            ..Subject::default()
+        });
+        let role_ref = |kind: &str, name: &Option<String>| RoleRef {
+            api_group: Some("rbac.authorization.k8s.io".into()),
+            kind: kind.into(),
+            name: name.clone().unwrap_or_default(),
+        };
+        let mut out = Vec::new();
+        match self {
+            Granted::Role(role) => {
+                out.push(serde_yaml_ng::to_string(&role)?);
+                if let Some(subject) = subject {
+                    out.push(serde_yaml_ng::to_string(&RoleBinding {
+                        metadata: role.metadata.clone(),
+                        role_ref: role_ref("Role", &role.metadata.name),
+                        subjects: Some(vec![subject]),
+                    })?);
+                }
+            }
+            Granted::ClusterRole(role) => {
+                out.push(serde_yaml_ng::to_string(&role)?);
+                if let Some(subject) = subject {
+                    out.push(serde_yaml_ng::to_string(&ClusterRoleBinding {
+                        metadata: role.metadata.clone(),
+                        role_ref: role_ref("ClusterRole", &role.metadata.name),
+                        subjects: Some(vec![subject]),
+                    })?);
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
 /// The roles the plugins need, as YAML documents: see the module documentation for which
 /// rule goes where.
 pub(crate) fn render(
     plugins: &[(Description, Access)],
-    namespace: Option<&str>,
-    lease: Option<LeaseRef<'_>>,
-    webhook_secret: Option<LeaseRef<'_>>,
-    clusters_namespace: &str,
+    layout: &Layout<'_>,
 ) -> Result<String, serde_yaml_ng::Error> {
     let mut documents = Vec::new();
+    for granted in roles(plugins, layout) {
+        documents.extend(granted.documents(layout.service_account)?);
+    }
+    Ok(format!(
+        "{}{}",
+        egress_comment(plugins),
+        documents.join("---\n")
+    ))
+}
+
+fn roles(plugins: &[(Description, Access)], layout: &Layout<'_>) -> Vec<Granted> {
+    let mut roles = Vec::new();
     let mut cluster = Needs::new();
-    match namespace {
+    match layout.namespace {
         None => {
+            merge(&mut cluster, &events());
             for (description, _) in plugins {
                 merge(&mut cluster, &declared(description));
                 merge(&mut cluster, &hosted(description));
             }
         }
         Some(ns) => {
-            let mut home = Needs::new();
+            let mut home = events();
             let mut elsewhere: BTreeMap<&str, Needs> = BTreeMap::new();
+            if let Some(account) = layout.service_account.filter(|a| a.namespace != ns) {
+                merge(elsewhere.entry(account.namespace).or_default(), &events());
+            }
             for (description, access) in plugins {
                 let own = declared(description);
                 merge(&mut home, &scoped(&own, true));
@@ -287,55 +437,46 @@ pub(crate) fn render(
                     }
                 }
             }
-            documents.push(serde_yaml_ng::to_string(&role(
-                ROLE_NAME,
-                ns,
-                rules(home.iter()),
-            ))?);
+            roles.push(Granted::Role(role(ROLE_NAME, ns, rules(home.iter()))));
             for (other, needs) in &elsewhere {
-                documents.push(serde_yaml_ng::to_string(&role(
-                    ROLE_NAME,
-                    other,
-                    rules(needs.iter()),
-                ))?);
+                roles.push(Granted::Role(role(ROLE_NAME, other, rules(needs.iter()))));
             }
         }
     }
-    if namespace.is_none() || !cluster.is_empty() {
-        let role = ClusterRole {
+    if layout.namespace.is_none() || !cluster.is_empty() {
+        let role = Granted::ClusterRole(ClusterRole {
             metadata: ObjectMeta {
                 name: Some(ROLE_NAME.into()),
                 ..ObjectMeta::default()
             },
             rules: Some(rules(cluster.iter())),
             ..ClusterRole::default()
+        });
+        let at = if layout.namespace.is_none() {
+            0
+        } else {
+            roles.len()
         };
-        documents.insert(
-            if namespace.is_none() {
-                0
-            } else {
-                documents.len()
-            },
-            serde_yaml_ng::to_string(&role)?,
-        );
+        roles.insert(at, role);
     }
-    if let Some(lease) = lease {
-        documents.push(serde_yaml_ng::to_string(&lease_role(lease))?);
+    if let Some(lease) = layout.lease {
+        roles.push(Granted::Role(lease_role(lease)));
     }
-    if let Some(secret) = webhook_secret {
-        documents.push(serde_yaml_ng::to_string(&webhook_secret_role(secret))?);
-        documents.push(serde_yaml_ng::to_string(&webhook_configurations_role())?);
+    if let Some(secret) = layout.webhook_secret {
+        roles.push(Granted::Role(webhook_secret_role(secret)));
+        roles.push(Granted::ClusterRole(webhook_configurations_role()));
+    }
+    let reach_services =
+        |(d, _): &(Description, Access)| d.egress.iter().any(|e| reaches_services(e));
+    if layout.resolves_services && plugins.iter().any(reach_services) {
+        roles.push(Granted::ClusterRole(service_endpoints_role()));
     }
     if plugins.iter().any(|(d, _)| d.targets.targets()) {
-        documents.push(serde_yaml_ng::to_string(&target_clusters_role(
-            clusters_namespace,
-        ))?);
+        roles.push(Granted::Role(target_clusters_role(
+            layout.clusters_namespace,
+        )));
     }
-    Ok(format!(
-        "{}{}",
-        egress_comment(plugins),
-        documents.join("---\n")
-    ))
+    roles
 }
 
 /// What the plugins send HTTP requests to, as YAML comments (RBAC does not govern egress;
@@ -413,10 +554,7 @@ mod tests {
     fn cluster_role_table(description: Description) -> Vec<(String, String, Vec<String>)> {
         let yaml = render(
             &[(description, Access::default())],
-            None,
-            None,
-            None,
-            "c5c3-clusters",
+            &Layout::cluster_wide("c5c3-clusters"),
         )
         .expect("renders");
         let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
@@ -427,7 +565,7 @@ mod tests {
         v.iter().map(|x| (*x).to_owned()).collect()
     }
 
-    const LEASE: LeaseRef<'static> = LeaseRef {
+    const LEASE: ObjectName<'static> = ObjectName {
         namespace: "ops",
         name: "wasm-operator-leader",
     };
@@ -530,10 +668,7 @@ mod tests {
         ];
         let yaml = render(
             &[(p, Access::default()), (plugin(), Access::default())],
-            None,
-            None,
-            None,
-            "c5c3-clusters",
+            &Layout::cluster_wide("c5c3-clusters"),
         )
         .expect("renders");
         assert!(
@@ -549,16 +684,16 @@ mod tests {
 
     #[test]
     fn the_webhook_certificate_gets_a_role_in_its_secrets_namespace_limited_to_its_secret() {
-        let secret = LeaseRef {
+        let secret = ObjectName {
             namespace: "ops",
             name: "wasm-operator-webhook",
         };
         let yaml = render(
             &[(plugin(), Access::default())],
-            None,
-            None,
-            Some(secret),
-            "c5c3-clusters",
+            &Layout {
+                webhook_secret: Some(secret),
+                ..Layout::cluster_wide("c5c3-clusters")
+            },
         )
         .expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
@@ -602,10 +737,10 @@ mod tests {
     fn leader_election_gets_a_role_in_the_leases_namespace_limited_to_its_lease() {
         let yaml = render(
             &[(plugin(), Access::default())],
-            None,
-            Some(LEASE),
-            None,
-            "c5c3-clusters",
+            &Layout {
+                lease: Some(LEASE),
+                ..Layout::cluster_wide("c5c3-clusters")
+            },
         )
         .expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
@@ -639,10 +774,10 @@ mod tests {
      {
         let yaml = render(
             &[(plugin(), Access::default())],
-            Some("ops"),
-            None,
-            None,
-            "c5c3-clusters",
+            &Layout {
+                namespace: Some("ops"),
+                ..Layout::cluster_wide("c5c3-clusters")
+            },
         )
         .expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
@@ -667,10 +802,10 @@ mod tests {
         };
         let yaml = render(
             &[(p.clone(), access)],
-            Some("ops"),
-            None,
-            None,
-            "c5c3-clusters",
+            &Layout {
+                namespace: Some("ops"),
+                ..Layout::cluster_wide("c5c3-clusters")
+            },
         )
         .expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
@@ -692,7 +827,14 @@ mod tests {
             namespaces: Namespaces::All,
             cluster_scoped: false,
         };
-        let yaml = render(&[(p, all)], Some("ops"), None, None, "c5c3-clusters").expect("renders");
+        let yaml = render(
+            &[(p, all)],
+            &Layout {
+                namespace: Some("ops"),
+                ..Layout::cluster_wide("c5c3-clusters")
+            },
+        )
+        .expect("renders");
         let docs: Vec<&str> = yaml.split("---\n").collect();
         let cluster: ClusterRole = serde_yaml_ng::from_str(docs[1]).expect("a ClusterRole");
         assert_eq!(
@@ -708,8 +850,11 @@ mod tests {
     fn a_plugin_writing_to_target_clusters_gets_a_role_reading_the_registrations() {
         let mut targeting = plugin();
         targeting.targets.owner_label_prefix = "example.com".into();
-        let yaml =
-            render(&[(targeting, Access::default())], None, None, None, "edges").expect("renders");
+        let yaml = render(
+            &[(targeting, Access::default())],
+            &Layout::cluster_wide("edges"),
+        )
+        .expect("renders");
         let roles: Vec<&str> = yaml.split("---\n").collect();
         let role = roles
             .iter()
@@ -725,8 +870,162 @@ mod tests {
                 s(&["get", "list", "watch"])
             )]
         );
-        let plain =
-            render(&[(plugin(), Access::default())], None, None, None, "edges").expect("renders");
+        let plain = render(
+            &[(plugin(), Access::default())],
+            &Layout::cluster_wide("edges"),
+        )
+        .expect("renders");
         assert!(!plain.contains(TARGET_CLUSTERS_ROLE_NAME), "{plain}");
+    }
+
+    #[test]
+    fn with_a_service_account_each_role_is_followed_by_a_binding_of_its_name_to_it() {
+        let layout = Layout {
+            namespace: Some("ops"),
+            lease: Some(LEASE),
+            service_account: Some(ObjectName {
+                namespace: "ops",
+                name: "wasm-operator",
+            }),
+            ..Layout::cluster_wide("c5c3-clusters")
+        };
+        let yaml = render(&[(plugin(), Access::default())], &layout).expect("renders");
+        let docs: Vec<serde_json::Value> = yaml
+            .split("---\n")
+            .map(|d| serde_yaml_ng::from_str(d).expect("a document"))
+            .collect();
+        let summary: Vec<(String, String, String)> = docs
+            .iter()
+            .map(|d| {
+                let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_owned();
+                (
+                    text(&d["kind"]),
+                    text(&d["metadata"]["namespace"]),
+                    text(&d["metadata"]["name"]),
+                )
+            })
+            .collect();
+        let row =
+            |kind: &str, ns: &str, name: &str| (kind.to_owned(), ns.to_owned(), name.to_owned());
+        assert_eq!(
+            summary,
+            [
+                row("Role", "ops", ROLE_NAME),
+                row("RoleBinding", "ops", ROLE_NAME),
+                row("ClusterRole", "", ROLE_NAME),
+                row("ClusterRoleBinding", "", ROLE_NAME),
+                row("Role", "ops", LEASE_ROLE_NAME),
+                row("RoleBinding", "ops", LEASE_ROLE_NAME),
+            ]
+        );
+        let binding: RoleBinding = serde_json::from_value(docs[1].clone()).expect("a RoleBinding");
+        assert_eq!(binding.role_ref.kind, "Role");
+        assert_eq!(binding.role_ref.name, ROLE_NAME);
+        let subjects = binding.subjects.unwrap_or_default();
+        assert_eq!(subjects.len(), 1);
+        assert_eq!(
+            (
+                subjects[0].kind.as_str(),
+                subjects[0].namespace.as_deref(),
+                subjects[0].name.as_str()
+            ),
+            ("ServiceAccount", Some("ops"), "wasm-operator")
+        );
+        let cluster: ClusterRoleBinding =
+            serde_json::from_value(docs[3].clone()).expect("a ClusterRoleBinding");
+        assert_eq!(cluster.role_ref.kind, "ClusterRole");
+    }
+
+    #[test]
+    fn off_cluster_a_plugin_reaching_services_gets_them_and_their_endpoint_slices_read() {
+        let table = [
+            ("*.svc.cluster.local:5000", true),
+            ("keystone.openstack.svc:5000", true),
+            ("keystone.openstack.svc.cluster.local:443", true),
+            ("*.cluster.local:80", true),
+            ("*.openstack.svc:5000", true),
+            ("api.example.com:443", false),
+            ("*.example.com:443", false),
+            ("svc.example.com:443", false),
+        ];
+        for (pattern, reaches) in table {
+            assert_eq!(reaches_services(pattern), reaches, "{pattern}");
+            let mut p = plugin();
+            p.egress = vec![pattern.into()];
+            let layout = Layout {
+                resolves_services: true,
+                ..Layout::cluster_wide("c5c3-clusters")
+            };
+            let yaml = render(&[(p.clone(), Access::default())], &layout).expect("renders");
+            assert_eq!(
+                yaml.contains(SERVICE_ENDPOINTS_ROLE_NAME),
+                reaches,
+                "{pattern}: {yaml}"
+            );
+            let in_cluster = render(
+                &[(p, Access::default())],
+                &Layout::cluster_wide("c5c3-clusters"),
+            )
+            .expect("renders");
+            assert!(
+                !in_cluster.contains(SERVICE_ENDPOINTS_ROLE_NAME),
+                "{in_cluster}"
+            );
+        }
+        let mut p = plugin();
+        p.egress = vec!["*.svc.cluster.local:5000".into()];
+        let layout = Layout {
+            resolves_services: true,
+            ..Layout::cluster_wide("c5c3-clusters")
+        };
+        let yaml = render(&[(p, Access::default())], &layout).expect("renders");
+        let role: ClusterRole =
+            serde_yaml_ng::from_str(yaml.split("---\n").last().expect("the last document"))
+                .expect("a ClusterRole");
+        assert_eq!(
+            rule_table(role.rules),
+            vec![
+                ("".into(), "services".into(), s(&["get"])),
+                (
+                    "discovery.k8s.io".into(),
+                    "endpointslices".into(),
+                    s(&["list"])
+                ),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_event_recorder_is_granted_with_no_plugin_and_in_the_operators_own_namespace() {
+        let events = (
+            "events.k8s.io".to_owned(),
+            "events".to_owned(),
+            s(&["create", "patch"]),
+        );
+        let yaml = render(&[], &Layout::cluster_wide("c5c3-clusters")).expect("renders");
+        let role: ClusterRole = serde_yaml_ng::from_str(&yaml).expect("one ClusterRole");
+        assert_eq!(rule_table(role.rules), vec![events.clone()]);
+        let layout = Layout {
+            namespace: Some("tenant"),
+            service_account: Some(ObjectName {
+                namespace: "ops",
+                name: "wasm-operator",
+            }),
+            ..Layout::cluster_wide("c5c3-clusters")
+        };
+        let yaml = render(&[], &layout).expect("renders");
+        let roles: Vec<Role> = yaml
+            .split("---\n")
+            .filter(|d| d.lines().any(|l| l == "kind: Role"))
+            .map(|d| serde_yaml_ng::from_str(d).expect("a Role"))
+            .collect();
+        let namespaces: Vec<Option<&str>> = roles
+            .iter()
+            .map(|r| r.metadata.namespace.as_deref())
+            .collect();
+        assert_eq!(namespaces, [Some("tenant"), Some("ops")], "{yaml}");
+        for role in roles {
+            assert_eq!(rule_table(role.rules), vec![events.clone()]);
+        }
     }
 }

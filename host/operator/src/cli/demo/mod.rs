@@ -124,7 +124,11 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
     let plugins = plugin_dir(&options.plugins)?;
     let mut config = OperatorConfig::new(plugins.path());
     config.watch_interval = None;
-    let operator = Operator::start(runtime.clone(), client.clone(), config).await?;
+    // As in a cluster: the operator is a ServiceAccount holding what `wasm-operator rbac`
+    // grants its plugins.
+    let operator_client =
+        super::operator_account::operator_client(&server, &runtime, &config).await?;
+    let operator = Operator::start(runtime.clone(), operator_client, config).await?;
     print_plugins(&runtime, &operator, &options.plugins);
     if operator.controller("gitlabsecrets").is_none() {
         anyhow::bail!(not_serving(&operator, &options.plugins));

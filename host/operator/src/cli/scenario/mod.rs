@@ -91,7 +91,11 @@ pub async fn run(
     }
     let mut config = OperatorConfig::new(plugins.path());
     config.watch_interval = None;
-    let operator = Operator::start(runtime.clone(), client, config).await?;
+    // The plugin runs under the RBAC `wasm-operator rbac` grants it, as in a cluster: a
+    // verb it uses without declaring fails the scenario.
+    let operator_client =
+        super::operator_account::operator_client(&server, runtime, &config).await?;
+    let operator = Operator::start(runtime.clone(), operator_client, config).await?;
     let refusals = refused(&operator);
     if !refusals.is_empty() || operator.controllers().is_empty() {
         operator.shutdown().await;
