@@ -298,7 +298,11 @@ pub(crate) fn on_create(state: &mut State, rt: &ResourceType, object: &mut Value
                 labels["kubernetes.io/metadata.name"] = name;
             }
         }
-        ("", "Service") => state.allocate_cluster_ip(object),
+        ("", "Service") => {
+            state.allocate_cluster_ip(object);
+            // The empty status kube-apiserver's strategy gives a new Service.
+            object["status"] = json!({"loadBalancer": {}});
+        }
         ("batch", "Job") => crate::defaults::job_selector(object),
         ("apiextensions.k8s.io", "CustomResourceDefinition") => crate::crd::on_create(rt, object)?,
         _ => {}

@@ -44,6 +44,7 @@ mod route;
 pub(crate) mod schema;
 pub(crate) mod selector;
 pub(crate) mod server;
+mod service_accounts;
 pub(crate) mod status;
 pub(crate) mod store;
 mod table;

@@ -9,7 +9,9 @@
 //!   references to it removed, then loses the finalizer;
 //! - a terminating namespace has its content deleted, then loses its `kubernetes`
 //!   finalizer and goes;
-//! - an object being deleted whose finalizers are all gone is removed.
+//! - an object being deleted whose finalizers are all gone is removed;
+//! - every namespace not being deleted has its `default` ServiceAccount
+//!   ([`crate::service_accounts`]).
 
 use std::collections::{HashMap, HashSet};
 
@@ -19,10 +21,11 @@ use crate::objects::{has_finalizers, is_deleting, meta_str, now};
 use crate::server::State;
 use crate::store::StoreKey;
 
-/// Whether a write of `object` may give the controllers work: it is being deleted, or it
-/// has owners (which may be gone already). Removals always do.
+/// Whether a write of `object` may give the controllers work: it is being deleted, it
+/// has owners (which may be gone already), or it is a namespace. Removals always do.
 pub(crate) fn concerns(object: &Value) -> bool {
-    is_deleting(object)
+    crate::service_accounts::concerns(object)
+        || is_deleting(object)
         || object
             .pointer("/metadata/ownerReferences")
             .and_then(Value::as_array)
@@ -102,7 +105,7 @@ impl Snapshot {
 /// its turn comes, so an earlier action of the round is seen.
 fn step(state: &mut State) -> bool {
     let snapshot = Snapshot::of(state);
-    let mut changed = false;
+    let mut changed = crate::service_accounts::ensure_defaults(state);
     for key in &snapshot.candidates {
         let Some(object) = state.store.get(key).cloned() else {
             continue;

@@ -253,6 +253,9 @@ impl ApiServer {
                 }
             })
         };
+        // The namespaces there from the start (or from the data directory) get their
+        // default ServiceAccounts.
+        shared.wake_lifecycle();
         let mut server = Self {
             addr,
             ca_pem,

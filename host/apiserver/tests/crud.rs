@@ -895,3 +895,85 @@ async fn metadata_and_data_that_break_kube_apiservers_rules_are_refused_with_its
         }
     }
 }
+
+/// kube-apiserver's decoder takes a missing apiVersion and kind from the URL (what the
+/// Python client's models and a bare dict send), on create and on update; a body of
+/// another group/version or kind is refused with its words, on every write verb.
+#[tokio::test]
+async fn a_body_without_api_version_and_kind_is_the_urls_kind_and_another_version_is_refused() {
+    let (_server, client) = server().await;
+    let path = "/api/v1/namespaces/default/configmaps";
+    let bare = json!({"metadata": {"name": "bare"}, "data": {"k": "v"}});
+    let created = post(&client, path, bare).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(
+        (&created.body["apiVersion"], &created.body["kind"]),
+        (&json!("v1"), &json!("ConfigMap"))
+    );
+    let mut update = json!({"metadata": {"name": "bare"}, "data": {"k": "w"}});
+    update["metadata"]["resourceVersion"] = created.body["metadata"]["resourceVersion"].clone();
+    let updated = raw(
+        &client,
+        "PUT",
+        &format!("{path}/bare"),
+        "application/json",
+        Some(update),
+    )
+    .await;
+    assert_eq!(updated.status, 200, "{}", updated.body);
+    assert_eq!(updated.body["data"]["k"], "w");
+    assert_eq!(updated.body["kind"], "ConfigMap");
+    let only_kind = json!({"kind": "ConfigMap", "metadata": {"name": "only-kind"}});
+    assert_eq!(post(&client, path, only_kind).await.status, 201);
+
+    let version =
+        "the API version in the data (apps/v1) does not match the expected API version (v1)";
+    let kind = "the kind in the data (Secret) does not match the expected kind (ConfigMap)";
+    let wrong_version =
+        json!({"apiVersion": "apps/v1", "kind": "ConfigMap", "metadata": {"name": "x"}});
+    let wrong_kind = json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "x"}});
+    let apply = "application/apply-patch+yaml";
+    let cases = [
+        (
+            "POST",
+            path.to_owned(),
+            "application/json",
+            &wrong_version,
+            version,
+        ),
+        (
+            "POST",
+            path.to_owned(),
+            "application/json",
+            &wrong_kind,
+            kind,
+        ),
+        (
+            "PUT",
+            format!("{path}/bare"),
+            "application/json",
+            &wrong_version,
+            version,
+        ),
+        (
+            "PATCH",
+            format!("{path}/x?fieldManager=t"),
+            apply,
+            &wrong_version,
+            version,
+        ),
+        (
+            "PATCH",
+            format!("{path}/x?fieldManager=t"),
+            apply,
+            &wrong_kind,
+            kind,
+        ),
+    ];
+    for (method, url, content_type, body, message) in cases {
+        let answer = raw(&client, method, &url, content_type, Some(body.clone())).await;
+        assert_eq!(answer.status, 400, "{method} {url}: {}", answer.body);
+        assert_eq!(answer.body["reason"], "BadRequest", "{method} {url}");
+        assert_eq!(answer.body["message"], message, "{method} {url}");
+    }
+}

@@ -176,3 +176,23 @@ async fn a_deployment_gets_rolling_update_probe_port_and_volume_defaults() {
         "a set mode is kept"
     );
 }
+
+/// A created Service comes back with the empty status kube-apiserver gives it
+/// (`loadBalancer: {}`), whatever status the client sent.
+#[tokio::test]
+async fn a_created_service_returns_an_empty_load_balancer_status() {
+    let (_server, client) = server().await;
+    let service = json!({"apiVersion": "v1", "kind": "Service",
+        "metadata": {"name": "web"},
+        "spec": {"ports": [{"port": 80}]},
+        "status": {"loadBalancer": {"ingress": [{"ip": "10.0.0.9"}]}}});
+    let created =
+        crate::support::post(&client, "/api/v1/namespaces/default/services", service).await;
+    assert_eq!(created.status, 201, "{}", created.body);
+    assert_eq!(created.body["status"], json!({"loadBalancer": {}}));
+    assert!(
+        created.body["spec"]["clusterIP"].is_string(),
+        "{}",
+        created.body
+    );
+}

@@ -185,3 +185,62 @@ async fn deleting_a_namespace_deletes_its_content_and_refuses_new_content_meanwh
     .await;
     eventually_gone(&client, "/api/v1/namespaces/doomed").await;
 }
+
+/// kube-controller-manager's ServiceAccount controller: a new namespace gets a `default`
+/// ServiceAccount, the namespaces there from the start have one, and a deleted one is made
+/// again (a new uid).
+#[tokio::test]
+async fn every_namespace_has_a_default_service_account_made_again_when_deleted() {
+    let (_server, client) = server().await;
+    let account = |ns: &str| format!("/api/v1/namespaces/{ns}/serviceaccounts/default");
+    let present = |ns: String| {
+        let client = client.clone();
+        async move {
+            crate::support::wait_for(&format!("{ns}'s default ServiceAccount"), || {
+                let client = client.clone();
+                let path = account(&ns);
+                async move {
+                    let got = get(&client, &path).await;
+                    if got.status == 200 {
+                        Ok(got.body)
+                    } else {
+                        Err(format!("{}: {}", got.status, got.body))
+                    }
+                }
+            })
+            .await
+        }
+    };
+    let first = present("default".into()).await;
+    assert_eq!(first["kind"], "ServiceAccount");
+    let team = json!({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "team"}});
+    assert_eq!(post(&client, "/api/v1/namespaces", team).await.status, 201);
+    let made = present("team".into()).await;
+    let uid = made["metadata"]["uid"].clone();
+    assert!(uid.as_str().is_some_and(|u| u.len() == 36), "{made}");
+
+    let deleted = raw(
+        &client,
+        "DELETE",
+        &account("team"),
+        "application/json",
+        None,
+    )
+    .await;
+    assert_eq!(deleted.status, 200, "{}", deleted.body);
+    let again = crate::support::wait_for("team's default ServiceAccount made again", || {
+        let client = client.clone();
+        let path = account("team");
+        let uid = uid.clone();
+        async move {
+            let got = get(&client, &path).await;
+            if got.status == 200 && got.body["metadata"]["uid"] != uid {
+                Ok(got.body)
+            } else {
+                Err(format!("{}: {}", got.status, got.body))
+            }
+        }
+    })
+    .await;
+    assert_eq!(again["metadata"]["namespace"], "team");
+}

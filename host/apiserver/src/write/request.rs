@@ -92,12 +92,31 @@ fn bracket_depth(body: &[u8]) -> usize {
     deepest
 }
 
-/// Decodes a whole object (the body of a create or update) and checks it with
-/// [`check_type`].
+/// Decodes a whole object (the body of a create or update), takes what it leaves out of
+/// its type from the URL ([`type_from_url`]) and checks it with [`check_type`].
 pub(super) fn decode_object(body: &[u8], target: &Target) -> Result<Value> {
-    let object = decode(body)?;
+    let mut object = decode(body)?;
+    type_from_url(&mut object, target);
     check_type(&object, target)?;
     Ok(object)
+}
+
+/// Fills a missing `kind` and a missing `apiVersion` from the resource the URL addresses,
+/// as kube-apiserver's decoder defaults them: a body from a client that leaves them out (a
+/// bare dict, the Python client's models) is the URL's kind. Present values are kept, to
+/// be checked.
+fn type_from_url(object: &mut Value, target: &Target) {
+    let Some(fields) = object.as_object_mut() else {
+        return;
+    };
+    let present = |v: Option<&Value>| v.and_then(Value::as_str).unwrap_or_default().to_owned();
+    let kind = present(fields.get("kind"));
+    if kind.is_empty() {
+        fields.insert("kind".into(), Value::String(target.rt.kind.clone()));
+    }
+    if present(fields.get("apiVersion")).is_empty() {
+        fields.insert("apiVersion".into(), Value::String(target.rt.api_version()));
+    }
 }
 
 /// 400 unless `object`'s apiVersion and kind are the target's, and its namespace (when it
