@@ -57,6 +57,7 @@ pub(crate) fn admit(
     }
     match (rt.group.as_str(), rt.kind.as_str()) {
         ("", "Secret") => {
+            crate::defaults::secret(&mut object);
             fold_string_data(&mut object);
             check_size(rt, name, &object, "data")?;
         }

@@ -37,6 +37,7 @@ mod managed;
 mod objects;
 pub(crate) mod patch;
 mod private_file;
+mod protobuf;
 mod rbac;
 pub(crate) mod read;
 pub(crate) mod registry;

@@ -635,13 +635,22 @@ async fn serve_resource(
     body: &[u8],
     user: &User,
 ) -> Result<Response> {
+    // A protobuf body (client-go's typed clients) is read into JSON before anything else.
+    let converted;
+    let (headers, body) = match crate::protobuf::as_json(headers, body)? {
+        Some(json) => {
+            converted = json;
+            (&converted.0, converted.1.as_slice())
+        }
+        None => (headers, body),
+    };
     let mut params = Params::parse(uri.query());
     let verb = verb(method, &target, &params, headers);
     if target.rt.group == "authorization.k8s.io" && target.rt.plural == "selfsubjectaccessreviews" {
         return match verb {
             "create" => Ok(json_response(
                 201,
-                &access_review::answer(&shared, &target.rt, user, headers, body)?,
+                &access_review::answer(&shared, &target.rt, user, body)?,
                 &[],
             )),
             _ => Err(ApiError::method_not_supported(&target.rt, method.as_str())),

@@ -216,6 +216,11 @@ impl ApiError {
         )
     }
 
+    /// 415 for a body whose media type is served, but not for this kind.
+    pub(crate) fn unsupported_media_type_for(message: impl Into<String>) -> Self {
+        Self::new(415, "UnsupportedMediaType", message, None)
+    }
+
     /// 406 for an Accept header the server cannot answer.
     pub(crate) fn not_acceptable(message: impl Into<String>) -> Self {
         Self::new(406, "NotAcceptable", message, None)

@@ -15,6 +15,18 @@ fn default(object: &mut Value, field: &str, value: Value) {
     }
 }
 
+/// Secret defaults (`SetDefaults_Secret`): an absent or empty `type` is `Opaque`.
+pub(crate) fn secret(object: &mut Value) {
+    if object
+        .get("type")
+        .and_then(Value::as_str)
+        .is_none_or(str::is_empty)
+        && let Some(map) = object.as_object_mut()
+    {
+        map.insert("type".into(), json!("Opaque"));
+    }
+}
+
 /// Service defaults: type ClusterIP, session affinity, IP families, port protocol and
 /// targetPort. The cluster IP itself is allocated on create and kept on update.
 pub(crate) fn service(object: &mut Value, old: Option<&Value>) {

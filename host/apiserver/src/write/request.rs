@@ -43,7 +43,9 @@ pub(crate) fn check_media_type(headers: &HeaderMap) -> Result<()> {
     {
         return Ok(());
     }
-    Err(ApiError::unsupported_media_type(text, BODY_MEDIA_TYPES))
+    // Protobuf bodies are read into JSON before this check (crate::protobuf).
+    let accepted = [BODY_MEDIA_TYPES, &["application/vnd.kubernetes.protobuf"]].concat();
+    Err(ApiError::unsupported_media_type(text, &accepted))
 }
 
 /// How deep a request body may nest mappings and lists: serde_json's own limit, applied to
