@@ -31,6 +31,7 @@ mod builtin_validation;
 mod crd;
 mod defaults;
 pub(crate) mod discovery;
+mod events;
 pub(crate) mod faults;
 pub(crate) mod lifecycle;
 mod managed;

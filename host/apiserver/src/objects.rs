@@ -10,7 +10,7 @@ use crate::store::StoreKey;
 /// The storage key of `name` of type `rt` in `namespace`.
 pub(crate) fn key_for(rt: &ResourceType, namespace: Option<&str>, name: &str) -> StoreKey {
     StoreKey {
-        group: rt.group.clone(),
+        group: rt.storage_group().to_owned(),
         plural: rt.plural.clone(),
         namespace: if rt.namespaced {
             namespace.unwrap_or_default().to_owned()
@@ -22,14 +22,38 @@ pub(crate) fn key_for(rt: &ResourceType, namespace: Option<&str>, name: &str) ->
 }
 
 /// `object` as served at `rt`'s version (every version shares one storage; the server
-/// converts with the `None` strategy: only apiVersion changes).
+/// converts with the `None` strategy: only apiVersion changes), a stored Event as core/v1
+/// when served there ([`crate::events`]).
 pub(crate) fn served(object: &Value, rt: &ResourceType) -> Value {
-    let mut object = object.clone();
+    let mut object = if crate::events::is_core_event(rt) {
+        crate::events::to_core(object)
+    } else {
+        object.clone()
+    };
     if let Some(map) = object.as_object_mut() {
         map.insert("apiVersion".into(), json!(rt.api_version()));
         map.insert("kind".into(), json!(rt.kind));
     }
     object
+}
+
+/// A stored object in the form the writes of `rt` work on: a stored Event as core/v1 for the
+/// core/v1 API ([`crate::events`]); any other as it is.
+pub(crate) fn as_written(object: &Value, rt: &ResourceType) -> Value {
+    if crate::events::is_core_event(rt) {
+        crate::events::to_core(object)
+    } else {
+        object.clone()
+    }
+}
+
+/// `object`, written through `rt`, in the form it is stored in.
+pub(crate) fn for_storage(object: Value, rt: &ResourceType) -> Value {
+    if crate::events::is_core_event(rt) {
+        crate::events::to_stored(&object)
+    } else {
+        object
+    }
 }
 
 /// The metadata map of `object`, created when absent.

@@ -31,6 +31,8 @@ pub(crate) fn get(shared: &Shared, target: &Target, name: &str) -> Result<Value>
 }
 
 struct Filter {
+    /// The core/v1 view of Events (stored as events.k8s.io/v1).
+    core_event: bool,
     labels: LabelSelector,
     fields: FieldSelector,
 }
@@ -38,6 +40,7 @@ struct Filter {
 impl Filter {
     fn new(target: &Target, params: &Params) -> Result<Self> {
         Ok(Self {
+            core_event: crate::events::is_core_event(&target.rt),
             labels: parse_label_selector(params.get("labelSelector").unwrap_or_default())?,
             fields: FieldSelector::parse(
                 params.get("fieldSelector").unwrap_or_default(),
@@ -46,7 +49,13 @@ impl Filter {
         })
     }
 
+    /// Whether `object` (as stored) matches, judged on the form it is served in (a core/v1
+    /// Event's field selectors name `involvedObject`, stored as `regarding`).
     fn matches(&self, object: &Value) -> bool {
+        if self.core_event {
+            let view = crate::events::to_core(object);
+            return self.labels.matches(&view) && self.fields.matches(&view);
+        }
         self.labels.matches(object) && self.fields.matches(object)
     }
 }
@@ -76,7 +85,7 @@ pub(crate) fn list(shared: &Shared, target: &Target, params: &Params) -> Result<
     let rt = &target.rt;
     let mut matching = state
         .store
-        .list(&rt.group, &rt.plural, target.namespace.as_deref())
+        .list(rt.storage_group(), &rt.plural, target.namespace.as_deref())
         .filter(|(k, _)| after.as_ref().is_none_or(|c| *k > &c.after))
         .filter(|(_, o)| filter.matches(o));
     let mut items = Vec::new();
@@ -138,7 +147,11 @@ pub(crate) fn watch(
         ),
     };
     let in_scope = {
-        let (group, plural, namespace) = (rt.group.clone(), rt.plural.clone(), namespace.clone());
+        let (group, plural, namespace) = (
+            rt.storage_group().to_owned(),
+            rt.plural.clone(),
+            namespace.clone(),
+        );
         move |key: &StoreKey| {
             key.group == group
                 && key.plural == plural
@@ -153,7 +166,7 @@ pub(crate) fn watch(
             // No version: the current state as ADDED events, then changes.
             None => state
                 .store
-                .list(&rt.group, &rt.plural, namespace.as_deref())
+                .list(rt.storage_group(), &rt.plural, namespace.as_deref())
                 .filter(|(_, o)| filter.matches(o))
                 .map(|(_, o)| event("ADDED", served(o, &rt)))
                 .collect(),

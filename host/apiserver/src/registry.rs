@@ -50,6 +50,16 @@ impl ResourceType {
             )
     }
 
+    /// The group its objects are stored under: its own, but `events.k8s.io` for core/v1
+    /// Events (one store, two APIs: [`crate::events`]).
+    pub(crate) fn storage_group(&self) -> &str {
+        if crate::events::is_core_event(self) {
+            crate::events::STORAGE_GROUP
+        } else {
+            &self.group
+        }
+    }
+
     /// `group/version`, or `version` for the core group.
     pub(crate) fn api_version(&self) -> String {
         if self.group.is_empty() {

@@ -11,6 +11,7 @@ mod crds;
 mod crud;
 mod defaults;
 mod durability;
+mod events;
 mod external_secrets;
 mod gateway;
 mod hooks;

@@ -113,9 +113,11 @@ async fn a_token_request_is_refused_outside_the_namespace_reach_and_for_a_missin
             "spec.expirationSeconds: Invalid value: 60: may not specify a duration less than 10 minutes",
         ),
     ];
-    h.create(json!({"apiVersion": "v1", "kind": "ServiceAccount",
-        "metadata": {"name": "default", "namespace": "ns"}}))
-        .await;
+    // Every namespace has its `default` ServiceAccount (kube's ServiceAccount controller).
+    wasm_operator_e2e::eventually("ns's default ServiceAccount", crate::WAIT, || async {
+        h.object(&in_ns("v1", "ServiceAccount", "default")).await
+    })
+    .await;
     for (name, params, expected) in cases {
         h.scenario(name, "token", params).await;
         let outcome = h.first_outcome(name).await;

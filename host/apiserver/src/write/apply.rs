@@ -8,7 +8,7 @@ use super::request::check_type;
 use super::{Manager, Written};
 use crate::authn::User;
 use crate::managed;
-use crate::objects::{key_for, metadata_mut};
+use crate::objects::{as_written, key_for, metadata_mut};
 use crate::route::{Params, Target};
 use crate::server::Shared;
 use crate::status::{ApiError, Result};
@@ -42,7 +42,7 @@ pub(super) async fn apply(
         let old = state
             .store
             .get(&key_for(rt, target.namespace.as_deref(), name))
-            .cloned();
+            .map(|o| as_written(o, rt));
         let applied = managed::apply(old.as_ref(), &body, manager, force, sub, rt, name)?;
         let Some(old) = old else {
             // A subresource never creates its object (kube-apiserver's status strategy does

@@ -6,8 +6,8 @@ use serde_json::{Value, json};
 use super::{Manager, Written};
 use crate::admission::{self, Admitted};
 use crate::objects::{
-    generation_relevant, has_finalizers, is_deleting, key_for, meta_str, metadata_mut,
-    without_volatile,
+    as_written, for_storage, generation_relevant, has_finalizers, is_deleting, key_for, meta_str,
+    metadata_mut, without_volatile,
 };
 use crate::registry::ResourceType;
 use crate::route::{Params, Target};
@@ -22,7 +22,7 @@ pub(super) fn existing(state: &State, target: &Target, name: &str) -> Result<Val
     state
         .store
         .get(&key_for(rt, target.namespace.as_deref(), name))
-        .cloned()
+        .map(|o| as_written(o, rt))
         .ok_or_else(|| ApiError::not_found(rt, name))
 }
 
@@ -221,7 +221,7 @@ pub(super) fn put(
     key: StoreKey,
     object: Value,
 ) -> Result<Value> {
-    let stored = state.store.put(key, object)?;
+    let stored = state.store.put(key, for_storage(object, rt))?;
     admission::after_write(state, rt);
     if lifecycle::concerns(&stored) {
         shared.wake_lifecycle();

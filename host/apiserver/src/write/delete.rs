@@ -8,7 +8,9 @@ use super::commit;
 use super::replace::{ATTEMPTS, unchanged};
 use super::request::decode;
 use crate::authn::User;
-use crate::objects::{has_finalizers, is_deleting, key_for, meta_str, metadata_mut, now};
+use crate::objects::{
+    for_storage, has_finalizers, is_deleting, key_for, meta_str, metadata_mut, now,
+};
 use crate::registry::ResourceType;
 use crate::route::{Params, Target};
 use crate::server::{Shared, State};
@@ -120,7 +122,7 @@ fn remove_or_mark(
         let stored = if marked == old {
             old
         } else {
-            state.store.put(key, marked)?
+            state.store.put(key, for_storage(marked, rt))?
         };
         shared.wake_lifecycle();
         return Ok(Written::served(202, &stored, rt, warnings));

@@ -11,6 +11,7 @@
 //! | Pod        | Name, Ready, Status, Restarts, Age (IP, Node, Nominated Node, Readiness Gates) |
 //! | Deployment | Name, Ready, Up-to-date, Available, Age (Containers, Images, Selector)     |
 //! | Job        | Name, Status, Completions, Duration, Age (Containers, Images, Selector)   |
+//! | Event      | Last Seen, Type, Reason, Object, Message (Subobject, Source, First Seen, Count, Name) — no leading Name |
 //!
 //! DECISION: the descriptions of the kind-specific columns are short (kubectl never shows
 //! them); `Name` and `Age` carry ObjectMeta's, as kube-apiserver's do. A Pod's Restarts is
@@ -18,18 +19,21 @@
 
 use serde_json::{Value, json};
 
+mod events;
 mod workloads;
 
 use super::columns::{CREATED_DESCRIPTION, Column, age};
 use workloads::{deployment, job, pod};
 
-/// The cells after `Name` of one object.
+/// The cells after `Name` of one object (all of them for a printer without it).
 type Cells = fn(&Value) -> Vec<Value>;
 
 /// A built-in kind's columns and how a row's cells are made.
 pub(crate) struct Printer {
     pub columns: Vec<Column>,
     pub cells: Cells,
+    /// Whether the row starts with the object's name (every kind but Event).
+    pub name_first: bool,
 }
 
 /// The printer of `group`/`kind`, if it has its own columns.
@@ -47,6 +51,13 @@ pub(crate) fn printer(group: &str, kind: &str) -> Option<Printer> {
             string("Selector", "The label selector of the pods.").wide(),
         ]
     };
+    if kind == "Event" && matches!(group, "" | "events.k8s.io") {
+        return Some(Printer {
+            columns: events::columns(),
+            cells: events::cells,
+            name_first: false,
+        });
+    }
     let (columns, cells): (Vec<Column>, Cells) = match (group, kind) {
         ("", "Namespace") => (
             vec![string("Status", "The status of the namespace"), age_column()],
@@ -117,14 +128,16 @@ pub(crate) fn printer(group: &str, kind: &str) -> Option<Printer> {
     Some(Printer {
         columns: std::iter::once(Column::name()).chain(columns).collect(),
         cells,
+        name_first: true,
     })
 }
 
-/// The full row of `printer` for `object`: the name, then the kind's cells.
+/// The full row of `printer` for `object`: the name (when it leads), then the kind's cells.
 pub(crate) fn row(printer: &Printer, object: &Value) -> Vec<Value> {
-    std::iter::once(object["metadata"]["name"].clone())
-        .chain((printer.cells)(object))
-        .collect()
+    let name = printer
+        .name_first
+        .then(|| object["metadata"]["name"].clone());
+    name.into_iter().chain((printer.cells)(object)).collect()
 }
 
 fn str_or(value: &Value, fallback: &str) -> Value {

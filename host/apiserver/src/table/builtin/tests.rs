@@ -210,3 +210,46 @@ fn kinds_without_their_own_columns_have_no_printer() {
         assert!(printer(group, kind).is_none(), "{group}/{kind}");
     }
 }
+
+#[test]
+fn an_event_row_reads_either_api_and_counts_a_series() {
+    let stored = json!({"apiVersion": "events.k8s.io/v1", "kind": "Event",
+        "metadata": {"name": "cm.17"},
+        "regarding": {"kind": "ConfigMap", "name": "cm", "fieldPath": "data"},
+        "type": "Warning", "reason": "CopyFailed", "note": "  no target  ",
+        "reportingController": "wasm-operator/copier", "reportingInstance": "pod-1",
+        "eventTime": "2000-01-01T00:00:00.000000Z",
+        "series": {"count": 3, "lastObservedTime": "2000-01-01T00:00:00.000000Z"}});
+    let row = cells("events.k8s.io", "Event", stored.clone());
+    let core = cells("", "Event", crate::events::to_core(&stored));
+    assert_eq!(row, core, "one row through either API");
+    let text: Vec<String> = row
+        .iter()
+        .map(|c| c.as_str().map_or_else(|| c.to_string(), str::to_owned))
+        .collect();
+    assert!(
+        text[0].ends_with('y'),
+        "last seen from the series: {text:?}"
+    );
+    assert_eq!(
+        &text[1..],
+        [
+            "Warning",
+            "CopyFailed",
+            "configmap/cm",
+            "data",
+            "wasm-operator/copier, pod-1",
+            "no target",
+            &text[7],
+            "3",
+            "cm.17"
+        ]
+    );
+    let single = json!({"apiVersion": "v1", "kind": "Event", "metadata": {"name": "e"},
+        "involvedObject": {"kind": "Node"}, "source": {"component": "kubelet", "host": "n1"}});
+    let row = cells("", "Event", single);
+    assert_eq!(row[0], "<unknown>");
+    assert_eq!(row[3], "node");
+    assert_eq!(row[5], "kubelet, n1");
+    assert_eq!(row[8], 1, "a singleton counts once");
+}
