@@ -36,6 +36,11 @@ pub(crate) fn unknown(group: &str, kind: &str, object: &Value) -> Option<Vec<Str
         ("", "Pod") => round_trip!(core::v1::Pod),
         ("events.k8s.io", "Event") => round_trip!(events::v1::Event),
         ("apps", "Deployment") => round_trip!(apps::v1::Deployment),
+        ("apps", "StatefulSet") => round_trip!(apps::v1::StatefulSet),
+        ("apps", "DaemonSet") => round_trip!(apps::v1::DaemonSet),
+        ("apps", "ReplicaSet") => round_trip!(apps::v1::ReplicaSet),
+        ("", "ReplicationController") => round_trip!(core::v1::ReplicationController),
+        ("", "Node") => round_trip!(core::v1::Node),
         ("batch", "Job") => round_trip!(batch::v1::Job),
         ("batch", "CronJob") => round_trip!(batch::v1::CronJob),
         ("autoscaling", "HorizontalPodAutoscaler") => {

@@ -40,8 +40,11 @@ impl ResourceType {
         self.schema.is_some()
             || matches!(
                 (self.group.as_str(), self.kind.as_str()),
-                ("", "Pod")
-                    | ("apps", "Deployment")
+                ("", "Pod" | "ReplicationController")
+                    | (
+                        "apps",
+                        "Deployment" | "StatefulSet" | "DaemonSet" | "ReplicaSet"
+                    )
                     | ("batch", "Job" | "CronJob")
                     | ("autoscaling", "HorizontalPodAutoscaler")
                     | ("policy", "PodDisruptionBudget")
@@ -147,6 +150,35 @@ const BUILTINS: &[Builtin] = &[
         true,
         &["deploy"],
     ),
+    (
+        "apps",
+        "v1",
+        "StatefulSet",
+        "statefulsets",
+        true,
+        true,
+        &["sts"],
+    ),
+    ("apps", "v1", "DaemonSet", "daemonsets", true, true, &["ds"]),
+    (
+        "apps",
+        "v1",
+        "ReplicaSet",
+        "replicasets",
+        true,
+        true,
+        &["rs"],
+    ),
+    (
+        "",
+        "v1",
+        "ReplicationController",
+        "replicationcontrollers",
+        true,
+        true,
+        &["rc"],
+    ),
+    ("", "v1", "Node", "nodes", false, true, &["no"]),
     ("batch", "v1", "Job", "jobs", true, true, &[]),
     ("batch", "v1", "CronJob", "cronjobs", true, true, &["cj"]),
     (

@@ -978,3 +978,70 @@ async fn a_body_without_api_version_and_kind_is_the_urls_kind_and_another_versio
         assert_eq!(answer.body["message"], message, "{method} {url}");
     }
 }
+
+/// The built-in kinds clients expect of any cluster are served, with generation where
+/// kube-apiserver keeps one (a spec a controller observes) and none on a Node.
+#[tokio::test]
+async fn the_workload_kinds_and_nodes_a_cluster_always_has_are_served() {
+    let (_server, client) = server().await;
+    let template = json!({"metadata": {"labels": {"app": "a"}},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}]}});
+    let selector = json!({"matchLabels": {"app": "a"}});
+    let cases = [
+        (
+            "/apis/apps/v1/namespaces/default/statefulsets",
+            json!({"apiVersion": "apps/v1", "kind": "StatefulSet", "metadata": {"name": "a"},
+                "spec": {"selector": selector, "serviceName": "a", "template": template}}),
+            true,
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/daemonsets",
+            json!({"apiVersion": "apps/v1", "kind": "DaemonSet", "metadata": {"name": "a"},
+                "spec": {"selector": selector, "template": template}}),
+            true,
+        ),
+        (
+            "/apis/apps/v1/namespaces/default/replicasets",
+            json!({"apiVersion": "apps/v1", "kind": "ReplicaSet", "metadata": {"name": "a"},
+                "spec": {"selector": selector, "template": template}}),
+            true,
+        ),
+        (
+            "/api/v1/namespaces/default/replicationcontrollers",
+            json!({"apiVersion": "v1", "kind": "ReplicationController", "metadata": {"name": "a"},
+                "spec": {"selector": {"app": "a"}, "template": template}}),
+            true,
+        ),
+        (
+            "/api/v1/nodes",
+            json!({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "node-1"}}),
+            false,
+        ),
+    ];
+    for (path, object, generation) in cases {
+        let created = post(&client, path, object).await;
+        assert_eq!(created.status, 201, "{path}: {}", created.body);
+        assert_eq!(
+            created.body["metadata"].get("generation").is_some(),
+            generation,
+            "{path}: {}",
+            created.body
+        );
+        let listed = get(&client, path).await;
+        assert_eq!(
+            listed.body["items"].as_array().map(Vec::len),
+            Some(1),
+            "{path}"
+        );
+    }
+    let discovery = get(&client, "/apis/apps/v1").await;
+    let names: Vec<&str> = discovery.body["resources"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["name"].as_str())
+        .collect();
+    for plural in ["statefulsets", "daemonsets", "replicasets", "deployments"] {
+        assert!(names.contains(&plural), "{plural} in {names:?}");
+    }
+}
