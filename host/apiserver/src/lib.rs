@@ -53,6 +53,7 @@ mod table;
 mod tls;
 pub mod token;
 pub(crate) mod wal;
+mod watch_slots;
 mod webhooks;
 pub(crate) mod write;
 

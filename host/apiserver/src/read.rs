@@ -130,6 +130,7 @@ pub(crate) fn watch(
     params: &Params,
     drop_at_once: bool,
     table: Option<TableRequest>,
+    slot: Option<crate::watch_slots::WatchSlot>,
 ) -> Result<Response> {
     let filter = Filter::new(target, params)?;
     let rt = target.rt.clone();
@@ -235,6 +236,13 @@ pub(crate) fn watch(
         Some(t) => events.take_until(tokio::time::sleep(t)).boxed(),
         None => events.boxed(),
     };
+    // The user's slot is held as long as the stream is (given back when the client goes).
+    let events = events
+        .map(move |event| {
+            let _held = &slot;
+            event
+        })
+        .boxed();
     let events = match table {
         Some(request) => {
             let mut first = true;

@@ -38,6 +38,8 @@ pub struct ServerConfig {
     pub watch_history: usize,
     /// The cluster actors that run (none by default).
     pub actors: Vec<Actor>,
+    /// How many watches one user outside `system:masters` may hold open at once.
+    pub max_watches_per_user: usize,
 }
 
 impl Default for ServerConfig {
@@ -47,6 +49,7 @@ impl Default for ServerConfig {
             data_dir: None,
             watch_history: crate::store::HISTORY,
             actors: Vec::new(),
+            max_watches_per_user: crate::watch_slots::DEFAULT_MAX_WATCHES_PER_USER,
         }
     }
 }
@@ -156,6 +159,8 @@ pub(crate) struct Shared {
     signer: TokenSigner,
     /// The bearer token of [`User::admin`].
     admin_token: String,
+    /// The watches each user holds open.
+    watch_slots: Arc<crate::watch_slots::WatchSlots>,
 }
 
 impl Shared {
@@ -175,6 +180,11 @@ impl Shared {
     /// The bearer token of the server's admin user.
     pub(crate) fn admin_token(&self) -> &str {
         &self.admin_token
+    }
+
+    /// The watches each user holds open.
+    pub(crate) fn watch_slots(&self) -> &Arc<crate::watch_slots::WatchSlots> {
+        &self.watch_slots
     }
 
     /// Wakes the lifecycle controllers.
@@ -208,6 +218,7 @@ impl ApiServer {
                 Some(dir) => authn::kept_admin_token(dir).map_err(ServerError::Token)?,
                 None => authn::new_admin_token(),
             },
+            watch_slots: crate::watch_slots::WatchSlots::new(config.max_watches_per_user),
         });
         for ns in ["default", "kube-system"] {
             ensure_namespace(&shared, ns).await;
@@ -733,7 +744,10 @@ async fn serve_resource(
             };
             Ok(json_response(200, &answer, &[]))
         }
-        ("watch", None) => read::watch(shared.clone(), &target, &params, drop_watch, table),
+        ("watch", None) => {
+            let slot = shared.watch_slots().take(user)?;
+            read::watch(shared.clone(), &target, &params, drop_watch, table, slot)
+        }
         ("create", None) => {
             written(write::create(&shared, &target, &params, headers, body, user).await?)
         }

@@ -188,6 +188,17 @@ impl ApiError {
         )
     }
 
+    /// 429 `TooManyRequests`, to be retried after `seconds` (`details.retryAfterSeconds` and
+    /// the `Retry-After` header, as kube-apiserver sends them).
+    pub(crate) fn too_many_requests(message: impl Into<String>, seconds: u32) -> Self {
+        Self::new(
+            429,
+            "TooManyRequests",
+            message,
+            Some(json!({"retryAfterSeconds": seconds})),
+        )
+    }
+
     /// 410 for a resourceVersion older than the watch history.
     pub(crate) fn gone(message: impl Into<String>) -> Self {
         Self::new(410, "Expired", message, None)
@@ -258,12 +269,21 @@ impl std::fmt::Display for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let code = StatusCode::from_u16(self.code).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        (
+        let retry_after = self
+            .details
+            .as_ref()
+            .and_then(|d| d["retryAfterSeconds"].as_u64())
+            .map(|s| s.to_string());
+        let mut response = (
             code,
             [("content-type", "application/json")],
             self.body().to_string(),
         )
-            .into_response()
+            .into_response();
+        if let Some(seconds) = retry_after.and_then(|s| s.parse().ok()) {
+            response.headers_mut().insert("retry-after", seconds);
+        }
+        response
     }
 }
 

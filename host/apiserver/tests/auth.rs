@@ -448,3 +448,105 @@ async fn a_service_account_cannot_grant_what_it_does_not_hold_unless_it_may_esca
     .await;
     assert_eq!(more.status, 201, "with escalate: {}", more.body);
 }
+
+/// One user outside `system:masters` holds at most `max_watches_per_user` watches open; the
+/// next is a 429 with `Retry-After` until one of its watches ends. The admin is exempt.
+#[tokio::test]
+async fn a_user_past_its_watch_cap_gets_a_429_until_one_of_its_watches_ends() {
+    use futures::StreamExt as _;
+    use k8s_openapi::api::core::v1::ConfigMap;
+    use kube::api::{Api, WatchParams};
+
+    let server = wasm_operator_apiserver::ApiServer::start(wasm_operator_apiserver::ServerConfig {
+        max_watches_per_user: 2,
+        ..Default::default()
+    })
+    .await
+    .expect("the server starts");
+    let admin = server.client().expect("an admin client");
+    let token = robot_token(&admin, None).await;
+    let watcher = role(
+        "config-watcher",
+        json!([{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["watch"]}]),
+    );
+    let binding = robot_binding("config-watcher", "Role", "config-watcher");
+    for (path, object) in [
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/roles",
+            watcher,
+        ),
+        (
+            "/apis/rbac.authorization.k8s.io/v1/namespaces/default/rolebindings",
+            binding,
+        ),
+    ] {
+        assert_eq!(post(&admin, path, object).await.status, 201);
+    }
+    // kube-rs retries a 429 fifteen times by default (client-go ten); this client does not,
+    // so the refusal itself is seen.
+    let robot: Api<ConfigMap> = Api::namespaced(no_retry_client(&server, &token), "default");
+    let params = WatchParams::default();
+    let first = robot
+        .watch(&params, "0")
+        .await
+        .expect("first watch")
+        .boxed();
+    let _second = robot
+        .watch(&params, "0")
+        .await
+        .expect("second watch")
+        .boxed();
+    match robot.watch(&params, "0").await.map(|_| ()) {
+        Err(kube::Error::Api(status)) => {
+            assert_eq!(
+                (status.code, status.reason.as_str()),
+                (429, "TooManyRequests")
+            );
+            assert!(
+                status.message.contains("the limit per user"),
+                "{}",
+                status.message
+            );
+            let retry = status.details.map(|d| d.retry_after_seconds);
+            assert_eq!(retry, Some(1));
+        }
+        other => panic!("the third watch: {other:?}"),
+    }
+    drop(first);
+    crate::support::wait_for("a watch slot given back", || {
+        let robot = robot.clone();
+        let params = params.clone();
+        async move {
+            robot
+                .watch(&params, "0")
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        }
+    })
+    .await;
+    let admin_api: Api<ConfigMap> = Api::namespaced(admin, "default");
+    let mut held = Vec::new();
+    for _ in 0..4 {
+        held.push(
+            admin_api
+                .watch(&params, "0")
+                .await
+                .expect("the admin is exempt")
+                .boxed(),
+        );
+    }
+}
+
+/// A client of `server` with `token` that does not retry refusals.
+fn no_retry_client(server: &wasm_operator_apiserver::ApiServer, token: &str) -> kube::Client {
+    let yaml = server.kubeconfig().replace(server.admin_token(), token);
+    let kubeconfig = kube::config::Kubeconfig::from_yaml(&yaml).expect("a kubeconfig");
+    let mut config = futures::executor::block_on(kube::Config::from_custom_kubeconfig(
+        kubeconfig,
+        &kube::config::KubeConfigOptions::default(),
+    ))
+    .expect("a config");
+    config.default_retry = false;
+    kube::Client::try_from(config).expect("a client")
+}
