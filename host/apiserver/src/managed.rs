@@ -47,6 +47,10 @@ impl MergeSchema for CrdSchema<'_> {
         schema::map_is_atomic(self.openapi, &schema_path(path))
     }
 
+    fn is_map_key(&self, path: &[PathElement]) -> bool {
+        schema::is_map_key(self.openapi, &schema_path(path))
+    }
+
     fn status_is_subresource(&self) -> bool {
         self.status
     }

@@ -2,7 +2,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{config_map, raw, rv, server};
+use crate::support::{config_map, post, raw, rv, server};
 
 const CM: &str = "/api/v1/namespaces/default/configmaps/a";
 
@@ -127,4 +127,87 @@ async fn an_update_by_another_manager_takes_the_fields_it_changes() {
     );
     let conflict = apply(&client, "alice", false, config_map("a", json!({"k": "v"}))).await;
     assert_eq!(conflict.status, 409, "alice no longer owns .data.k");
+}
+
+/// structured-merge-diff's field sets: an applied empty granular list or map claims no
+/// field, a key of a map (`additionalProperties`) is claimed even when its value is empty,
+/// and a manager that a forced apply leaves owning nothing is dropped from managedFields.
+#[tokio::test]
+async fn empty_granular_values_claim_no_field_and_a_manager_owning_nothing_is_dropped() {
+    let (_server, client) = server().await;
+    let schema = json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+        "size": {"type": "integer"},
+        "tags": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set"},
+        "labels": {"type": "object", "additionalProperties": {"type": "string"}},
+        "slots": {"type": "object",
+            "additionalProperties": {"type": "object", "properties": {"size": {"type": "integer"}}}},
+        "extra": {"type": "object", "properties": {"note": {"type": "string"}}},
+    }}}});
+    let crd = post(
+        &client,
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        crate::support::widget_crd(schema),
+    )
+    .await;
+    assert_eq!(crd.status, 201, "{}", crd.body);
+    let path = "/apis/example.com/v1/namespaces/default/widgets/w";
+    let apply = |manager: &'static str, force: bool, spec: Value| {
+        let client = client.clone();
+        async move {
+            let url = format!(
+                "{path}?fieldManager={manager}{}",
+                if force { "&force=true" } else { "" }
+            );
+            let body = json!({"apiVersion": "example.com/v1", "kind": "Widget",
+                "metadata": {"name": "w"}, "spec": spec});
+            let answer = raw(
+                &client,
+                "PATCH",
+                &url,
+                "application/apply-patch+yaml",
+                Some(body),
+            )
+            .await;
+            assert_eq!(
+                answer.status.as_u16() / 100,
+                2,
+                "{manager}: {}",
+                answer.body
+            );
+            answer.body
+        }
+    };
+    let first = apply(
+        "alice",
+        false,
+        json!({"size": 1, "tags": [], "labels": {}, "slots": {"a": {}}, "extra": {}}),
+    )
+    .await;
+    let fields = |object: &Value, manager: &str| {
+        object["metadata"]["managedFields"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|e| e["manager"] == manager)
+            .map(|e| e["fieldsV1"].clone())
+    };
+    assert_eq!(
+        fields(&first, "alice"),
+        Some(json!({"f:spec": {"f:size": {}, "f:slots": {"f:a": {}}}})),
+        "{first}"
+    );
+    let shrunk = apply("alice", false, json!({"size": 1})).await;
+    assert_eq!(
+        fields(&shrunk, "alice"),
+        Some(json!({"f:spec": {"f:size": {}}}))
+    );
+    // Applying the same value shares the field; a forced other value takes it.
+    let shared = apply("bob", false, json!({"size": 1})).await;
+    assert!(fields(&shared, "alice").is_some() && fields(&shared, "bob").is_some());
+    let taken = apply("bob", true, json!({"size": 2})).await;
+    assert_eq!(fields(&taken, "alice"), None, "alice owns nothing: {taken}");
+    assert_eq!(
+        fields(&taken, "bob"),
+        Some(json!({"f:spec": {"f:size": {}}}))
+    );
 }

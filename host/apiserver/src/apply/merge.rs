@@ -38,6 +38,10 @@ fn list_items<'a>(
     schema: &dyn MergeSchema,
     mode: Mode,
 ) -> Result<Option<Vec<(PathElement, &'a Value)>>, ApplyError> {
+    if *lt == ListType::Atomic {
+        // A leaf, even when empty.
+        return Ok(None);
+    }
     let mut out: Vec<(PathElement, &Value)> = Vec::with_capacity(items.len());
     let mut seen = std::collections::BTreeSet::new();
     for (i, item) in items.iter().enumerate() {
@@ -115,8 +119,10 @@ fn classify<'a>(
 }
 
 /// The field set of `object` as server-side apply sees it: every scalar,
-/// null, atomic list/map, empty object and empty granular list is a leaf;
-/// list-map and set items are members themselves (`.`), objects are not.
+/// null and atomic list/map is a leaf; list-map and set items are members
+/// themselves (`.`), objects are not; an empty granular map or list claims no
+/// field (structured-merge-diff's `ToFieldSet` inserts only leaves and items),
+/// unless it is the value of a map key rather than of a declared field.
 /// Nothing is stripped (see [`super::managed`] for the untracked fields).
 pub(crate) fn field_set(object: &Value, schema: &dyn MergeSchema) -> Result<FieldSet, ApplyError> {
     let mut set = FieldSet::new();
@@ -132,15 +138,16 @@ pub(crate) fn collect(
     out: &mut FieldSet,
 ) -> Result<(), ApplyError> {
     match classify(v, path, schema, mode)? {
-        Node::Map(m) if m.is_empty() => out.insert(path),
         Node::Map(m) => {
             for (k, c) in m {
                 path.push(PathElement::Field(k.clone()));
                 collect(c, path, schema, mode, out)?;
+                if schema.is_map_key(path) {
+                    out.insert(path);
+                }
                 path.pop();
             }
         }
-        Node::List(items) if items.is_empty() => out.insert(path),
         Node::List(items) => {
             for (pe, item) in items {
                 path.push(pe);

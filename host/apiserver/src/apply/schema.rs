@@ -33,6 +33,13 @@ pub(crate) trait MergeSchema {
         false
     }
 
+    /// True when the last field of `path` is a key of a map, not a declared field: apply
+    /// claims it even when its value is an empty object or list. Built-in kinds' maps
+    /// (labels, annotations, data, selectors) hold strings, so only a schema says more.
+    fn is_map_key(&self, _path: &[PathElement]) -> bool {
+        false
+    }
+
     /// The default of list-map key `key` of the list at `path`, used when
     /// an item omits it (kube defaults container port `protocol` to TCP).
     fn list_key_default(&self, _path: &[PathElement], _key: &str) -> Option<Value> {

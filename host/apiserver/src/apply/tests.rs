@@ -199,17 +199,28 @@ fn set_algebra_works_on_exact_paths() {
 }
 
 #[test]
-fn the_field_set_of_an_object_holds_leaves_items_and_empty_objects() {
+fn the_field_set_holds_leaves_and_items_and_no_empty_granular_map_or_list() {
     let obj = json!({
         "metadata": {"labels": {"a": "1"}, "finalizers": ["x"], "annotations": {}},
-        "spec": {"list": [1, 2], "n": null}
+        "spec": {"list": [1, 2], "n": null, "atomic": [], "nested": {"inner": {}}}
     });
     let set = field_set(&obj, &DefaultSchema::default()).expect("field set");
     let expected = json!({
-        "f:metadata": {"f:annotations": {}, "f:finalizers": {"v:\"x\"": {}}, "f:labels": {"f:a": {}}},
-        "f:spec": {"f:list": {}, "f:n": {}}
+        "f:metadata": {"f:finalizers": {"v:\"x\"": {}}, "f:labels": {"f:a": {}}},
+        "f:spec": {"f:list": {}, "f:n": {}, "f:atomic": {}}
     });
-    assert_eq!(set.to_fields_v1(), expected);
+    assert_eq!(
+        set.to_fields_v1(),
+        expected,
+        "an empty atomic list is a leaf"
+    );
+    let no_finalizers = json!({"metadata": {"finalizers": []}, "spec": {"n": 1}});
+    let set = field_set(&no_finalizers, &DefaultSchema::default()).expect("field set");
+    assert_eq!(
+        set.to_fields_v1(),
+        json!({"f:spec": {"f:n": {}}}),
+        "an empty set claims no field"
+    );
 }
 
 // ---- schema ----
@@ -787,7 +798,8 @@ fn a_custom_resource_without_status_subresource_owns_status_normally() {
     assert_eq!(r.object["status"], json!({"x": 1}));
     assert_eq!(
         fields_of(&r.object, "op", "Apply"),
-        Some(json!({"f:spec": {}, "f:status": {"f:x": {}}}))
+        Some(json!({"f:status": {"f:x": {}}})),
+        "the empty spec claims no field"
     );
 }
 

@@ -72,6 +72,21 @@ pub(crate) fn map_type_at(schema: &Value, path: &[PathElement<'_>]) -> Option<Ma
     )
 }
 
+/// Whether the last field of `path` is a key of a map rather than a declared property: its
+/// parent's schema lists no such property (the key is one of `additionalProperties`, or of
+/// an object that keeps unknown fields). Apply's field set claims such a key even when its
+/// value is an empty object or list.
+pub(crate) fn is_map_key(schema: &Value, path: &[PathElement<'_>]) -> bool {
+    let Some((PathElement::Field(key), parent)) = path.split_last() else {
+        return false;
+    };
+    schema_at(schema, parent).is_some_and(|s| {
+        s.get("properties")
+            .and_then(Value::as_object)
+            .is_none_or(|p| !p.contains_key(*key))
+    })
+}
+
 /// Whether the object at `path` is replaced as a whole by apply.
 pub(crate) fn map_is_atomic(schema: &Value, path: &[PathElement<'_>]) -> bool {
     map_type_at(schema, path) == Some(MapType::Atomic)

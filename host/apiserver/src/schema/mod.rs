@@ -62,7 +62,7 @@ mod validate;
 
 pub(crate) use defaults::apply_defaults;
 pub(crate) use errors::{FieldError, FieldErrorKind, causes, invalid_message};
-pub(crate) use listtypes::{ListType, PathElement, list_type_at, map_is_atomic};
+pub(crate) use listtypes::{ListType, PathElement, is_map_key, list_type_at, map_is_atomic};
 pub(crate) use prune::{prune, strict_error, warnings};
 pub(crate) use structural::check_structural;
 pub(crate) use validate::validate;
