@@ -6,7 +6,7 @@
 use serde_json::{Value, json};
 
 use crate::authn::User;
-use crate::rbac::{self, Request};
+use crate::rbac::Request;
 use crate::registry::ResourceType;
 use crate::server::Shared;
 use crate::status::{ApiError, Result};
@@ -42,14 +42,14 @@ pub(crate) fn answer(
             namespace: some(&namespace),
             name: some(&name),
         };
-        rbac::allowed(&shared.lock().store, user, &request)
+        shared.authorize(user, &request)
     } else if let Some(attributes) = spec.get("nonResourceAttributes") {
         let (verb, path) = (text(attributes, "verb"), text(attributes, "path"));
         let request = Request::NonResource {
             verb: &verb,
             path: &path,
         };
-        rbac::allowed(&shared.lock().store, user, &request)
+        shared.authorize(user, &request)
     } else {
         return Err(ApiError::invalid_field(
             rt,

@@ -124,21 +124,20 @@ pub(crate) fn authenticate(shared: &Shared, headers: &HeaderMap) -> Result<User,
 /// The ServiceAccount a token this server signed names, while it still exists as the
 /// same object.
 fn service_account_user(shared: &Shared, token: &str) -> Option<User> {
-    let claims = shared.signer().review(token).ok()?;
-    let audiences = &claims["aud"];
-    let for_the_api = match audiences {
-        Value::String(a) => a == ISSUER,
-        Value::Array(a) => a.iter().any(|a| a == ISSUER),
-        _ => false,
+    let now = crate::token::epoch_seconds();
+    let claims = match shared.verified_tokens().get(token, now) {
+        Some(claims) => claims,
+        None => {
+            let claims = verified_claims(shared, token)?;
+            shared.verified_tokens().insert(token, claims.clone());
+            claims
+        }
     };
-    if !for_the_api {
-        tracing::debug!("a ServiceAccount token without the API server's audience");
-        return None;
-    }
-    let namespace = claims.pointer("/kubernetes.io/namespace")?.as_str()?;
-    let account = claims.pointer("/kubernetes.io/serviceaccount")?;
-    let name = account.get("name")?.as_str()?;
-    let uid = account.get("uid")?.as_str()?;
+    let (namespace, name, uid) = (
+        claims.namespace.as_str(),
+        claims.name.as_str(),
+        claims.uid.as_str(),
+    );
     let key = StoreKey {
         group: String::new(),
         plural: "serviceaccounts".into(),
@@ -166,6 +165,28 @@ fn service_account_user(shared: &Shared, token: &str) -> Option<User> {
             format!("system:serviceaccounts:{namespace}"),
             AUTHENTICATED.into(),
         ],
+    })
+}
+
+/// What a token this server signed names, when its signature, expiry and audience hold.
+fn verified_claims(shared: &Shared, token: &str) -> Option<crate::verified_tokens::Claims> {
+    let claims = shared.signer().review(token).ok()?;
+    let audiences = &claims["aud"];
+    let for_the_api = match audiences {
+        Value::String(a) => a == ISSUER,
+        Value::Array(a) => a.iter().any(|a| a == ISSUER),
+        _ => false,
+    };
+    if !for_the_api {
+        tracing::debug!("a ServiceAccount token without the API server's audience");
+        return None;
+    }
+    let text = |pointer: &str| claims.pointer(pointer)?.as_str().map(str::to_owned);
+    Some(crate::verified_tokens::Claims {
+        namespace: text("/kubernetes.io/namespace")?,
+        name: text("/kubernetes.io/serviceaccount/name")?,
+        uid: text("/kubernetes.io/serviceaccount/uid")?,
+        expires: claims["exp"].as_i64()?,
     })
 }
 

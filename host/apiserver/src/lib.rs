@@ -52,6 +52,7 @@ pub(crate) mod store;
 mod table;
 mod tls;
 pub mod token;
+mod verified_tokens;
 pub(crate) mod wal;
 mod watch_slots;
 mod webhooks;

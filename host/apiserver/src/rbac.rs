@@ -56,6 +56,59 @@ const DISCOVERY: &[&str] = &[
     "/readyz",
 ];
 
+/// The decisions made since the roles and bindings last changed: a client repeats the same
+/// few requests, and each decision otherwise reads every binding of the cluster and the
+/// namespace (as kube-apiserver's RBAC authorizer does). Any write of a Role, ClusterRole or
+/// binding empties it.
+#[derive(Default)]
+pub(crate) struct Decisions {
+    /// The count of RBAC writes the decisions were made at.
+    generation: u64,
+    made: std::collections::HashMap<String, bool>,
+}
+
+/// At most this many decisions are kept; a full cache is emptied.
+const DECISIONS: usize = 16_384;
+
+/// How many writes the roles and bindings have had (a plural of another group with the same
+/// name counts too: that only empties the cache more often).
+fn rbac_generation(store: &Store) -> u64 {
+    let stored = store.stored();
+    [
+        "roles",
+        "rolebindings",
+        "clusterroles",
+        "clusterrolebindings",
+    ]
+    .iter()
+    .map(|plural| stored.get(*plural).copied().unwrap_or(0))
+    .sum()
+}
+
+/// [`allowed`], remembered in `decisions` until a role or binding changes.
+pub(crate) fn decide(
+    store: &Store,
+    decisions: &mut Decisions,
+    user: &User,
+    request: &Request<'_>,
+) -> bool {
+    if user.in_group(MASTERS) || bootstrap_allows(request) {
+        return true;
+    }
+    let generation = rbac_generation(store);
+    if decisions.generation != generation || decisions.made.len() >= DECISIONS {
+        decisions.made.clear();
+        decisions.generation = generation;
+    }
+    let key = format!("{}\0{}\0{request:?}", user.name, user.groups.join(","));
+    if let Some(decided) = decisions.made.get(&key) {
+        return *decided;
+    }
+    let decided = allowed(store, user, request);
+    decisions.made.insert(key, decided);
+    decided
+}
+
 /// Whether `user` may do `request`.
 pub(crate) fn allowed(store: &Store, user: &User, request: &Request<'_>) -> bool {
     if user.in_group(MASTERS) || bootstrap_allows(request) {

@@ -280,3 +280,34 @@ fn a_refusal_is_worded_as_kube_apiserver_words_it() {
         assert_eq!(refusal.message, message);
     }
 }
+
+#[test]
+fn a_remembered_decision_lasts_until_a_role_or_binding_changes() {
+    let mut store = store();
+    let mut decisions = Decisions::default();
+    let user = sa_user("ops", "operator");
+    let create = Request::Resource {
+        verb: "create",
+        group: "",
+        resource: "configmaps",
+        subresource: None,
+        namespace: Some("ops"),
+        name: None,
+    };
+    assert!(!decide(&store, &mut decisions, &user, &create));
+    assert_eq!(decisions.made.len(), 1, "remembered");
+    assert!(!decide(&store, &mut decisions, &user, &create));
+    put(
+        &mut store,
+        "roles",
+        "ops",
+        json!({"metadata": {"name": "config-reader", "namespace": "ops"},
+               "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["create"]}]}),
+    );
+    assert!(
+        decide(&store, &mut decisions, &user, &create),
+        "the widened role is seen at once"
+    );
+    let other = sa_user("ops", "someone");
+    assert!(!decide(&store, &mut decisions, &other, &create), "per user");
+}

@@ -80,6 +80,8 @@ pub(crate) struct State {
     pub store: Store,
     pub registry: Registry,
     pub hooks: Hooks,
+    /// Authorization decisions since the roles and bindings last changed.
+    pub decisions: rbac::Decisions,
     next_cluster_ip: u32,
 }
 
@@ -89,6 +91,7 @@ impl State {
             store,
             registry: Registry::new(),
             hooks: Hooks::default(),
+            decisions: rbac::Decisions::default(),
             next_cluster_ip: 10,
         };
         state.refresh_registry();
@@ -161,6 +164,8 @@ pub(crate) struct Shared {
     admin_token: String,
     /// The watches each user holds open.
     watch_slots: Arc<crate::watch_slots::WatchSlots>,
+    /// ServiceAccount tokens already verified.
+    verified_tokens: crate::verified_tokens::VerifiedTokens,
 }
 
 impl Shared {
@@ -180,6 +185,19 @@ impl Shared {
     /// The bearer token of the server's admin user.
     pub(crate) fn admin_token(&self) -> &str {
         &self.admin_token
+    }
+
+    /// Whether `user` may do `request` (RBAC, its decisions remembered until a role or
+    /// binding changes).
+    pub(crate) fn authorize(&self, user: &User, request: &rbac::Request<'_>) -> bool {
+        let mut state = self.lock();
+        let state = &mut *state;
+        rbac::decide(&state.store, &mut state.decisions, user, request)
+    }
+
+    /// ServiceAccount tokens already verified.
+    pub(crate) fn verified_tokens(&self) -> &crate::verified_tokens::VerifiedTokens {
+        &self.verified_tokens
     }
 
     /// The watches each user holds open.
@@ -219,6 +237,7 @@ impl ApiServer {
                 None => authn::new_admin_token(),
             },
             watch_slots: crate::watch_slots::WatchSlots::new(config.max_watches_per_user),
+            verified_tokens: crate::verified_tokens::VerifiedTokens::default(),
         });
         for ns in ["default", "kube-system"] {
             ensure_namespace(&shared, ns).await;
@@ -576,7 +595,7 @@ fn authorize(
             path,
         },
     };
-    if rbac::allowed(&shared.lock().store, user, &request) {
+    if shared.authorize(user, &request) {
         Ok(())
     } else {
         Err(rbac::forbidden(user, &request))

@@ -131,7 +131,7 @@ impl TokenSigner {
 }
 
 /// The seconds since the Unix epoch.
-fn epoch_seconds() -> i64 {
+pub(crate) fn epoch_seconds() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))

@@ -22,11 +22,14 @@
 //!    Keystones: pass latency, and the writes and server reads of a converged pass.
 //! 8. [`keystone_scale`]: N Keystones converging from empty to Ready in an operator
 //!    process: time to Ready, peak RSS, requests and passes.
+//! 9. [`authorizer`]: the embedded API server's server-side applies per second as the admin
+//!    (no RBAC rule read) and as a ServiceAccount among many roles and bindings.
 //!
 //! Absolute times drift on shared machines; the report gives ratios where two runs are
 //! compared in one process.
 
 mod api;
+mod authorizer;
 mod boundary;
 pub mod cluster;
 mod keystone;
@@ -69,11 +72,13 @@ pub enum Scenario {
     Keystone,
     /// 8. N Keystones from empty.
     KeystoneScale,
+    /// 9. The API server's authorizer on apply throughput.
+    Authorizer,
 }
 
 impl Scenario {
     /// Every scenario, in report order.
-    pub const ALL: [Scenario; 8] = [
+    pub const ALL: [Scenario; 9] = [
         Self::WasmNative,
         Self::Boundary,
         Self::Api,
@@ -82,6 +87,7 @@ impl Scenario {
         Self::Secretgen,
         Self::Keystone,
         Self::KeystoneScale,
+        Self::Authorizer,
     ];
 }
 
@@ -219,6 +225,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Report> {
             Scenario::Secretgen => vec![secretgen::run(options).await?],
             Scenario::Keystone => vec![keystone::run(options).await?],
             Scenario::KeystoneScale => vec![keystone_scale::run(options).await?],
+            Scenario::Authorizer => vec![authorizer::run(options).await?],
         };
         for mut section in sections {
             section.note(format!(

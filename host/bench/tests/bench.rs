@@ -89,7 +89,8 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
             "plugin-ops",
             "secretgen",
             "keystone",
-            "keystone-scale"
+            "keystone-scale",
+            "authorizer"
         ]
     );
     for title in [
@@ -99,9 +100,20 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
         "secretgen",
         "Keystone reconciler",
         "Keystone scale",
+        "API server authorizer",
     ] {
         assert!(markdown.contains(title), "{title} missing from\n{markdown}");
     }
+    // Both identities' applies went through.
+    assert_eq!(
+        cells(
+            &report,
+            "authorizer",
+            "applies per second (median of 2 rounds of 50)"
+        )
+        .len(),
+        2
+    );
     // A converged GitLabSecrets pass writes nothing.
     assert_eq!(
         value(&report, "api", "write requests per converged pass (goal 0)"),
