@@ -133,8 +133,9 @@ fn group_version_path(group: &str, version: &str) -> String {
 
 /// `/openapi/v3/api/v1`, `/openapi/v3/apis/{group}/{version}`: the item paths of each kind
 /// with their PATCH operation, which takes `fieldValidation` — how kubectl learns that the
-/// server validates fields itself. Schemas are left out (kubectl then validates on the
-/// server).
+/// server validates fields itself — and the schema of each custom resource (its CRD's, with
+/// `x-kubernetes-group-version-kind`, `apiVersion`, `kind` and `metadata`), which `kubectl
+/// explain` reads. Built-in kinds have no schema here (kubectl validates on the server).
 pub(crate) fn openapi_v3_group(
     registry: &Registry,
     group: &str,
@@ -152,6 +153,7 @@ pub(crate) fn openapi_v3_group(
         )));
     }
     let mut paths = serde_json::Map::new();
+    let mut schemas = serde_json::Map::new();
     for rt in types {
         let prefix = format!("/{}", group_version_path(group, version));
         let item = if rt.namespaced {
@@ -170,8 +172,75 @@ pub(crate) fn openapi_v3_group(
                 "responses": {"200": {"description": "OK"}},
             }}),
         );
+        if let Some(schema) = &rt.schema {
+            schemas.insert(
+                schema_name(&rt.group, &rt.version, &rt.kind),
+                custom_resource_schema(rt, schema),
+            );
+        }
+    }
+    if !schemas.is_empty() {
+        schemas.insert(OBJECT_META.into(), object_meta_schema());
     }
     Ok(
-        json!({"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": format!("v1.{KUBERNETES_MINOR}.0")}, "paths": paths, "components": {"schemas": {}}}),
+        json!({"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": format!("v1.{KUBERNETES_MINOR}.0")}, "paths": paths, "components": {"schemas": schemas}}),
     )
+}
+
+/// The component name of ObjectMeta's schema.
+const OBJECT_META: &str = "io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta";
+
+/// kube-apiserver's component name of a custom resource: its group reversed, the version,
+/// the kind (`io.c5c3.openstack.keystone.v1alpha1.Keystone`).
+fn schema_name(group: &str, version: &str, kind: &str) -> String {
+    let reversed: Vec<&str> = group.split('.').rev().collect();
+    format!("{}.{version}.{kind}", reversed.join("."))
+}
+
+/// A CRD version's schema as the OpenAPI document publishes it.
+fn custom_resource_schema(rt: &crate::registry::ResourceType, schema: &Value) -> Value {
+    let mut published = schema.clone();
+    if let Some(object) = published.as_object_mut() {
+        object.insert(
+            "x-kubernetes-group-version-kind".into(),
+            json!([{"group": rt.group, "version": rt.version, "kind": rt.kind}]),
+        );
+        let properties = object.entry("properties").or_insert_with(|| json!({}));
+        if let Some(properties) = properties.as_object_mut() {
+            properties.insert("apiVersion".into(), json!({"type": "string",
+                "description": "APIVersion defines the versioned schema of this representation of an object. Servers should convert recognized schemas to the latest internal value, and may reject unrecognized values."}));
+            properties.insert("kind".into(), json!({"type": "string",
+                "description": "Kind is a string value representing the REST resource this object represents. Servers may infer this from the endpoint the client submits requests to. Cannot be updated. In CamelCase."}));
+            properties.insert(
+                "metadata".into(),
+                json!({"allOf": [{"$ref": format!("#/components/schemas/{OBJECT_META}")}],
+                "description": "Standard object's metadata."}),
+            );
+        }
+    }
+    published
+}
+
+/// ObjectMeta, the fields a client writes.
+fn object_meta_schema() -> Value {
+    let string = |description: &str| json!({"type": "string", "description": description});
+    let map = |description: &str| json!({"type": "object", "additionalProperties": {"type": "string"}, "description": description});
+    json!({
+        "type": "object",
+        "description": "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.",
+        "properties": {
+            "name": string("Name must be unique within a namespace."),
+            "generateName": string("GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided."),
+            "namespace": string("Namespace defines the space within which each name must be unique."),
+            "labels": map("Map of string keys and values that can be used to organize and categorize (scope and select) objects."),
+            "annotations": map("Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata."),
+            "uid": string("UID is the unique in time and space value for this object."),
+            "resourceVersion": string("An opaque value that represents the internal version of this object."),
+            "generation": {"type": "integer", "format": "int64", "description": "A sequence number representing a specific generation of the desired state."},
+            "creationTimestamp": {"type": "string", "format": "date-time", "description": "CreationTimestamp is a timestamp representing the server time when this object was created."},
+            "deletionTimestamp": {"type": "string", "format": "date-time", "description": "DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted."},
+            "finalizers": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set", "description": "Must be empty before the object is deleted from the registry."},
+            "ownerReferences": {"type": "array", "items": {"type": "object"}, "description": "List of objects depended by this object."},
+        },
+    })
 }

@@ -210,3 +210,39 @@ async fn kubectl_create_subcommands_that_send_protobuf_are_served() {
         .await;
     assert_eq!(refused.1.lines().next(), Some("no"), "{refused:?}");
 }
+
+/// `kubectl explain` reads a custom resource's schema from the OpenAPI v3 document of its
+/// group/version: the kind's description, its fields, a nested field's own.
+#[tokio::test]
+async fn kubectl_explain_prints_a_custom_resources_schema() {
+    let (server, client) = server().await;
+    let mut schema = crate::support::widget_schema();
+    schema["description"] = serde_json::json!("A Widget is a test kind.");
+    schema["properties"]["spec"]["description"] = serde_json::json!("What the Widget should be.");
+    schema["properties"]["spec"]["properties"]["size"]["description"] =
+        serde_json::json!("How big, from 1 to 10.");
+    let crd = crate::support::post(
+        &client,
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        crate::support::widget_crd(schema),
+    )
+    .await;
+    assert_eq!(crd.status, 201, "{}", crd.body);
+    let kubectl = Kubectl::for_server(&server);
+    let kind = kubectl.ok(&["explain", "widgets"], None).await;
+    for expected in [
+        "GROUP:      example.com",
+        "KIND:       Widget",
+        "VERSION:    v1",
+        "A Widget is a test kind.",
+        "spec\t<Object>",
+        "metadata\t<ObjectMeta>",
+    ] {
+        assert!(kind.contains(expected), "{expected:?} in\n{kind}");
+    }
+    let field = kubectl.ok(&["explain", "widgets.spec.size"], None).await;
+    assert!(
+        field.contains("FIELD: size <integer>") && field.contains("How big, from 1 to 10."),
+        "{field}"
+    );
+}
