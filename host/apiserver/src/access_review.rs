@@ -1,4 +1,6 @@
-//! `SelfSubjectAccessReview` (`authorization.k8s.io/v1`): what `kubectl auth can-i` asks.
+//! `SelfSubjectAccessReview` (`authorization.k8s.io/v1`): what `kubectl auth can-i` asks;
+//! `SelfSubjectRulesReview`: what `kubectl auth can-i --list` asks (every rule the user
+//! holds in a namespace).
 //! The answer is the review with `status.allowed` as RBAC decides it for the asking user;
 //! nothing is stored. kubectl sends the review as Kubernetes protobuf, read into JSON
 //! before it gets here ([`crate::protobuf`]); the answer is JSON, which kubectl accepts.
@@ -6,7 +8,7 @@
 use serde_json::{Value, json};
 
 use crate::authn::User;
-use crate::rbac::Request;
+use crate::rbac::{self, Request};
 use crate::registry::ResourceType;
 use crate::server::Shared;
 use crate::status::{ApiError, Result};
@@ -76,4 +78,40 @@ pub(crate) fn answer(
 /// `s`, unless it is empty (an attribute the review leaves out).
 fn some(s: &str) -> Option<&str> {
     (!s.is_empty()).then_some(s)
+}
+
+/// The SelfSubjectRulesReview `body` asks: every rule `user` holds in `spec.namespace`
+/// (from ClusterRoleBindings, that namespace's RoleBindings and the bootstrap grants).
+pub(crate) fn rules(shared: &Shared, rt: &ResourceType, user: &User, body: &[u8]) -> Result<Value> {
+    let mut review: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!("the SelfSubjectRulesReview does not decode: {e}"))
+    })?;
+    let Some(namespace) = review
+        .pointer("/spec/namespace")
+        .and_then(Value::as_str)
+        .filter(|ns| !ns.is_empty())
+        .map(str::to_owned)
+    else {
+        return Err(ApiError::invalid_field(
+            rt,
+            "",
+            "spec.namespace",
+            "FieldValueRequired",
+            "Required value: namespace is required",
+        ));
+    };
+    let (resource_rules, non_resource_rules) =
+        rbac::rules_of(&shared.lock().store, user, &namespace);
+    review["status"] = json!({
+        "resourceRules": resource_rules,
+        "nonResourceRules": non_resource_rules,
+        "incomplete": false,
+    });
+    if let Some(map) = review.as_object_mut() {
+        map.insert("apiVersion".into(), json!("authorization.k8s.io/v1"));
+        map.insert("kind".into(), json!("SelfSubjectRulesReview"));
+        map.entry("metadata")
+            .or_insert_with(|| json!({"creationTimestamp": null}));
+    }
+    Ok(review)
 }

@@ -12,7 +12,7 @@
 //! request for a path outside the resource API matches `nonResourceURLs` (`*`, the path, or a
 //! prefix ending in `*`). Aggregated ClusterRoles are not composed.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use crate::authn::{MASTERS, User};
 use crate::status::ApiError;
@@ -118,6 +118,16 @@ pub(crate) fn allowed(store: &Store, user: &User, request: &Request<'_>) -> bool
         Request::Resource { namespace, .. } => *namespace,
         Request::NonResource { .. } => None,
     };
+    held_rules(store, user, namespace).any(|rule| rule_allows(rule, request))
+}
+
+/// The rules of every role bound to `user`: by ClusterRoleBindings, and by the
+/// RoleBindings of `namespace`.
+fn held_rules<'s>(
+    store: &'s Store,
+    user: &'s User,
+    namespace: Option<&'s str>,
+) -> impl Iterator<Item = &'s Value> {
     let from_cluster = store
         .list("rbac.authorization.k8s.io", "clusterrolebindings", None)
         .map(|(_, b)| b)
@@ -127,12 +137,46 @@ pub(crate) fn allowed(store: &Store, user: &User, request: &Request<'_>) -> bool
         .into_iter()
         .flat_map(|ns| store.list("rbac.authorization.k8s.io", "rolebindings", Some(ns)))
         .map(|(_, b)| b)
-        .filter(|b| binds(b, user, namespace))
-        .filter_map(|b| role_of(store, b, namespace));
+        .filter(move |b| binds(b, user, namespace))
+        .filter_map(move |b| role_of(store, b, namespace));
     from_cluster
         .chain(from_namespace)
         .flat_map(|role| role["rules"].as_array().into_iter().flatten())
-        .any(|rule| rule_allows(rule, request))
+}
+
+/// Every rule `user` holds in `namespace`, as a SelfSubjectRulesReview reports them:
+/// `(resourceRules, nonResourceRules)`, each rule with `verbs` and either `apiGroups`,
+/// `resources` and `resourceNames` or `nonResourceURLs`. `system:masters` holds `*`.
+pub(crate) fn rules_of(store: &Store, user: &User, namespace: &str) -> (Vec<Value>, Vec<Value>) {
+    if user.in_group(MASTERS) {
+        return (
+            vec![json!({"verbs": ["*"], "apiGroups": ["*"], "resources": ["*"]})],
+            vec![json!({"verbs": ["*"], "nonResourceURLs": ["*"]})],
+        );
+    }
+    let mut resource = vec![
+        json!({"verbs": ["create"], "apiGroups": ["authorization.k8s.io"],
+        "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]}),
+    ];
+    resource.push(
+        json!({"verbs": ["create"], "apiGroups": ["authentication.k8s.io"],
+        "resources": ["selfsubjectreviews"]}),
+    );
+    let mut non_resource = vec![json!({"verbs": ["get"], "nonResourceURLs": DISCOVERY})];
+    for rule in held_rules(store, user, Some(namespace)) {
+        if rule.get("nonResourceURLs").is_some() {
+            non_resource
+                .push(json!({"verbs": rule["verbs"], "nonResourceURLs": rule["nonResourceURLs"]}));
+        } else {
+            let mut kept = json!({"verbs": rule["verbs"], "apiGroups": rule["apiGroups"],
+                "resources": rule["resources"]});
+            if let Some(names) = rule.get("resourceNames") {
+                kept["resourceNames"] = names.clone();
+            }
+            resource.push(kept);
+        }
+    }
+    (resource, non_resource)
 }
 
 /// kube-apiserver's escalation check on writing RBAC objects: a Role or ClusterRole may only

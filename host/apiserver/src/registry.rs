@@ -272,6 +272,15 @@ const BUILTINS: &[Builtin] = &[
         &[],
     ),
     (
+        "authorization.k8s.io",
+        "v1",
+        "SelfSubjectRulesReview",
+        "selfsubjectrulesreviews",
+        false,
+        false,
+        &[],
+    ),
+    (
         "admissionregistration.k8s.io",
         "v1",
         "MutatingWebhookConfiguration",

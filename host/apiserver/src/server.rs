@@ -676,11 +676,15 @@ async fn serve_resource(
     };
     let mut params = Params::parse(uri.query());
     let verb = verb(method, &target, &params, headers);
-    if target.rt.group == "authorization.k8s.io" && target.rt.plural == "selfsubjectaccessreviews" {
+    if target.rt.group == "authorization.k8s.io" {
+        let answer = match target.rt.plural.as_str() {
+            "selfsubjectaccessreviews" => access_review::answer,
+            _ => access_review::rules,
+        };
         return match verb {
             "create" => Ok(json_response(
                 201,
-                &access_review::answer(&shared, &target.rt, user, body)?,
+                &answer(&shared, &target.rt, user, body)?,
                 &[],
             )),
             _ => Err(ApiError::method_not_supported(&target.rt, method.as_str())),

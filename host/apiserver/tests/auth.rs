@@ -247,6 +247,50 @@ async fn kubectl_auth_can_i_answers_as_the_bindings_say() {
         .run(&["auth", "can-i", "delete", "namespaces"], None)
         .await;
     assert!(ok, "the admin may do anything: {out}");
+
+    // `--list` asks a SelfSubjectRulesReview: the bound Role's rules and the bootstrap ones.
+    let listed = kubectl
+        .ok(
+            &[
+                "auth", "can-i", "--list", "--token", &token, "-n", "default",
+            ],
+            None,
+        )
+        .await;
+    let row = |resource: &str| {
+        listed
+            .lines()
+            .find(|l| l.split_whitespace().next() == Some(resource))
+            .map(|l| l.split_whitespace().collect::<Vec<_>>())
+    };
+    assert_eq!(
+        row("configmaps"),
+        Some(vec!["configmaps", "[]", "[]", "[get", "list]"]),
+        "{listed}"
+    );
+    assert!(
+        row("selfsubjectrulesreviews.authorization.k8s.io").is_some(),
+        "{listed}"
+    );
+    assert!(row("secrets").is_none(), "{listed}");
+    let elsewhere = kubectl
+        .ok(
+            &[
+                "auth",
+                "can-i",
+                "--list",
+                "--token",
+                &token,
+                "-n",
+                "kube-system",
+            ],
+            None,
+        )
+        .await;
+    assert!(
+        !elsewhere.contains("configmaps"),
+        "the Role is default's: {elsewhere}"
+    );
 }
 
 #[tokio::test]

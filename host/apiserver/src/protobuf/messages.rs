@@ -244,6 +244,9 @@ const SELF_SUBJECT_ACCESS_REVIEW: &[Field] = &[
     ),
 ];
 
+const SELF_SUBJECT_RULES_REVIEW: &[Field] =
+    &[METADATA, one(2, "spec", Msg(&[one(1, "namespace", Str)]))];
+
 const POD_DISRUPTION_BUDGET: &[Field] = &[
     METADATA,
     one(
@@ -279,6 +282,7 @@ pub(super) fn of(api_version: &str, kind: &str) -> Option<&'static [Field]> {
         ("rbac.authorization.k8s.io/v1", "RoleBinding" | "ClusterRoleBinding") => BINDING,
         ("authentication.k8s.io/v1", "TokenRequest") => TOKEN_REQUEST,
         ("authorization.k8s.io/v1", "SelfSubjectAccessReview") => SELF_SUBJECT_ACCESS_REVIEW,
+        ("authorization.k8s.io/v1", "SelfSubjectRulesReview") => SELF_SUBJECT_RULES_REVIEW,
         ("policy/v1", "PodDisruptionBudget") => POD_DISRUPTION_BUDGET,
         ("scheduling.k8s.io/v1", "PriorityClass") => PRIORITY_CLASS,
         _ => return None,
