@@ -100,6 +100,12 @@ pub(crate) fn merge_key(path: &[&str]) -> Option<&'static str> {
     })
 }
 
+/// Whether the list of primitives at `path` merges (`patchStrategy: merge` without a key):
+/// a patch's values are added to it, those of `$deleteFromPrimitiveList/<field>` removed.
+fn merges_primitives(path: &[&str]) -> bool {
+    matches!(path, ["metadata", "finalizers"])
+}
+
 /// Applies a strategic merge patch to a built-in object.
 pub(crate) fn strategic(target: &Value, patch: &Value) -> Value {
     let mut path = Vec::new();
@@ -116,6 +122,14 @@ fn merge_value(target: &Value, patch: &Value, path: &mut Vec<String>) -> Value {
             }
             let mut out = t.clone();
             for (k, v) in p {
+                if let Some(field) = k.strip_prefix("$deleteFromPrimitiveList/") {
+                    if let (Some(Value::Array(items)), Value::Array(removed)) =
+                        (out.get_mut(field), v)
+                    {
+                        items.retain(|item| !removed.contains(item));
+                    }
+                    continue;
+                }
                 if k.starts_with('$') {
                     continue;
                 }
@@ -137,6 +151,15 @@ fn merge_value(target: &Value, patch: &Value, path: &mut Vec<String>) -> Value {
             let names: Vec<&str> = path.iter().map(String::as_str).collect();
             match merge_key(&names) {
                 Some(key) => merge_list(t, p, key, path),
+                None if merges_primitives(&names) => {
+                    let mut out = t.clone();
+                    for item in p {
+                        if !out.contains(item) {
+                            out.push(item.clone());
+                        }
+                    }
+                    Value::Array(out)
+                }
                 None => Value::Array(p.iter().map(strip_directives).collect()),
             }
         }
@@ -217,6 +240,24 @@ mod tests {
         let target = json!({"spec": {"args": ["a"], "x": 1}});
         let out = strategic(&target, &json!({"spec": {"args": ["b"], "x": null}}));
         assert_eq!(out, json!({"spec": {"args": ["b"]}}));
+    }
+
+    #[test]
+    fn finalizers_merge_as_a_set_and_a_delete_from_primitive_list_removes_one() {
+        let target = json!({"metadata": {"finalizers": ["a", "b"]}, "spec": {"args": ["x"]}});
+        let added = strategic(&target, &json!({"metadata": {"finalizers": ["c", "a"]}}));
+        assert_eq!(added["metadata"]["finalizers"], json!(["a", "b", "c"]));
+        let removed = strategic(
+            &target,
+            &json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["a"]}}),
+        );
+        assert_eq!(removed["metadata"]["finalizers"], json!(["b"]));
+        let replaced = strategic(&target, &json!({"spec": {"args": ["y"]}}));
+        assert_eq!(
+            replaced["spec"]["args"],
+            json!(["y"]),
+            "other primitive lists are replaced"
+        );
     }
 
     #[test]

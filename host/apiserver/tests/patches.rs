@@ -128,3 +128,46 @@ async fn a_strategic_merge_patch_of_a_custom_resource_is_415() {
     assert_eq!(refused.status, 415);
     assert_eq!(refused.body["reason"], "UnsupportedMediaType");
 }
+
+/// ObjectMeta's finalizers merge as a set under a strategic merge patch (kube's
+/// `patchStrategy: merge`), and `$deleteFromPrimitiveList` takes one out.
+#[tokio::test]
+async fn a_strategic_merge_patch_adds_finalizers_and_deletes_one_from_the_list() {
+    let (_server, client) = server().await;
+    let mut cm = config_map("held", json!({"k": "v"}));
+    cm["metadata"]["finalizers"] = json!(["example.com/a"]);
+    assert_eq!(
+        post(&client, "/api/v1/namespaces/default/configmaps", cm)
+            .await
+            .status,
+        201
+    );
+    let path = "/api/v1/namespaces/default/configmaps/held";
+    let strategic = "application/strategic-merge-patch+json";
+    let added = raw(
+        &client,
+        "PATCH",
+        path,
+        strategic,
+        Some(json!({"metadata": {"finalizers": ["example.com/b"]}})),
+    )
+    .await;
+    assert_eq!(added.status, 200, "{}", added.body);
+    assert_eq!(
+        added.body["metadata"]["finalizers"],
+        json!(["example.com/a", "example.com/b"])
+    );
+    let removed = raw(
+        &client,
+        "PATCH",
+        path,
+        strategic,
+        Some(json!({"metadata": {"$deleteFromPrimitiveList/finalizers": ["example.com/a"]}})),
+    )
+    .await;
+    assert_eq!(removed.status, 200, "{}", removed.body);
+    assert_eq!(
+        removed.body["metadata"]["finalizers"],
+        json!(["example.com/b"])
+    );
+}
