@@ -6,13 +6,60 @@
 
 use serde_json::Value;
 
+/// Runs `$with!(Type)` for the k8s-openapi type of built-in `$kind` of `$group`; `None` for
+/// a kind without a typed model here. The one list of the typed built-in kinds.
+macro_rules! with_builtin_type {
+    ($group:expr, $kind:expr, $with:ident) => {{
+        #[allow(unused_imports)]
+        use k8s_openapi::api::{
+            admissionregistration, apps, autoscaling, batch, coordination, core, discovery, events,
+            networking, policy, rbac,
+        };
+        match ($group, $kind) {
+            ("", "Namespace") => $with!(core::v1::Namespace),
+            ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
+                $with!(admissionregistration::v1::MutatingWebhookConfiguration)
+            }
+            ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
+                $with!(admissionregistration::v1::ValidatingWebhookConfiguration)
+            }
+            ("", "ConfigMap") => $with!(core::v1::ConfigMap),
+            ("", "Secret") => $with!(core::v1::Secret),
+            ("", "Service") => $with!(core::v1::Service),
+            ("", "ServiceAccount") => $with!(core::v1::ServiceAccount),
+            ("", "Event") => $with!(core::v1::Event),
+            ("", "Pod") => $with!(core::v1::Pod),
+            ("events.k8s.io", "Event") => $with!(events::v1::Event),
+            ("apps", "Deployment") => $with!(apps::v1::Deployment),
+            ("apps", "StatefulSet") => $with!(apps::v1::StatefulSet),
+            ("apps", "DaemonSet") => $with!(apps::v1::DaemonSet),
+            ("apps", "ReplicaSet") => $with!(apps::v1::ReplicaSet),
+            ("", "ReplicationController") => $with!(core::v1::ReplicationController),
+            ("", "Node") => $with!(core::v1::Node),
+            ("batch", "Job") => $with!(batch::v1::Job),
+            ("batch", "CronJob") => $with!(batch::v1::CronJob),
+            ("autoscaling", "HorizontalPodAutoscaler") => {
+                $with!(autoscaling::v2::HorizontalPodAutoscaler)
+            }
+            ("policy", "PodDisruptionBudget") => $with!(policy::v1::PodDisruptionBudget),
+            ("discovery.k8s.io", "EndpointSlice") => $with!(discovery::v1::EndpointSlice),
+            ("networking.k8s.io", "NetworkPolicy") => $with!(networking::v1::NetworkPolicy),
+            ("coordination.k8s.io", "Lease") => $with!(coordination::v1::Lease),
+            ("rbac.authorization.k8s.io", "Role") => $with!(rbac::v1::Role),
+            ("rbac.authorization.k8s.io", "RoleBinding") => $with!(rbac::v1::RoleBinding),
+            ("rbac.authorization.k8s.io", "ClusterRole") => $with!(rbac::v1::ClusterRole),
+            ("rbac.authorization.k8s.io", "ClusterRoleBinding") => {
+                $with!(rbac::v1::ClusterRoleBinding)
+            }
+            _ => None,
+        }
+    }};
+}
+pub(crate) use with_builtin_type;
+
 /// The request's fields that `kind` (of `group`) does not declare, as `spec.foo` paths;
 /// `None` for a kind without a typed model here.
 pub(crate) fn unknown(group: &str, kind: &str, object: &Value) -> Option<Vec<String>> {
-    use k8s_openapi::api::{
-        admissionregistration, apps, autoscaling, batch, coordination, core, discovery, events,
-        networking, policy, rbac,
-    };
     macro_rules! round_trip {
         ($ty:ty) => {
             serde_json::from_value::<$ty>(object.clone())
@@ -20,44 +67,7 @@ pub(crate) fn unknown(group: &str, kind: &str, object: &Value) -> Option<Vec<Str
                 .and_then(|typed| serde_json::to_value(typed).ok())
         };
     }
-    let known = match (group, kind) {
-        ("", "Namespace") => round_trip!(core::v1::Namespace),
-        ("admissionregistration.k8s.io", "MutatingWebhookConfiguration") => {
-            round_trip!(admissionregistration::v1::MutatingWebhookConfiguration)
-        }
-        ("admissionregistration.k8s.io", "ValidatingWebhookConfiguration") => {
-            round_trip!(admissionregistration::v1::ValidatingWebhookConfiguration)
-        }
-        ("", "ConfigMap") => round_trip!(core::v1::ConfigMap),
-        ("", "Secret") => round_trip!(core::v1::Secret),
-        ("", "Service") => round_trip!(core::v1::Service),
-        ("", "ServiceAccount") => round_trip!(core::v1::ServiceAccount),
-        ("", "Event") => round_trip!(core::v1::Event),
-        ("", "Pod") => round_trip!(core::v1::Pod),
-        ("events.k8s.io", "Event") => round_trip!(events::v1::Event),
-        ("apps", "Deployment") => round_trip!(apps::v1::Deployment),
-        ("apps", "StatefulSet") => round_trip!(apps::v1::StatefulSet),
-        ("apps", "DaemonSet") => round_trip!(apps::v1::DaemonSet),
-        ("apps", "ReplicaSet") => round_trip!(apps::v1::ReplicaSet),
-        ("", "ReplicationController") => round_trip!(core::v1::ReplicationController),
-        ("", "Node") => round_trip!(core::v1::Node),
-        ("batch", "Job") => round_trip!(batch::v1::Job),
-        ("batch", "CronJob") => round_trip!(batch::v1::CronJob),
-        ("autoscaling", "HorizontalPodAutoscaler") => {
-            round_trip!(autoscaling::v2::HorizontalPodAutoscaler)
-        }
-        ("policy", "PodDisruptionBudget") => round_trip!(policy::v1::PodDisruptionBudget),
-        ("discovery.k8s.io", "EndpointSlice") => round_trip!(discovery::v1::EndpointSlice),
-        ("networking.k8s.io", "NetworkPolicy") => round_trip!(networking::v1::NetworkPolicy),
-        ("coordination.k8s.io", "Lease") => round_trip!(coordination::v1::Lease),
-        ("rbac.authorization.k8s.io", "Role") => round_trip!(rbac::v1::Role),
-        ("rbac.authorization.k8s.io", "RoleBinding") => round_trip!(rbac::v1::RoleBinding),
-        ("rbac.authorization.k8s.io", "ClusterRole") => round_trip!(rbac::v1::ClusterRole),
-        ("rbac.authorization.k8s.io", "ClusterRoleBinding") => {
-            round_trip!(rbac::v1::ClusterRoleBinding)
-        }
-        _ => return None,
-    }?;
+    let known = with_builtin_type!(group, kind, round_trip)?;
     let mut out = Vec::new();
     missing(object, &known, String::new(), &mut out);
     Some(out)

@@ -134,8 +134,8 @@ fn group_version_path(group: &str, version: &str) -> String {
 /// `/openapi/v3/api/v1`, `/openapi/v3/apis/{group}/{version}`: the item paths of each kind
 /// with their PATCH operation, which takes `fieldValidation` — how kubectl learns that the
 /// server validates fields itself — and the schema of each custom resource (its CRD's, with
-/// `x-kubernetes-group-version-kind`, `apiVersion`, `kind` and `metadata`), which `kubectl
-/// explain` reads. Built-in kinds have no schema here (kubectl validates on the server).
+/// `x-kubernetes-group-version-kind`, `apiVersion`, `kind` and `metadata`) and of each
+/// built-in kind (k8s-openapi's), which `kubectl explain` reads.
 pub(crate) fn openapi_v3_group(
     registry: &Registry,
     group: &str,
@@ -172,18 +172,56 @@ pub(crate) fn openapi_v3_group(
                 "responses": {"200": {"description": "OK"}},
             }}),
         );
-        if let Some(schema) = &rt.schema {
-            schemas.insert(
-                schema_name(&rt.group, &rt.version, &rt.kind),
-                custom_resource_schema(rt, schema),
-            );
+        match &rt.schema {
+            Some(schema) => {
+                schemas.insert(
+                    schema_name(&rt.group, &rt.version, &rt.kind),
+                    custom_resource_schema(rt, schema),
+                );
+                schemas.extend(
+                    components_of::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>().1,
+                );
+            }
+            None => builtin_schemas(rt, &mut schemas),
         }
-    }
-    if !schemas.is_empty() {
-        schemas.insert(OBJECT_META.into(), object_meta_schema());
     }
     Ok(
         json!({"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": format!("v1.{KUBERNETES_MINOR}.0")}, "paths": paths, "components": {"schemas": schemas}}),
+    )
+}
+
+/// The schema of built-in `rt` and those it refers to (k8s-openapi's, which are
+/// kube-apiserver's), the kind's own with `x-kubernetes-group-version-kind`.
+fn builtin_schemas(
+    rt: &crate::registry::ResourceType,
+    schemas: &mut serde_json::Map<String, Value>,
+) {
+    macro_rules! components {
+        ($ty:ty) => {
+            Some(components_of::<$ty>())
+        };
+    }
+    let Some((name, definitions)) =
+        crate::builtin_fields::with_builtin_type!(rt.group.as_str(), rt.kind.as_str(), components)
+    else {
+        return;
+    };
+    schemas.extend(definitions);
+    if let Some(kind) = schemas.get_mut(&name).and_then(Value::as_object_mut) {
+        kind.insert(
+            "x-kubernetes-group-version-kind".into(),
+            json!([{"group": rt.group, "version": rt.version, "kind": rt.kind}]),
+        );
+    }
+}
+
+/// The component name of `T`'s schema and the components it needs, its own among them.
+fn components_of<T: schemars::JsonSchema>() -> (String, serde_json::Map<String, Value>) {
+    let mut generator = schemars::generate::SchemaSettings::openapi3().into_generator();
+    generator.subschema_for::<T>();
+    (
+        T::schema_name().into_owned(),
+        generator.take_definitions(true),
     )
 }
 
@@ -219,28 +257,4 @@ fn custom_resource_schema(rt: &crate::registry::ResourceType, schema: &Value) ->
         }
     }
     published
-}
-
-/// ObjectMeta, the fields a client writes.
-fn object_meta_schema() -> Value {
-    let string = |description: &str| json!({"type": "string", "description": description});
-    let map = |description: &str| json!({"type": "object", "additionalProperties": {"type": "string"}, "description": description});
-    json!({
-        "type": "object",
-        "description": "ObjectMeta is metadata that all persisted resources must have, which includes all objects users must create.",
-        "properties": {
-            "name": string("Name must be unique within a namespace."),
-            "generateName": string("GenerateName is an optional prefix, used by the server, to generate a unique name ONLY IF the Name field has not been provided."),
-            "namespace": string("Namespace defines the space within which each name must be unique."),
-            "labels": map("Map of string keys and values that can be used to organize and categorize (scope and select) objects."),
-            "annotations": map("Annotations is an unstructured key value map stored with a resource that may be set by external tools to store and retrieve arbitrary metadata."),
-            "uid": string("UID is the unique in time and space value for this object."),
-            "resourceVersion": string("An opaque value that represents the internal version of this object."),
-            "generation": {"type": "integer", "format": "int64", "description": "A sequence number representing a specific generation of the desired state."},
-            "creationTimestamp": {"type": "string", "format": "date-time", "description": "CreationTimestamp is a timestamp representing the server time when this object was created."},
-            "deletionTimestamp": {"type": "string", "format": "date-time", "description": "DeletionTimestamp is RFC 3339 date and time at which this resource will be deleted."},
-            "finalizers": {"type": "array", "items": {"type": "string"}, "x-kubernetes-list-type": "set", "description": "Must be empty before the object is deleted from the registry."},
-            "ownerReferences": {"type": "array", "items": {"type": "object"}, "description": "List of objects depended by this object."},
-        },
-    })
 }

@@ -246,3 +246,32 @@ async fn kubectl_explain_prints_a_custom_resources_schema() {
         "{field}"
     );
 }
+
+/// `kubectl explain` of built-in kinds reads k8s-openapi's schemas (kube-apiserver's).
+#[tokio::test]
+async fn kubectl_explain_prints_a_built_in_kinds_schema() {
+    let (server, _client) = server().await;
+    let kubectl = Kubectl::for_server(&server);
+    let config_map = kubectl.ok(&["explain", "configmaps"], None).await;
+    for expected in [
+        "KIND:       ConfigMap",
+        "VERSION:    v1",
+        "binaryData\t<map[string]string>",
+        "immutable\t<boolean>",
+    ] {
+        assert!(
+            config_map.contains(expected),
+            "{expected:?} in\n{config_map}"
+        );
+    }
+    let containers = kubectl
+        .ok(
+            &["explain", "deployments.spec.template.spec.containers.image"],
+            None,
+        )
+        .await;
+    assert!(
+        containers.contains("GROUP:      apps") && containers.contains("FIELD: image <string>"),
+        "{containers}"
+    );
+}
