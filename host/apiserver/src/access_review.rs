@@ -13,16 +13,59 @@ use crate::registry::ResourceType;
 use crate::server::Shared;
 use crate::status::{ApiError, Result};
 
-/// The review `body` asks, answered for `user`.
+/// The SelfSubjectAccessReview `body` asks, answered for `user`.
 pub(crate) fn answer(
     shared: &Shared,
     rt: &ResourceType,
     user: &User,
     body: &[u8],
 ) -> Result<Value> {
-    let mut review: Value = serde_json::from_slice(body).map_err(|e| {
+    let review: Value = serde_json::from_slice(body).map_err(|e| {
         ApiError::bad_request(format!("the SelfSubjectAccessReview does not decode: {e}"))
     })?;
+    decided(shared, rt, user, review)
+}
+
+/// The SubjectAccessReview `body` asks (what an aggregated server or a webhook asks about
+/// another user: `spec.user`, `spec.groups`, `spec.uid`), answered as RBAC decides for that
+/// user. Asking needs `create` on `subjectaccessreviews`, as kube-apiserver's
+/// `system:auth-delegator` grants.
+pub(crate) fn subject(
+    shared: &Shared,
+    rt: &ResourceType,
+    _asking: &User,
+    body: &[u8],
+) -> Result<Value> {
+    let review: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!("the SubjectAccessReview does not decode: {e}"))
+    })?;
+    let spec = &review["spec"];
+    let name = spec["user"].as_str().unwrap_or_default().to_owned();
+    let groups: Vec<String> = spec["groups"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|g| g.as_str().map(str::to_owned))
+        .collect();
+    if name.is_empty() && groups.is_empty() {
+        return Err(ApiError::invalid_field(
+            rt,
+            "",
+            "spec.user",
+            "FieldValueRequired",
+            "Required value: at least one of user or group must be specified",
+        ));
+    }
+    let user = User {
+        name,
+        uid: spec["uid"].as_str().map(str::to_owned),
+        groups,
+    };
+    decided(shared, rt, &user, review)
+}
+
+/// `review` (either kind) with `status` as RBAC decides its attributes for `user`.
+fn decided(shared: &Shared, rt: &ResourceType, user: &User, mut review: Value) -> Result<Value> {
     let spec = &review["spec"];
     let text = |v: &Value, field: &str| v[field].as_str().unwrap_or_default().to_owned();
     let allowed = if let Some(attributes) = spec.get("resourceAttributes") {
@@ -68,7 +111,7 @@ pub(crate) fn answer(
     };
     if let Some(map) = review.as_object_mut() {
         map.insert("apiVersion".into(), json!("authorization.k8s.io/v1"));
-        map.insert("kind".into(), json!("SelfSubjectAccessReview"));
+        map.insert("kind".into(), json!(rt.kind));
         map.entry("metadata")
             .or_insert_with(|| json!({"creationTimestamp": null}));
     }

@@ -133,11 +133,11 @@ fn service_account_user(shared: &Shared, token: &str) -> Option<User> {
             claims
         }
     };
-    let (namespace, name, uid) = (
-        claims.namespace.as_str(),
-        claims.name.as_str(),
-        claims.uid.as_str(),
-    );
+    live_account(shared, &claims.namespace, &claims.name, &claims.uid)
+}
+
+/// The user of ServiceAccount `namespace/name` while it exists with `uid`.
+fn live_account(shared: &Shared, namespace: &str, name: &str, uid: &str) -> Option<User> {
     let key = StoreKey {
         group: String::new(),
         plural: "serviceaccounts".into(),
@@ -166,6 +166,105 @@ fn service_account_user(shared: &Shared, token: &str) -> Option<User> {
             AUTHENTICATED.into(),
         ],
     })
+}
+
+/// A TokenReview (`authentication.k8s.io/v1`): whether `spec.token` authenticates for
+/// `spec.audiences` (the API server's when none are given), and as whom — what a relying
+/// party (OpenBao's Kubernetes auth, a webhook) asks. The admin token is valid for the API
+/// server only. Asking needs `create` on `tokenreviews` (`system:auth-delegator`).
+pub(crate) fn token_review(
+    shared: &Shared,
+    rt: &crate::registry::ResourceType,
+    _asking: &User,
+    body: &[u8],
+) -> Result<Value, ApiError> {
+    let mut review: Value = serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("the TokenReview does not decode: {e}")))?;
+    let Some(token) = review
+        .pointer("/spec/token")
+        .and_then(Value::as_str)
+        .filter(|t| !t.is_empty())
+        .map(str::to_owned)
+    else {
+        return Err(ApiError::invalid_field(
+            rt,
+            "",
+            "spec.token",
+            "FieldValueRequired",
+            "Required value",
+        ));
+    };
+    let wanted: Vec<String> = match review.pointer("/spec/audiences").and_then(Value::as_array) {
+        Some(list) if !list.is_empty() => list
+            .iter()
+            .filter_map(|a| a.as_str().map(str::to_owned))
+            .collect(),
+        _ => vec![ISSUER.to_owned()],
+    };
+    review["status"] = match reviewed(shared, &token, &wanted) {
+        Ok((user, audiences)) => {
+            json!({"authenticated": true, "user": user.info(), "audiences": audiences})
+        }
+        Err(error) => json!({"authenticated": false, "user": {}, "error": error}),
+    };
+    if let Some(map) = review.as_object_mut() {
+        map.insert("apiVersion".into(), json!("authentication.k8s.io/v1"));
+        map.insert("kind".into(), json!("TokenReview"));
+        map.entry("metadata")
+            .or_insert_with(|| json!({"creationTimestamp": null}));
+    }
+    Ok(review)
+}
+
+/// Who `token` is and the audiences of `wanted` it is valid for; why not otherwise.
+fn reviewed(
+    shared: &Shared,
+    token: &str,
+    wanted: &[String],
+) -> Result<(User, Vec<String>), String> {
+    if constant_time_eq(token.as_bytes(), shared.admin_token().as_bytes()) {
+        return if wanted.iter().any(|a| a == ISSUER) {
+            Ok((User::admin(), vec![ISSUER.to_owned()]))
+        } else {
+            Err("token audiences [\"https://kubernetes.default.svc.cluster.local\"] is invalid for the target audiences".into())
+        };
+    }
+    let claims = shared
+        .signer()
+        .review(token)
+        .map_err(|e| format!("invalid bearer token: {e}"))?;
+    let audiences: Vec<String> = match &claims["aud"] {
+        Value::String(a) => vec![a.clone()],
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|a| a.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    };
+    let granted: Vec<String> = wanted
+        .iter()
+        .filter(|a| audiences.contains(a))
+        .cloned()
+        .collect();
+    if granted.is_empty() {
+        return Err(format!(
+            "token audiences {audiences:?} is invalid for the target audiences {wanted:?}"
+        ));
+    }
+    let text = |pointer: &str| {
+        claims
+            .pointer(pointer)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+    };
+    let user = live_account(
+        shared,
+        text("/kubernetes.io/namespace"),
+        text("/kubernetes.io/serviceaccount/name"),
+        text("/kubernetes.io/serviceaccount/uid"),
+    )
+    .ok_or("the token's ServiceAccount no longer exists")?;
+    Ok((user, granted))
 }
 
 /// What a token this server signed names, when its signature, expiry and audience hold.

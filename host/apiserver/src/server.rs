@@ -676,9 +676,14 @@ async fn serve_resource(
     };
     let mut params = Params::parse(uri.query());
     let verb = verb(method, &target, &params, headers);
-    if target.rt.group == "authorization.k8s.io" {
+    if matches!(
+        target.rt.group.as_str(),
+        "authorization.k8s.io" | "authentication.k8s.io"
+    ) {
         let answer = match target.rt.plural.as_str() {
             "selfsubjectaccessreviews" => access_review::answer,
+            "subjectaccessreviews" => access_review::subject,
+            "tokenreviews" => authn::token_review,
             _ => access_review::rules,
         };
         return match verb {

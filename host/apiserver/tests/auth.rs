@@ -594,3 +594,97 @@ fn no_retry_client(server: &wasm_operator_apiserver::ApiServer, token: &str) -> 
     config.default_retry = false;
     kube::Client::try_from(config).expect("a client")
 }
+
+/// TokenReview and SubjectAccessReview, what a relying party (OpenBao's Kubernetes auth, an
+/// aggregated server) asks: who a token is for given audiences, and what another user may do.
+#[tokio::test]
+async fn token_and_subject_access_reviews_answer_for_the_token_and_user_asked_about() {
+    let (server, client) = server().await;
+    let token = robot_token(&client, None).await;
+    let for_openbao = robot_token(&client, Some(json!(["openbao"]))).await;
+    let review = |token: &str, audiences: Option<Value>| {
+        let mut body = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "TokenReview",
+            "spec": {"token": token}});
+        if let Some(audiences) = audiences {
+            body["spec"]["audiences"] = audiences;
+        }
+        body
+    };
+    let cases = [
+        (
+            review(&token, None),
+            true,
+            "system:serviceaccount:default:robot",
+        ),
+        (
+            review(&for_openbao, Some(json!(["openbao"]))),
+            true,
+            "system:serviceaccount:default:robot",
+        ),
+        (
+            review(&for_openbao, None),
+            false,
+            "is invalid for the target audiences",
+        ),
+        (review("not.a.token", None), false, "invalid bearer token"),
+        (
+            review(server.admin_token(), None),
+            true,
+            "wasm-operator-admin",
+        ),
+    ];
+    for (body, authenticated, says) in cases {
+        let answer = post(
+            &client,
+            "/apis/authentication.k8s.io/v1/tokenreviews",
+            body.clone(),
+        )
+        .await;
+        assert_eq!(answer.status, 201, "{}", answer.body);
+        let status = &answer.body["status"];
+        assert_eq!(status["authenticated"], authenticated, "{body}: {status}");
+        let text = if authenticated {
+            &status["user"]["username"]
+        } else {
+            &status["error"]
+        };
+        assert!(
+            text.as_str().is_some_and(|t| t.contains(says)),
+            "{says:?}: {status}"
+        );
+    }
+    let robot = server.client_with_token(&token).expect("a client");
+    let refused = post(
+        &robot,
+        "/apis/authentication.k8s.io/v1/tokenreviews",
+        review(&token, None),
+    )
+    .await;
+    assert_eq!(
+        refused.status, 403,
+        "reviewing tokens needs a grant: {}",
+        refused.body
+    );
+
+    bind_config_reader(&client).await;
+    let access = |verb: &str| {
+        json!({"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+            "spec": {"user": "system:serviceaccount:default:robot",
+                "resourceAttributes": {"verb": verb, "resource": "configmaps", "namespace": "default"}}})
+    };
+    for (verb, allowed) in [("get", true), ("create", false)] {
+        let answer = post(
+            &client,
+            "/apis/authorization.k8s.io/v1/subjectaccessreviews",
+            access(verb),
+        )
+        .await;
+        assert_eq!(answer.status, 201, "{}", answer.body);
+        assert_eq!(answer.body["kind"], "SubjectAccessReview");
+        assert_eq!(
+            answer.body["status"]["allowed"], allowed,
+            "{verb}: {}",
+            answer.body
+        );
+    }
+}
