@@ -105,14 +105,14 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
         assert!(markdown.contains(title), "{title} missing from\n{markdown}");
     }
     // Both identities' applies went through.
-    assert_eq!(
-        cells(
-            &report,
-            "authorizer",
-            "applies per second (median of 2 rounds of 50)"
-        )
-        .len(),
-        2
+    let rates = cells(
+        &report,
+        "authorizer",
+        "applies per second (median of 2 rounds of 50)",
+    );
+    assert!(
+        rates.len() == 3 && rates[0] > 0.0 && rates[1] > 0.0,
+        "{rates:?}"
     );
     // A converged GitLabSecrets pass writes nothing.
     assert_eq!(
