@@ -145,6 +145,10 @@ fn merge_value(target: &Value, patch: &Value, path: &mut Vec<String>) -> Value {
                 path.pop();
                 out.insert(k.clone(), merged);
             }
+            // `$retainKeys` (a union such as a Deployment's strategy): fields not named go.
+            if let Some(Value::Array(retained)) = p.get("$retainKeys") {
+                out.retain(|k, _| retained.iter().any(|r| r.as_str() == Some(k.as_str())));
+            }
             Value::Object(out)
         }
         (Value::Array(t), Value::Array(p)) => {
@@ -257,6 +261,23 @@ mod tests {
             replaced["spec"]["args"],
             json!(["y"]),
             "other primitive lists are replaced"
+        );
+    }
+
+    #[test]
+    fn retain_keys_drops_the_fields_of_a_union_it_does_not_name() {
+        let target = json!({"spec": {"strategy": {"type": "RollingUpdate",
+            "rollingUpdate": {"maxSurge": 1}}}});
+        let patch = json!({"spec": {"strategy": {"$retainKeys": ["type"], "type": "Recreate"}}});
+        let out = strategic(&target, &patch);
+        assert_eq!(out["spec"]["strategy"], json!({"type": "Recreate"}));
+        let kept = strategic(
+            &target,
+            &json!({"spec": {"strategy": {"type": "Recreate"}}}),
+        );
+        assert!(
+            kept["spec"]["strategy"].get("rollingUpdate").is_some(),
+            "without it, kept"
         );
     }
 

@@ -275,3 +275,39 @@ async fn kubectl_explain_prints_a_built_in_kinds_schema() {
         "{containers}"
     );
 }
+
+/// kubectl's client-side apply switching a Deployment's strategy sends a strategic merge
+/// patch with `$retainKeys`: the old union member (`rollingUpdate`, defaulted) goes.
+#[tokio::test]
+async fn kubectl_apply_switching_a_deployments_strategy_drops_the_old_union_member() {
+    let (server, client) = server().await;
+    let kubectl = Kubectl::for_server(&server);
+    let deployment = |strategy: &str| {
+        format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  selector:\n    matchLabels: {{app: web}}\n  strategy:\n{strategy}\n  template:\n    metadata:\n      labels: {{app: web}}\n    spec:\n      containers:\n      - name: web\n        image: nginx\n"
+        )
+    };
+    // The server defaults rollingUpdate: it is not in the last applied configuration, so
+    // only `$retainKeys` can take it away.
+    let rolling = deployment("    type: RollingUpdate");
+    kubectl.ok(&["apply", "-f", "-"], Some(&rolling)).await;
+    let path = "/apis/apps/v1/namespaces/default/deployments/web";
+    let first = crate::support::get(&client, path).await;
+    assert!(
+        first.body["spec"]["strategy"]
+            .get("rollingUpdate")
+            .is_some(),
+        "{}",
+        first.body
+    );
+    let recreate = deployment("    type: Recreate");
+    kubectl.ok(&["apply", "-f", "-"], Some(&recreate)).await;
+    let stored =
+        crate::support::get(&client, "/apis/apps/v1/namespaces/default/deployments/web").await;
+    assert_eq!(
+        stored.body["spec"]["strategy"],
+        serde_json::json!({"type": "Recreate"}),
+        "{}",
+        stored.body
+    );
+}
