@@ -84,6 +84,9 @@ pub(crate) fn merge_key(path: &[&str]) -> Option<&'static str> {
                 "name"
             }
         }
+        (_, "schedulingGates" | "resourceClaims" | "claims") => "name",
+        (_, "topologySpreadConstraints") => "topologyKey",
+        (Some("status"), "addresses") => "type",
         (_, "volumeMounts") => "mountPath",
         (_, "volumeDevices") => "devicePath",
         (Some("metadata"), "ownerReferences") => "uid",
@@ -237,6 +240,31 @@ mod tests {
             &json!({"spec": {"volumes": [{"name": "a", "$patch": "delete"}]}}),
         );
         assert_eq!(out["spec"]["volumes"], json!([{"name": "b"}]));
+    }
+
+    #[test]
+    fn pod_and_node_lists_merge_by_the_keys_kube_declares() {
+        let cases = [
+            (
+                vec!["spec", "topologySpreadConstraints"],
+                Some("topologyKey"),
+            ),
+            (vec!["spec", "schedulingGates"], Some("name")),
+            (
+                vec!["spec", "containers", "resources", "claims"],
+                Some("name"),
+            ),
+            (vec!["status", "addresses"], Some("type")),
+            (vec!["spec", "tolerations"], None),
+        ];
+        for (path, key) in cases {
+            assert_eq!(merge_key(&path), key, "{path:?}");
+        }
+        let node =
+            json!({"status": {"addresses": [{"type": "InternalIP", "address": "10.0.0.1"}]}});
+        let patch = json!({"status": {"addresses": [{"type": "Hostname", "address": "n1"}]}});
+        let out = strategic(&node, &patch);
+        assert_eq!(out["status"]["addresses"].as_array().map(Vec::len), Some(2));
     }
 
     #[test]
