@@ -109,13 +109,7 @@ fn decided(shared: &Shared, rt: &ResourceType, user: &User, mut review: Value) -
     } else {
         json!({"allowed": false})
     };
-    if let Some(map) = review.as_object_mut() {
-        map.insert("apiVersion".into(), json!("authorization.k8s.io/v1"));
-        map.insert("kind".into(), json!(rt.kind));
-        map.entry("metadata")
-            .or_insert_with(|| json!({"creationTimestamp": null}));
-    }
-    Ok(review)
+    Ok(answered(review, rt))
 }
 
 /// `s`, unless it is empty (an attribute the review leaves out).
@@ -150,11 +144,17 @@ pub(crate) fn rules(shared: &Shared, rt: &ResourceType, user: &User, body: &[u8]
         "nonResourceRules": non_resource_rules,
         "incomplete": false,
     });
+    Ok(answered(review, rt))
+}
+
+/// A review as answered: the request's body with its status, typed as `rt` (the body's own
+/// apiVersion and kind may be missing) and with kube-apiserver's empty metadata.
+pub(crate) fn answered(mut review: Value, rt: &ResourceType) -> Value {
     if let Some(map) = review.as_object_mut() {
-        map.insert("apiVersion".into(), json!("authorization.k8s.io/v1"));
-        map.insert("kind".into(), json!("SelfSubjectRulesReview"));
+        map.insert("apiVersion".into(), json!(rt.api_version()));
+        map.insert("kind".into(), json!(rt.kind));
         map.entry("metadata")
             .or_insert_with(|| json!({"creationTimestamp": null}));
     }
-    Ok(review)
+    review
 }

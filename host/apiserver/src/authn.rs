@@ -207,13 +207,7 @@ pub(crate) fn token_review(
         }
         Err(error) => json!({"authenticated": false, "user": {}, "error": error}),
     };
-    if let Some(map) = review.as_object_mut() {
-        map.insert("apiVersion".into(), json!("authentication.k8s.io/v1"));
-        map.insert("kind".into(), json!("TokenReview"));
-        map.entry("metadata")
-            .or_insert_with(|| json!({"creationTimestamp": null}));
-    }
-    Ok(review)
+    Ok(crate::access_review::answered(review, rt))
 }
 
 /// Who `token` is and the audiences of `wanted` it is valid for; why not otherwise.

@@ -25,11 +25,7 @@ pub(crate) fn key_for(rt: &ResourceType, namespace: Option<&str>, name: &str) ->
 /// converts with the `None` strategy: only apiVersion changes), a stored Event as core/v1
 /// when served there ([`crate::events`]).
 pub(crate) fn served(object: &Value, rt: &ResourceType) -> Value {
-    let mut object = if crate::events::is_core_event(rt) {
-        crate::events::to_core(object)
-    } else {
-        object.clone()
-    };
+    let mut object = as_written(object, rt);
     if let Some(map) = object.as_object_mut() {
         map.insert("apiVersion".into(), json!(rt.api_version()));
         map.insert("kind".into(), json!(rt.kind));

@@ -21,10 +21,8 @@ pub(crate) fn concerns(object: &Value) -> bool {
 pub(crate) fn ensure_defaults(state: &mut State) -> bool {
     let missing: Vec<String> = state
         .store
-        .iter()
-        .filter(|(key, object)| {
-            key.group.is_empty() && key.plural == "namespaces" && !is_deleting(object)
-        })
+        .list("", "namespaces", None)
+        .filter(|(_, object)| !is_deleting(object))
         .map(|(key, _)| key.name.clone())
         .filter(|namespace| state.store.get(&account_key(namespace)).is_none())
         .collect();
