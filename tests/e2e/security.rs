@@ -337,9 +337,7 @@ async fn a_plugin_whose_kind_is_not_served_yet_is_refused_once_and_starts_when_i
 /// every printed rule and no to what a plugin never declared.
 #[tokio::test]
 async fn the_operators_service_account_may_do_what_rbac_prints_and_nothing_more() {
-    use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
-    use k8s_openapi::api::core::v1::ServiceAccount;
-    use wasm_operator::cli::operator_account::{NAME, NAMESPACE};
+    use wasm_operator::cli::operator_account::{NAME, NAMESPACE, token};
 
     let h = Harness::start(&[fixture()], "").await;
     let dir = h._plugins.path();
@@ -363,17 +361,9 @@ async fn the_operators_service_account_may_do_what_rbac_prints_and_nothing_more(
     assert_eq!(role["kind"], "ClusterRole", "{printed}");
 
     let admin = h.cluster.server.client().expect("an admin client");
-    let request = TokenRequest {
-        spec: Some(TokenRequestSpec::default()),
-        ..TokenRequest::default()
-    };
-    let token = kube::Api::<ServiceAccount>::namespaced(admin, NAMESPACE)
-        .create_token_request(NAME, &Default::default(), &request)
+    let token = token(&admin, NAMESPACE, NAME)
         .await
-        .expect("a token")
-        .status
-        .and_then(|s| s.token)
-        .expect("the token");
+        .expect("a token of the operator's ServiceAccount");
     let kubeconfig = tempfile::NamedTempFile::new().expect("a kubeconfig file");
     h.cluster
         .server

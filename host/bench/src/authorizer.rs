@@ -5,9 +5,10 @@
 
 use std::time::Duration;
 
-use kube::api::{Api, Patch, PatchParams, PostParams};
-use serde_json::{Value, json};
+use kube::api::{Api, Patch, PatchParams};
+use serde_json::json;
 use tokio::time::Instant;
+use wasm_operator::cli::operator_account;
 use wasm_operator_apiserver::{ApiServer, ServerConfig};
 
 use super::BenchOptions;
@@ -31,7 +32,8 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     let server = ApiServer::start(ServerConfig::default()).await?;
     let admin = server.client()?;
     grant(&admin).await?;
-    let robot = server.client_with_token(&token(&admin).await?)?;
+    let robot =
+        server.client_with_token(&operator_account::token(&admin, "default", "robot").await?)?;
     let rounds = options.samples(10);
     let per_round = if options.quick { 50 } else { 300 };
     let (mut as_admin, mut as_robot) = (Vec::new(), Vec::new());
@@ -129,42 +131,7 @@ async fn grant(admin: &kube::Client) -> anyhow::Result<()> {
     objects.push(role("config-writer", "configmaps"));
     objects.push(binding("RoleBinding", "config-writer", "Role", "robot"));
     for object in objects {
-        create(admin, object).await?;
+        operator_account::apply(admin, "bench-setup", &object).await?;
     }
     Ok(())
-}
-
-async fn create(admin: &kube::Client, object: Value) -> anyhow::Result<()> {
-    let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
-    let (api_version, kind) = (text(&object["apiVersion"]), text(&object["kind"]));
-    let (group, version) = api_version.rsplit_once('/').unwrap_or(("", &api_version));
-    let gvk = kube::api::GroupVersionKind::gvk(group, version, &kind);
-    let (resource, capabilities) = kube::discovery::pinned_kind(admin, &gvk).await?;
-    let api: Api<kube::api::DynamicObject> = match capabilities.scope {
-        kube::discovery::Scope::Namespaced => {
-            Api::namespaced_with(admin.clone(), "default", &resource)
-        }
-        kube::discovery::Scope::Cluster => Api::all_with(admin.clone(), &resource),
-    };
-    api.create(&PostParams::default(), &serde_json::from_value(object)?)
-        .await?;
-    Ok(())
-}
-
-/// A token of `robot` for the API server's audience.
-async fn token(admin: &kube::Client) -> anyhow::Result<String> {
-    use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
-    let accounts: Api<k8s_openapi::api::core::v1::ServiceAccount> =
-        Api::namespaced(admin.clone(), "default");
-    let request = TokenRequest {
-        spec: Some(TokenRequestSpec::default()),
-        ..TokenRequest::default()
-    };
-    let answer = accounts
-        .create_token_request("robot", &PostParams::default(), &request)
-        .await?;
-    answer
-        .status
-        .and_then(|s| s.token)
-        .ok_or_else(|| anyhow::anyhow!("the TokenRequest returned no token"))
 }

@@ -34,7 +34,7 @@ pub async fn operator_client(
     config: &OperatorConfig,
 ) -> anyhow::Result<kube::Client> {
     grant(server, runtime, config).await?;
-    let token = request_token(&server.client()?).await?;
+    let token = token(&server.client()?, NAMESPACE, NAME).await?;
     Ok(server.client_with_token(&token)?)
 }
 
@@ -92,31 +92,32 @@ pub async fn grant(
     let account = json!({"apiVersion": "v1", "kind": "ServiceAccount",
         "metadata": {"namespace": NAMESPACE, "name": NAME}});
     for object in namespaces.chain([account]).chain(rendered) {
-        apply(&admin, &object).await?;
+        apply(&admin, MANAGER, &object).await?;
     }
     Ok(())
 }
 
-/// Applies `object` (a built-in kind) as the admin.
-async fn apply(admin: &kube::Client, object: &Value) -> anyhow::Result<()> {
+/// Server-side applies `object` (a kind the server serves) through `client` as `manager`,
+/// forcing conflicts.
+pub async fn apply(client: &kube::Client, manager: &str, object: &Value) -> anyhow::Result<()> {
     let text = |v: &Value| v.as_str().unwrap_or_default().to_owned();
     let (api_version, kind) = (text(&object["apiVersion"]), text(&object["kind"]));
     let name = text(&object["metadata"]["name"]);
     let (group, version) = api_version.rsplit_once('/').unwrap_or(("", &api_version));
     let gvk = kube::api::GroupVersionKind::gvk(group, version, &kind);
-    let (resource, capabilities) = kube::discovery::pinned_kind(admin, &gvk)
+    let (resource, capabilities) = kube::discovery::pinned_kind(client, &gvk)
         .await
         .with_context(|| format!("discovery of {api_version} {kind}"))?;
     let api: Api<DynamicObject> =
         match (capabilities.scope, object["metadata"]["namespace"].as_str()) {
             (kube::discovery::Scope::Namespaced, Some(ns)) => {
-                Api::namespaced_with(admin.clone(), ns, &resource)
+                Api::namespaced_with(client.clone(), ns, &resource)
             }
-            _ => Api::all_with(admin.clone(), &resource),
+            _ => Api::all_with(client.clone(), &resource),
         };
     api.patch(
         &name,
-        &PatchParams::apply(MANAGER).force(),
+        &PatchParams::apply(manager).force(),
         &Patch::Apply(object),
     )
     .await
@@ -124,11 +125,12 @@ async fn apply(admin: &kube::Client, object: &Value) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// A token of the operator's ServiceAccount for the API server's audience.
-async fn request_token(admin: &kube::Client) -> anyhow::Result<String> {
+/// A day-long token of ServiceAccount `namespace`/`name` for the API server's audience,
+/// requested through `admin`.
+pub async fn token(admin: &kube::Client, namespace: &str, name: &str) -> anyhow::Result<String> {
     use k8s_openapi::api::authentication::v1::{TokenRequest, TokenRequestSpec};
     use k8s_openapi::api::core::v1::ServiceAccount;
-    let accounts: Api<ServiceAccount> = Api::namespaced(admin.clone(), NAMESPACE);
+    let accounts: Api<ServiceAccount> = Api::namespaced(admin.clone(), namespace);
     let request = TokenRequest {
         spec: Some(TokenRequestSpec {
             expiration_seconds: Some(TOKEN_SECONDS),
@@ -137,11 +139,11 @@ async fn request_token(admin: &kube::Client) -> anyhow::Result<String> {
         ..TokenRequest::default()
     };
     let answer = accounts
-        .create_token_request(NAME, &PostParams::default(), &request)
+        .create_token_request(name, &PostParams::default(), &request)
         .await
-        .with_context(|| format!("a token of ServiceAccount {NAMESPACE}/{NAME}"))?;
+        .with_context(|| format!("a token of ServiceAccount {namespace}/{name}"))?;
     answer
         .status
         .and_then(|s| s.token)
-        .with_context(|| format!("the TokenRequest of {NAMESPACE}/{NAME} returned no token"))
+        .with_context(|| format!("the TokenRequest of {namespace}/{name} returned no token"))
 }
