@@ -101,7 +101,7 @@ fn the_crd_carries_the_immutables_the_union_and_the_mode_rules_of_section_3_6() 
         rules(&schema, &open_bao),
         [
             "has(self.instanceRef) != has(self.server)",
-            "!has(self.instanceRef) || (self.kvMountpoint == 'barbican' && !has(self.namespace))",
+            "!has(self.instanceRef) || (self.kvMountpoint == 'barbican' && !has(self.__namespace__))",
             "self.kvMountpoint == oldSelf.kvMountpoint",
             "has(self.instanceRef) == has(oldSelf.instanceRef)",
         ]

@@ -190,7 +190,7 @@ impl StoreType {
 #[cfg_attr(test, schemars(extend("x-kubernetes-validations" = [
     {"rule": "has(self.instanceRef) != has(self.server)",
      "message": "exactly one of instanceRef or server must be set"},
-    {"rule": "!has(self.instanceRef) || (self.kvMountpoint == 'barbican' && !has(self.namespace))",
+    {"rule": "!has(self.instanceRef) || (self.kvMountpoint == 'barbican' && !has(self.__namespace__))",
      "message": "managed stores (instanceRef) must keep kvMountpoint barbican and leave namespace unset: the self-init contract provisions only the barbican/ mount at the root namespace"},
     {"rule": "self.kvMountpoint == oldSelf.kvMountpoint",
      "message": "kvMountpoint is immutable: the secret material already written under the old mount is not reachable under a new one"},
