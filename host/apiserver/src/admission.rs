@@ -38,7 +38,7 @@ pub(crate) fn admit(
         crate::builtin_validation::check(rt, name, &object)?;
     }
     if let Some(schema) = &rt.schema {
-        return crate::crd::admit(rt, schema, name, object, params);
+        return crate::crd::admit(rt, schema, name, object, old, params);
     }
     let mut warnings = Vec::new();
     if let Some(unknown) = crate::builtin_fields::unknown(&rt.group, &rt.kind, &object)
@@ -66,6 +66,9 @@ pub(crate) fn admit(
         ("apps", "Deployment") => crate::defaults::deployment(&mut object),
         ("batch", "Job") => crate::defaults::job(&mut object, old),
         ("batch", "CronJob") => crate::defaults::cron_job(&mut object),
+        ("apiextensions.k8s.io", "CustomResourceDefinition") if old.is_some() => {
+            crate::crd::on_update(rt, name, &object)?;
+        }
         (crate::webhooks::config::GROUP, _) => {
             crate::webhooks::config::admit(rt, name, &mut object)?;
         }

@@ -103,8 +103,23 @@ pub(crate) fn is_public(route: &Route) -> bool {
     matches!(route, Route::Version | Route::Health | Route::Jwks)
 }
 
-/// The user `headers` authenticate, or 401 as kube-apiserver answers it.
-pub(crate) fn authenticate(shared: &Shared, headers: &HeaderMap) -> Result<User, ApiError> {
+/// The user a request authenticates as, or 401 as kube-apiserver answers it: the
+/// connection's client certificate first (kube-apiserver's x509 authenticator comes before
+/// its token authenticators), else the bearer token.
+pub(crate) fn authenticate(
+    shared: &Shared,
+    certificate: &crate::tls::ClientCertificate,
+    headers: &HeaderMap,
+) -> Result<User, ApiError> {
+    if let Some((name, groups)) = &certificate.0 {
+        let mut groups = groups.clone();
+        groups.push(AUTHENTICATED.into());
+        return Ok(User {
+            name: name.clone(),
+            uid: None,
+            groups,
+        });
+    }
     let token = headers
         .get("authorization")
         .and_then(|v| v.to_str().ok())
@@ -286,6 +301,20 @@ fn verified_claims(shared: &Shared, token: &str) -> Option<crate::verified_token
 /// Compares secrets in time independent of where they differ.
 fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
     a.len() == b.len() && a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+/// A SelfSubjectReview (`authentication.k8s.io/v1`, `kubectl auth whoami`): who the
+/// requester is.
+pub(crate) fn self_subject_review(
+    _shared: &Shared,
+    rt: &crate::registry::ResourceType,
+    user: &User,
+    _body: &[u8],
+) -> Result<Value, ApiError> {
+    Ok(crate::access_review::answered(
+        json!({"status": {"userInfo": user.info()}}),
+        rt,
+    ))
 }
 
 #[cfg(test)]

@@ -76,21 +76,8 @@ pub(crate) fn on_create(rt: &ResourceType, crd: &mut Value) -> Result<()> {
         if let Some((field, error)) = crate::table::column_errors(columns, &path).first() {
             return Err(invalid(rt, &name, field, error));
         }
-        if let Some(openapi) = version.pointer("/schema/openAPIV3Schema") {
-            let errors = schema::check_structural(
-                openapi,
-                &format!("spec.versions[{i}].schema.openAPIV3Schema"),
-            );
-            if !errors.is_empty() {
-                return Err(ApiError::invalid(
-                    rt,
-                    &name,
-                    schema::invalid_message(&rt.qualified_kind(), &name, &errors),
-                    causes(&errors),
-                ));
-            }
-        }
     }
+    check_schemas(rt, &name, &versions)?;
     let storage_version = storage[0]["name"].clone();
     let names = &mut spec["names"];
     if names.get("singular").is_none() {
@@ -115,6 +102,33 @@ pub(crate) fn on_create(rt: &ResourceType, crd: &mut Value) -> Result<()> {
     Ok(())
 }
 
+/// Checks an updated CRD's version schemas as a new one's are checked.
+pub(crate) fn on_update(rt: &ResourceType, name: &str, crd: &Value) -> Result<()> {
+    let versions = crd
+        .pointer("/spec/versions")
+        .and_then(Value::as_array)
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    check_schemas(rt, name, versions)
+}
+
+/// The structural checks and the validation rules' checks of every version's schema: one
+/// 422 with every error of the first version that has any.
+fn check_schemas(rt: &ResourceType, name: &str, versions: &[Value]) -> Result<()> {
+    for (i, version) in versions.iter().enumerate() {
+        let Some(openapi) = version.pointer("/schema/openAPIV3Schema") else {
+            continue;
+        };
+        let path = format!("spec.versions[{i}].schema.openAPIV3Schema");
+        let mut errors = schema::check_structural(openapi, &path);
+        errors.extend(schema::check_rules(openapi, &path));
+        if !errors.is_empty() {
+            return Err(invalid_object(rt, name, &errors));
+        }
+    }
+    Ok(())
+}
+
 fn invalid(rt: &ResourceType, name: &str, field: &str, error: &str) -> ApiError {
     let reason = if error.starts_with("Required") {
         "FieldValueRequired"
@@ -122,6 +136,16 @@ fn invalid(rt: &ResourceType, name: &str, field: &str, error: &str) -> ApiError 
         "FieldValueInvalid"
     };
     ApiError::invalid_field(rt, name, field, reason, error)
+}
+
+/// The 422 of an object (a CRD, a custom resource) with field `errors`.
+fn invalid_object(rt: &ResourceType, name: &str, errors: &[schema::FieldError]) -> ApiError {
+    ApiError::invalid(
+        rt,
+        name,
+        schema::invalid_message(&rt.qualified_kind(), name, errors),
+        causes(errors),
+    )
 }
 
 fn causes(errors: &[schema::FieldError]) -> Vec<Value> {
@@ -133,12 +157,15 @@ fn causes(errors: &[schema::FieldError]) -> Vec<Value> {
 
 /// Admits a custom resource through its version's schema: unknown fields are pruned and
 /// handled by `fieldValidation` (Strict: 400; Warn, the default: a warning; Ignore:
-/// silently), defaults are applied, and the object is validated (422).
+/// silently), defaults are applied, and the object is validated (422) by the schema and
+/// its CEL rules (`old`: the stored object of an update, for transition rules and
+/// ratcheting).
 pub(crate) fn admit(
     rt: &ResourceType,
     openapi: &Value,
     name: &str,
     mut object: Value,
+    old: Option<&Value>,
     params: &Params,
 ) -> Result<Admitted> {
     let unknown = schema::prune(openapi, &mut object);
@@ -151,14 +178,24 @@ pub(crate) fn admit(
         }
     }
     schema::apply_defaults(openapi, &mut object);
-    let errors = schema::validate(openapi, &object);
-    if !errors.is_empty() {
-        return Err(ApiError::invalid(
-            rt,
-            name,
-            schema::invalid_message(&rt.qualified_kind(), name, &errors),
-            causes(&errors),
+    let mut errors = schema::validate(openapi, &object);
+    if errors
+        .iter()
+        .any(|e| e.kind == schema::FieldErrorKind::TypeInvalid)
+    {
+        // A value of the wrong type cannot be given to a rule (kube's hasBlockingErr).
+        errors.push(schema::FieldError::invalid(
+            "<nil>",
+            Value::Null,
+            "some validation rules were not checked because the object was invalid; correct the existing errors to complete validation",
         ));
+    } else {
+        let rules = schema::validate_rules(openapi, &object, old);
+        errors.extend(rules.errors);
+        warnings.extend(rules.warnings);
+    }
+    if !errors.is_empty() {
+        return Err(invalid_object(rt, name, &errors));
     }
     Ok(Admitted { object, warnings })
 }

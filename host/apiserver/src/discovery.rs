@@ -105,9 +105,74 @@ pub(crate) fn resources(
     )
 }
 
-/// `/openapi/v2`: an empty but valid document (kubectl then validates on the server).
-pub(crate) fn openapi_v2() -> Value {
-    json!({"swagger": "2.0", "info": {"title": "wasm-operator embedded API server", "version": "v1"}, "paths": {}, "definitions": {}})
+/// `/openapi/v2`: the Swagger 2.0 document of every served kind — the v3 group documents
+/// merged, their components as `definitions` (references rewritten, `nullable` dropped as
+/// kube-apiserver drops it from v2) and their PATCH operations with v2 parameters.
+pub(crate) fn openapi_v2(registry: &Registry) -> Value {
+    let mut group_versions: Vec<(String, String)> = registry
+        .all()
+        .iter()
+        .map(|rt| (rt.group.clone(), rt.version.clone()))
+        .collect();
+    group_versions.sort();
+    group_versions.dedup();
+    let mut paths = serde_json::Map::new();
+    let mut definitions = serde_json::Map::new();
+    for (group, version) in group_versions {
+        let Ok(document) = openapi_v3_group(registry, &group, &version) else {
+            continue;
+        };
+        for (path, item) in document["paths"].as_object().into_iter().flatten() {
+            let mut item = item.clone();
+            for parameter in item["patch"]["parameters"]
+                .as_array_mut()
+                .into_iter()
+                .flatten()
+            {
+                if let Some(object) = parameter.as_object_mut() {
+                    object.remove("schema");
+                    object.insert("type".into(), json!("string"));
+                    object.insert("uniqueItems".into(), json!(true));
+                }
+            }
+            paths.insert(path.clone(), item);
+        }
+        for (name, schema) in document["components"]["schemas"]
+            .as_object()
+            .into_iter()
+            .flatten()
+        {
+            definitions.insert(name.clone(), to_swagger_v2(schema));
+        }
+    }
+    json!({
+        "swagger": "2.0",
+        "info": {"title": "Kubernetes", "version": format!("v1.{KUBERNETES_MINOR}.0")},
+        "paths": paths,
+        "definitions": definitions,
+    })
+}
+
+/// A v3 component schema as a v2 definition.
+fn to_swagger_v2(schema: &Value) -> Value {
+    match schema {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(k, _)| k.as_str() != "nullable")
+                .map(|(k, v)| {
+                    let v = match (k.as_str(), v) {
+                        ("$ref", Value::String(r)) => {
+                            Value::String(r.replace("#/components/schemas/", "#/definitions/"))
+                        }
+                        _ => to_swagger_v2(v),
+                    };
+                    (k.clone(), v)
+                })
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(to_swagger_v2).collect()),
+        other => other.clone(),
+    }
 }
 
 /// `/openapi/v3`: one document per served group/version.

@@ -148,6 +148,21 @@ fn merge_value(target: &Value, patch: &Value, path: &mut Vec<String>) -> Value {
                 path.pop();
                 out.insert(k.clone(), merged);
             }
+            for (k, order) in p {
+                if let (Some(field), Value::Array(order)) =
+                    (k.strip_prefix("$setElementOrder/"), order)
+                {
+                    path.push(field.to_owned());
+                    let names: Vec<&str> = path.iter().map(String::as_str).collect();
+                    let key = merge_key(&names);
+                    if let (Some(Value::Array(items)), Some(original)) =
+                        (out.get_mut(field), t.get(field).and_then(Value::as_array))
+                    {
+                        *items = set_element_order(items, original, order, key);
+                    }
+                    path.pop();
+                }
+            }
             // `$retainKeys` (a union such as a Deployment's strategy): fields not named go.
             if let Some(Value::Array(retained)) = p.get("$retainKeys") {
                 out.retain(|k, _| retained.iter().any(|r| r.as_str() == Some(k.as_str())));
@@ -193,6 +208,55 @@ fn merge_list(target: &[Value], patch: &[Value], key: &str, path: &mut Vec<Strin
         }
     }
     Value::Array(out)
+}
+
+/// `$setElementOrder/<field>`: the merged `items` in the patch's `order` (items named by
+/// their merge `key`, or by value in a list of primitives); an item the order does not name
+/// (one the patch left on the server) keeps its place after the item that preceded it in
+/// the stored list, as apimachinery's merge of the two sorted lists places it.
+fn set_element_order(
+    items: &[Value],
+    stored: &[Value],
+    order: &[Value],
+    key: Option<&str>,
+) -> Vec<Value> {
+    let id = |item: &Value| -> Value {
+        match key {
+            Some(key) => item.get(key).cloned().unwrap_or(Value::Null),
+            None => item.clone(),
+        }
+    };
+    let wanted = |order_item: &Value| -> Value {
+        match key {
+            Some(key) => order_item.get(key).cloned().unwrap_or(Value::Null),
+            None => order_item.clone(),
+        }
+    };
+    let named: Vec<Value> = order.iter().map(wanted).collect();
+    let mut out: Vec<Value> = named
+        .iter()
+        .filter_map(|n| items.iter().find(|i| &id(i) == n).cloned())
+        .collect();
+    let mut previous: Option<Value> = None;
+    for stored_item in stored {
+        let stored_id = id(stored_item);
+        let unnamed = !named.contains(&stored_id);
+        if let (true, Some(current)) = (unnamed, items.iter().find(|i| id(i) == stored_id)) {
+            let at = previous
+                .as_ref()
+                .and_then(|p| out.iter().position(|o| &id(o) == p))
+                .map_or(0, |i| i + 1);
+            out.insert(at, current.clone());
+        }
+        previous = Some(stored_id);
+    }
+    // Items neither named nor stored (a patch item the order forgot) go last.
+    for item in items {
+        if !out.iter().any(|o| id(o) == id(item)) {
+            out.push(item.clone());
+        }
+    }
+    out
 }
 
 fn strip_directives(value: &Value) -> Value {
@@ -290,6 +354,32 @@ mod tests {
             json!(["y"]),
             "other primitive lists are replaced"
         );
+    }
+
+    #[test]
+    fn set_element_order_orders_the_merged_list_and_keeps_server_only_items_in_place() {
+        let pod = json!({"spec": {"containers": [
+            {"name": "a", "image": "a:1"},
+            {"name": "sidecar", "image": "s:1"},
+            {"name": "b", "image": "b:1"},
+        ]}, "metadata": {"finalizers": ["x", "y"]}});
+        let patch = json!({
+            "spec": {
+                "$setElementOrder/containers": [{"name": "b"}, {"name": "a"}],
+                "containers": [{"name": "b", "image": "b:2"}],
+            },
+            "metadata": {"$setElementOrder/finalizers": ["y", "x"]},
+        });
+        let merged = strategic(&pod, &patch);
+        assert_eq!(
+            merged["spec"]["containers"],
+            json!([
+                {"name": "b", "image": "b:2"},
+                {"name": "a", "image": "a:1"},
+                {"name": "sidecar", "image": "s:1"},
+            ])
+        );
+        assert_eq!(merged["metadata"]["finalizers"], json!(["y", "x"]));
     }
 
     #[test]

@@ -290,6 +290,15 @@ const BUILTINS: &[Builtin] = &[
         &[],
     ),
     (
+        "authentication.k8s.io",
+        "v1",
+        "SelfSubjectReview",
+        "selfsubjectreviews",
+        false,
+        false,
+        &[],
+    ),
+    (
         "authorization.k8s.io",
         "v1",
         "SelfSubjectRulesReview",

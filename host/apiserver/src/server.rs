@@ -216,6 +216,8 @@ pub struct ApiServer {
     addr: SocketAddr,
     /// The CA that signed the serving certificate (PEM).
     ca_pem: String,
+    /// Signs client certificates with that CA.
+    issuer: crate::tls::ClientIssuer,
     shared: Arc<Shared>,
     actors: Running,
     tasks: Vec<tokio::task::JoinHandle<()>>,
@@ -260,6 +262,7 @@ impl ApiServer {
         }
         .map_err(ServerError::Tls)?;
         let ca_pem = tls.ca_pem.clone();
+        let issuer = tls.issuer;
         let listener = crate::tls::TlsListener::new(listener, tls.acceptor, "the API server")
             .map_err(|source| ServerError::Bind {
                 port: config.port,
@@ -270,6 +273,7 @@ impl ApiServer {
             .layer(DefaultBodyLimit::disable())
             .with_state(shared.clone());
         let serve = tokio::spawn(async move {
+            let app = app.into_make_service_with_connect_info::<crate::tls::ClientCertificate>();
             if let Err(e) = axum::serve(listener, app).await {
                 tracing::error!(error = %e, "the API server stopped");
             }
@@ -289,6 +293,7 @@ impl ApiServer {
         let mut server = Self {
             addr,
             ca_pem,
+            issuer,
             shared,
             actors: Running::default(),
             tasks: vec![serve, controllers],
@@ -327,6 +332,18 @@ impl ApiServer {
     /// the server starts.
     pub fn ca_pem(&self) -> &str {
         &self.ca_pem
+    }
+
+    /// A client certificate (PEM) and its key (PEM) for `user` in `groups`, signed by the
+    /// server's CA: a client presenting it authenticates as that user (the common name) in
+    /// those groups (the organizations) and `system:authenticated`, as kube-apiserver's
+    /// x509 authenticator reads a certificate of its client CA.
+    pub fn client_certificate(
+        &self,
+        user: &str,
+        groups: &[&str],
+    ) -> Result<(String, String), ServerError> {
+        self.issuer.issue(user, groups).map_err(ServerError::Tls)
     }
 
     /// A kube client of this server, authenticated as the admin user.
@@ -439,6 +456,9 @@ async fn ensure_namespace(shared: &Shared, name: &str) {
 
 async fn dispatch(
     AxumState(shared): AxumState<Arc<Shared>>,
+    axum::extract::ConnectInfo(certificate): axum::extract::ConnectInfo<
+        crate::tls::ClientCertificate,
+    >,
     method: Method,
     uri: Uri,
     headers: HeaderMap,
@@ -451,7 +471,7 @@ async fn dispatch(
         Ok(body) => body,
         Err(e) => return e.into_response(),
     };
-    match handle(shared, &method, &uri, &headers, &body).await {
+    match handle(shared, &certificate, &method, &uri, &headers, &body).await {
         Ok(response) => response,
         Err(e) => e.into_response(),
     }
@@ -485,6 +505,7 @@ fn json_response(code: u16, body: &Value, warnings: &[String]) -> Response {
 
 async fn handle(
     shared: Arc<Shared>,
+    certificate: &crate::tls::ClientCertificate,
     method: &Method,
     uri: &Uri,
     headers: &HeaderMap,
@@ -494,7 +515,7 @@ async fn handle(
     let user = if authn::is_public(&routed) {
         None
     } else {
-        Some(authn::authenticate(&shared, headers)?)
+        Some(authn::authenticate(&shared, certificate, headers)?)
     };
     if let Some(user) = &user {
         authorize(&shared, user, &routed, method, uri, headers)?;
@@ -520,7 +541,20 @@ async fn handle(
                 .on_request("discover", &group_version, Default::default());
             ok(discovery::resources(&registry(), &group, &version)?)
         }
-        Route::OpenApiV2 => ok(discovery::openapi_v2()),
+        Route::OpenApiV2 => {
+            // kube-apiserver also serves it as gnostic protobuf (what kubectl asks for); a
+            // client that takes only that gets a 406 rather than JSON it cannot read.
+            let accept = headers
+                .get("accept")
+                .and_then(|v| v.to_str().ok())
+                .unwrap_or("*/*");
+            if accept.contains("protobuf") && !accept.contains("json") && !accept.contains("*/*") {
+                return Err(ApiError::not_acceptable(
+                    "only application/json is served for /openapi/v2",
+                ));
+            }
+            ok(discovery::openapi_v2(&registry()))
+        }
         Route::OpenApiV3 => ok(discovery::openapi_v3(&registry())),
         Route::OpenApiV3Group { group, version } => {
             ok(discovery::openapi_v3_group(&registry(), &group, &version)?)
@@ -684,6 +718,7 @@ async fn serve_resource(
             "selfsubjectaccessreviews" => access_review::answer,
             "subjectaccessreviews" => access_review::subject,
             "tokenreviews" => authn::token_review,
+            "selfsubjectreviews" => authn::self_subject_review,
             _ => access_review::rules,
         };
         return match verb {

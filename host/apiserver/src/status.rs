@@ -293,3 +293,9 @@ impl From<crate::wal::WalError> for ApiError {
         ApiError::internal(error.to_string())
     }
 }
+
+/// A warning as a Warning header value (`299 - "text"`), quotes and backslashes escaped.
+pub(crate) fn warning_header(text: &str) -> String {
+    let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
+    format!("299 - \"{escaped}\"")
+}

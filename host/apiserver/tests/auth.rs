@@ -688,3 +688,138 @@ async fn token_and_subject_access_reviews_answer_for_the_token_and_user_asked_ab
         );
     }
 }
+
+/// A kube client of `server` that authenticates with a client certificate (and no token).
+fn certificate_client(
+    server: &wasm_operator_apiserver::ApiServer,
+    cert: &str,
+    key: &str,
+) -> kube::Client {
+    use base64::Engine as _;
+    let encode = |pem: &str| base64::engine::general_purpose::STANDARD.encode(pem);
+    let mut config = kube::Config::new(server.url().parse().expect("url"));
+    config.root_cert = Some(vec![pem_der(server.ca_pem())]);
+    config.auth_info.client_certificate_data = Some(encode(cert));
+    config.auth_info.client_key_data = Some(encode(key).into());
+    kube::Client::try_from(config).expect("a client")
+}
+
+fn pem_der(pem: &str) -> Vec<u8> {
+    use base64::Engine as _;
+    let body: String = pem.lines().filter(|l| !l.starts_with("-----")).collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(body)
+        .expect("PEM")
+}
+
+#[tokio::test]
+async fn a_client_certificate_of_the_servers_ca_authenticates_as_its_common_name_and_organizations()
+{
+    let (server, admin) = server().await;
+    let (cert, key) = server
+        .client_certificate("jane", &["dev", "qa"])
+        .expect("a certificate");
+    let jane = certificate_client(&server, &cert, &key);
+    let review = json!({"apiVersion": "authentication.k8s.io/v1", "kind": "SelfSubjectReview"});
+    let who = post(
+        &jane,
+        "/apis/authentication.k8s.io/v1/selfsubjectreviews",
+        review,
+    )
+    .await;
+    assert_eq!(who.status, 201, "{}", who.body);
+    assert_eq!(who.body["status"]["userInfo"]["username"], "jane");
+    assert_eq!(
+        who.body["status"]["userInfo"]["groups"],
+        json!(["dev", "qa", "system:authenticated"])
+    );
+    let refused = crate::support::get(&jane, CONFIG_MAPS).await;
+    assert_eq!(refused.status, 403);
+    assert_eq!(
+        refused.body["message"],
+        "configmaps is forbidden: User \"jane\" cannot list resource \"configmaps\" in API group \"\" in the namespace \"default\""
+    );
+    // A binding to one of its organizations grants it.
+    let binding = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+        "metadata": {"name": "dev-view"},
+        "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+        "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group", "name": "dev"}]});
+    let role = json!({"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": "view"},
+        "rules": [{"apiGroups": [""], "resources": ["configmaps"], "verbs": ["list"]}]});
+    assert_eq!(
+        post(
+            &admin,
+            "/apis/rbac.authorization.k8s.io/v1/clusterroles",
+            role
+        )
+        .await
+        .status,
+        201
+    );
+    assert_eq!(
+        post(
+            &admin,
+            "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+            binding
+        )
+        .await
+        .status,
+        201
+    );
+    assert_eq!(crate::support::get(&jane, CONFIG_MAPS).await.status, 200);
+
+    // A certificate another CA signed fails the handshake: no request is served.
+    let (other, _) = crate::support::server().await;
+    let (foreign_cert, foreign_key) = other
+        .client_certificate("jane", &["system:masters"])
+        .expect("a certificate");
+    let foreign = certificate_client(&server, &foreign_cert, &foreign_key);
+    let error = foreign
+        .request_text(
+            axum::http::Request::get(CONFIG_MAPS)
+                .body(Vec::new())
+                .expect("a request"),
+        )
+        .await
+        .expect_err("refused in the handshake");
+    // Its issuer has the same name as the server's CA, so the server finds that CA and
+    // refuses the signature (TLS alert decrypt_error), as Go's TLS server does.
+    let text = format!("{error:?}");
+    assert!(text.contains("AlertReceived(DecryptError)"), "{text}");
+
+    // kubectl with the certificate and no token: `auth whoami`.
+    let dir = tempfile::tempdir().expect("tempdir");
+    let files = ["ca.crt", "jane.crt", "jane.key"].map(|f| dir.path().join(f));
+    for (file, text) in files
+        .iter()
+        .zip([server.ca_pem(), cert.as_str(), key.as_str()])
+    {
+        std::fs::write(file, text).expect("write");
+    }
+    let output = tokio::process::Command::new("kubectl")
+        .args([
+            "auth",
+            "whoami",
+            "-o",
+            "jsonpath={.status.userInfo.username}",
+            "--server",
+        ])
+        .arg(server.url())
+        .arg("--certificate-authority")
+        .arg(&files[0])
+        .arg("--client-certificate")
+        .arg(&files[1])
+        .arg("--client-key")
+        .arg(&files[2])
+        .arg("--kubeconfig=/dev/null")
+        .output()
+        .await
+        .expect("kubectl runs (.ci/run installs it)");
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "jane",
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+}

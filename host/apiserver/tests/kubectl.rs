@@ -311,3 +311,66 @@ async fn kubectl_apply_switching_a_deployments_strategy_drops_the_old_union_memb
         stored.body
     );
 }
+
+/// The OpenAPI v2 document carries the same schemas as v3 (as JSON; a client asking only
+/// for kube-apiserver's protobuf form gets a 406).
+#[tokio::test]
+async fn the_openapi_v2_document_carries_custom_and_built_in_schemas() {
+    let (server, client) = server().await;
+    let mut schema = crate::support::widget_schema();
+    schema["properties"]["spec"]["properties"]["size"]["description"] =
+        serde_json::json!("How big, from 1 to 10.");
+    let crd = crate::support::post(
+        &client,
+        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+        crate::support::widget_crd(schema),
+    )
+    .await;
+    assert_eq!(crd.status, 201, "{}", crd.body);
+    let document = crate::support::get(&client, "/openapi/v2").await;
+    assert_eq!(document.status, 200);
+    assert_eq!(document.body["swagger"], "2.0");
+    assert!(
+        !document.body.to_string().contains("#/components/"),
+        "v3 references left"
+    );
+    let widget = &document.body["definitions"]["com.example.v1.Widget"];
+    assert_eq!(
+        widget["x-kubernetes-group-version-kind"],
+        serde_json::json!([{"group": "example.com", "version": "v1", "kind": "Widget"}])
+    );
+    assert_eq!(
+        widget["properties"]["spec"]["properties"]["size"]["description"],
+        "How big, from 1 to 10."
+    );
+    assert_eq!(
+        widget["properties"]["metadata"]["allOf"][0]["$ref"],
+        "#/definitions/io.k8s.apimachinery.pkg.apis.meta.v1.ObjectMeta"
+    );
+    let config_map = &document.body["definitions"]["io.k8s.api.core.v1.ConfigMap"];
+    assert_eq!(config_map["properties"]["immutable"]["type"], "boolean");
+    let patch =
+        &document.body["paths"]["/api/v1/namespaces/{namespace}/configmaps/{name}"]["patch"];
+    assert!(
+        patch["parameters"].as_array().is_some_and(|p| p
+            .iter()
+            .any(|p| p["name"] == "fieldValidation" && p["type"] == "string")),
+        "{patch}"
+    );
+    let bearer = format!("Bearer {}", server.admin_token());
+    let protobuf = crate::support::http::send_trusting(
+        server.ca_pem(),
+        "GET",
+        &format!("{}/openapi/v2", server.url()),
+        &[
+            (
+                "accept",
+                "application/com.github.proto-openapi.spec.v2@v1.0+protobuf",
+            ),
+            ("authorization", &bearer),
+        ],
+        None,
+    )
+    .await;
+    assert_eq!(protobuf.status, 406, "{}", protobuf.body);
+}

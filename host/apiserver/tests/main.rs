@@ -6,6 +6,7 @@ mod support;
 
 mod apply;
 mod auth;
+mod cel;
 mod cert_manager;
 mod crds;
 mod crud;

@@ -24,6 +24,8 @@
 //!    process: time to Ready, peak RSS, requests and passes.
 //! 9. [`authorizer`]: the embedded API server's server-side applies per second as the admin
 //!    (no RBAC rule read) and as a ServiceAccount among many roles and bindings.
+//! 10. [`cel`]: the embedded API server's server-side applies per second of Keystones under
+//!     the shipped CRD with and without its CEL validation rules.
 //!
 //! Absolute times drift on shared machines; the report gives ratios where two runs are
 //! compared in one process.
@@ -31,6 +33,7 @@
 mod api;
 mod authorizer;
 mod boundary;
+mod cel;
 pub mod cluster;
 mod keystone;
 mod keystone_scale;
@@ -74,11 +77,13 @@ pub enum Scenario {
     KeystoneScale,
     /// 9. The API server's authorizer on apply throughput.
     Authorizer,
+    /// 10. The API server's CEL validation rules on apply throughput.
+    Cel,
 }
 
 impl Scenario {
     /// Every scenario, in report order.
-    pub const ALL: [Scenario; 9] = [
+    pub const ALL: [Scenario; 10] = [
         Self::WasmNative,
         Self::Boundary,
         Self::Api,
@@ -88,6 +93,7 @@ impl Scenario {
         Self::Keystone,
         Self::KeystoneScale,
         Self::Authorizer,
+        Self::Cel,
     ];
 }
 
@@ -226,6 +232,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Report> {
             Scenario::Keystone => vec![keystone::run(options).await?],
             Scenario::KeystoneScale => vec![keystone_scale::run(options).await?],
             Scenario::Authorizer => vec![authorizer::run(options).await?],
+            Scenario::Cel => vec![cel::run(options).await?],
         };
         for mut section in sections {
             section.note(format!(

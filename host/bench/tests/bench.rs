@@ -90,7 +90,8 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
             "secretgen",
             "keystone",
             "keystone-scale",
-            "authorizer"
+            "authorizer",
+            "cel"
         ]
     );
     for title in [
@@ -101,6 +102,7 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
         "Keystone reconciler",
         "Keystone scale",
         "API server authorizer",
+        "API server CEL validation rules",
     ] {
         assert!(markdown.contains(title), "{title} missing from\n{markdown}");
     }
@@ -108,6 +110,16 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
     let rates = cells(
         &report,
         "authorizer",
+        "applies per second (median of 2 rounds of 50)",
+    );
+    assert!(
+        rates.len() == 3 && rates[0] > 0.0 && rates[1] > 0.0,
+        "{rates:?}"
+    );
+    // Both CRDs' applies went through.
+    let rates = cells(
+        &report,
+        "cel",
         "applies per second (median of 2 rounds of 50)",
     );
     assert!(

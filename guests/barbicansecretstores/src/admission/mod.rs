@@ -7,7 +7,7 @@
 //!   ([`store_name`]), extraOptions ([`extra_options`]), and against the other stores of
 //!   the same Barbican the single default and the one OpenBao store ([`siblings`]) — then the
 //!   schema's CEL rules the webhook has no twin of ([`cel`]: the extraOptions bounds, and
-//!   on update the immutables), since the embedded API server does not evaluate CEL. One
+//!   on update the immutables), for an API server that does not evaluate CEL. One
 //!   denial names every field at fault, worded as kube-apiserver words field errors.
 //!
 //! Admission reads a store's name and `spec`, never its status.

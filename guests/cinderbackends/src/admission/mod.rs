@@ -6,8 +6,8 @@
 //!   and the NFS export ([`spec`]), the RBD block ([`rbd`]), the backend name
 //!   ([`backend_name`], with the name budget on create), extraOptions per type
 //!   ([`extra_options`]) — then the schema's CEL rules the webhook has no twin of
-//!   ([`cel`]: the extraOptions bounds, and on update the immutables), since the embedded
-//!   API server does not evaluate CEL. One denial names every field at fault, worded as
+//!   ([`cel`]: the extraOptions bounds, and on update the immutables), for an API server
+//!   that does not evaluate CEL. One denial names every field at fault, worded as
 //!   kube-apiserver words field errors.
 //!
 //! Admission reads a backend's name and `spec`, never its status, and reads nothing from

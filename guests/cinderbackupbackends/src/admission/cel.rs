@@ -1,5 +1,6 @@
-//! The schema's CEL rules CobaltCore's webhook has no twin of, for API servers that do not
-//! evaluate CEL (the embedded one). Each is worded as kube-apiserver words a failed rule:
+//! The schema's CEL rules CobaltCore's webhook has no twin of, checked again in admission
+//! for API servers that do not evaluate CEL (kube-apiserver and the embedded one do, before
+//! the webhook is called). Each is worded as kube-apiserver words a failed rule:
 //! at the rule's field, the field's type as the value, the rule's message (`types/`).
 //!
 //! | Rule | Field | Message |

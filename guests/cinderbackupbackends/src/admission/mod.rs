@@ -7,8 +7,8 @@
 //!   fileSize, compression and the NFS export ([`spec`]), the RBD block ([`rbd`]),
 //!   extraOptions per type ([`extra_options`]), at most one target per Cinder
 //!   ([`siblings`]) — then the schema's CEL rules the webhook has no twin of ([`cel`]: the
-//!   extraOptions bounds, and on update the immutables), since the embedded API server
-//!   does not evaluate CEL. One denial names every field at fault, worded as
+//!   extraOptions bounds, and on update the immutables), for an API server that does not
+//!   evaluate CEL. One denial names every field at fault, worded as
 //!   kube-apiserver words field errors.
 //!
 //! Admission reads a target's name and `spec`, never its status.

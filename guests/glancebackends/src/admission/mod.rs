@@ -6,7 +6,7 @@
 //!   ([`spec`]), the store name ([`store_name`]), extraOptions ([`extra_options`]) and the
 //!   single default among the backends of the same Glance ([`siblings`]) — then the
 //!   schema's CEL rules the webhook has no twin of ([`cel`]: the extraOptions bounds, and
-//!   on update the immutables), since the embedded API server does not evaluate CEL. One
+//!   on update the immutables), for an API server that does not evaluate CEL. One
 //!   denial names every field at fault, worded as kube-apiserver words field errors.
 //!
 //! Admission reads a backend's name and `spec`, never its status.

@@ -1,5 +1,6 @@
 //! The Keystone's immutables (facts §1.4), checked on update: the schema's transition
-//! rules, for API servers that do not evaluate CEL (the embedded one). Each is worded as
+//! rules, checked again for API servers that do not evaluate CEL (kube-apiserver and the
+//! embedded one do). Each is worded as
 //! kube-apiserver words the failed rule — at the rule's field, the field's type as the
 //! value, the rule's message (`crd.rs`).
 //!

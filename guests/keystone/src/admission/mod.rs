@@ -3,7 +3,7 @@
 //!
 //! - [`default_object`] fills the defaults of §1.5 ([`defaulting`]).
 //! - [`validate_object`] checks every rule of §1.6 and, on update, the immutables of §1.4
-//!   (the embedded API server does not evaluate CEL, so admission is the backstop),
+//!   (the schema's CEL rules too, for an API server that does not evaluate them),
 //!   answering with kube-apiserver-worded field errors and warnings ([`validation`]).
 //! - [`owned_keys_overridden`] names the operator-owned `keystone.conf` keys
 //!   `spec.extraConfig` overrides, for the Config step's `ExtraConfigHealthy` condition.

@@ -7,7 +7,7 @@
 //!   own ([`spec`], [`ldap`], [`oidc`], [`saml`], [`federation`]) and those against the
 //!   other backends of the same Keystone ([`siblings`]) — then the schema's CEL rules the
 //!   webhook has no twin of ([`cel`]: the extraOptions bounds, and on update the
-//!   immutables), since the embedded API server does not evaluate CEL. One denial names
+//!   immutables), for an API server that does not evaluate CEL. One denial names
 //!   every field at fault, worded as kube-apiserver words field errors.
 //!
 //! Admission reads a backend's name and `spec`, never its status: the status is the

@@ -19,7 +19,7 @@ use tokio::task::JoinHandle;
 pub use external_secrets::BackendEntry;
 pub use kit::{ActorNotRunning, NOT_READY_ANNOTATION};
 
-mod cert_manager;
+pub(crate) mod cert_manager;
 mod external_secrets;
 pub(crate) mod gateway;
 pub(crate) mod keystone;

@@ -281,6 +281,7 @@ pub(super) fn of(api_version: &str, kind: &str) -> Option<&'static [Field]> {
         ("rbac.authorization.k8s.io/v1", "ClusterRole") => CLUSTER_ROLE,
         ("rbac.authorization.k8s.io/v1", "RoleBinding" | "ClusterRoleBinding") => BINDING,
         ("authentication.k8s.io/v1", "TokenRequest") => TOKEN_REQUEST,
+        ("authentication.k8s.io/v1", "SelfSubjectReview") => &[METADATA],
         ("authorization.k8s.io/v1", "SelfSubjectAccessReview") => SELF_SUBJECT_ACCESS_REVIEW,
         ("authorization.k8s.io/v1", "SelfSubjectRulesReview") => SELF_SUBJECT_RULES_REVIEW,
         ("policy/v1", "PodDisruptionBudget") => POD_DISRUPTION_BUDGET,

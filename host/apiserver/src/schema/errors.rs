@@ -74,6 +74,8 @@ pub(crate) struct FieldError {
     pub value: Option<Value>,
     /// Free-text detail appended after the value.
     pub detail: String,
+    /// The value as Go already printed it (a struct's `%#v`), shown instead of `value`.
+    pub printed: Option<String>,
 }
 
 impl FieldError {
@@ -83,6 +85,15 @@ impl FieldError {
             kind,
             value,
             detail: detail.to_string(),
+            printed: None,
+        }
+    }
+
+    /// `field.Invalid` of a Go value printed elsewhere (a CRD's validation rule).
+    pub(crate) fn invalid_printed(path: &str, printed: String, detail: &str) -> Self {
+        Self {
+            printed: Some(printed),
+            ..Self::new(path, FieldErrorKind::Invalid, Some(Value::Null), detail)
         }
     }
 
@@ -155,7 +166,10 @@ impl FieldError {
             && let Some(v) = &self.value
         {
             s.push_str(": ");
-            s.push_str(&go_value(v));
+            match &self.printed {
+                Some(printed) => s.push_str(printed),
+                None => s.push_str(&go_value(v)),
+            }
         }
         if !self.detail.is_empty() {
             s.push_str(": ");

@@ -24,8 +24,9 @@
 //!
 //! # What it leaves out
 //!
-//! * `x-kubernetes-validations` (CEL) are ignored; so are `anyOf`, `oneOf`
-//!   and `not` when validating objects (`allOf` is applied).
+//! * `anyOf`, `oneOf` and `not` are ignored when validating objects (`allOf`
+//!   is applied). `x-kubernetes-validations` (CEL) are checked and evaluated by
+//!   [`cel`].
 //! * `uniqueItems` is refused at CRD level, so never checked on objects.
 //! * Formats: only `date-time`, `date`, `byte`, `uuid`, `ipv4`, `ipv6` are
 //!   checked; kube strips `int32`/`int64`/`float`/`double` and unknown names
@@ -34,7 +35,7 @@
 //! * CRD checks not done: validation of `default` values against their
 //!   schema (and that they are pruned), the structural completeness rule
 //!   (every field named in a value validation also specified outside it),
-//!   CEL rule compilation and cost, the status-subresource root restriction,
+//!   the status-subresource root restriction,
 //!   and Go-exact wording of invalid-regex errors (Rust's message follows).
 //! * Ratcheting of unchanged invalid fields on update.
 //!
@@ -51,6 +52,7 @@
 //! * `additionalProperties: false` is treated as absent by pruning, and
 //!   rejects undeclared members in validation (`… is a forbidden property`).
 
+mod cel;
 mod defaults;
 mod errors;
 mod formats;
@@ -60,6 +62,7 @@ mod prune;
 mod structural;
 mod validate;
 
+pub(crate) use cel::{check_rules, validate as validate_rules};
 pub(crate) use defaults::apply_defaults;
 pub(crate) use errors::{FieldError, FieldErrorKind, causes, invalid_message};
 pub(crate) use listtypes::{ListType, PathElement, is_map_key, list_type_at, map_is_atomic};

@@ -134,10 +134,7 @@ pub(crate) fn strict_error(unknown: &[String]) -> String {
 pub(crate) fn warnings(unknown: &[String]) -> Vec<String> {
     unknown
         .iter()
-        .map(|p| {
-            let text = unknown_field(p).replace('\\', "\\\\").replace('"', "\\\"");
-            format!("299 - \"{text}\"")
-        })
+        .map(|p| crate::status::warning_header(&unknown_field(p)))
         .collect()
 }
 

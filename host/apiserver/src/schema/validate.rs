@@ -145,7 +145,7 @@ const PATTERN_CACHE: usize = 1024;
 
 /// A schema pattern, compiled once and kept (the validation of every object of a kind
 /// matches the same patterns); the compile error's text when it is invalid.
-fn compiled_pattern(pattern: &str) -> Result<Regex, String> {
+pub(crate) fn compiled_pattern(pattern: &str) -> Result<Regex, String> {
     static CACHE: std::sync::LazyLock<
         std::sync::Mutex<std::collections::HashMap<String, Result<Regex, String>>>,
     > = std::sync::LazyLock::new(Default::default);

@@ -208,6 +208,7 @@ fn validate_rule(rule: &Value, path: &str, errors: &mut Vec<FieldError>) {
             path: format!("{path}.operations"),
             kind: crate::schema::FieldErrorKind::Invalid,
             value: None,
+            printed: None,
             detail: format!(
                 "{}: if '*' is present, must not specify other operations",
                 go_strings(&operations)
@@ -339,6 +340,7 @@ fn review_versions(hook: &Value, path: &str, errors: &mut Vec<FieldError>) {
             path,
             kind: crate::schema::FieldErrorKind::Invalid,
             value: None,
+            printed: None,
             detail: format!(
                 "{}: must include at least one of {}",
                 go_strings(&versions),

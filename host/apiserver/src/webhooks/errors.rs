@@ -1,16 +1,10 @@
 //! What a webhook's refusal or failed call answers (kube-apiserver's `ToStatusErr` and
-//! `NewInternalError`), and its warnings as Warning header values.
+//! `NewInternalError`).
 
 use serde_json::{Value, json};
 
 use super::Attributes;
 use crate::status::ApiError;
-
-/// A warning as a Warning header value (`299 - "text"`).
-pub(super) fn warning(text: &str) -> String {
-    let escaped = text.replace('\\', "\\\\").replace('"', "\\\"");
-    format!("299 - \"{escaped}\"")
-}
 
 /// `apierrors.NewInternalError(err)`.
 pub(super) fn internal(error: String) -> ApiError {

@@ -22,7 +22,7 @@
 //! - `matching`: rules, selectors, matchPolicy.
 //! - `resolve`: clientConfig URL or Service (through EndpointSlices).
 //! - `call`: the HTTPS exchange; `review`: the AdmissionReview request and its check.
-//! - `errors`: the Status of a denial or a failed call; warnings as header values.
+//! - `errors`: the Status of a denial or a failed call.
 //! - `user`: the request's userInfo.
 
 mod call;
@@ -41,9 +41,10 @@ use crate::objects::{meta_str, new_uid};
 use crate::registry::{Registry, ResourceType};
 use crate::route::Target;
 use crate::server::Shared;
+use crate::status::warning_header as warning;
 use crate::status::{ApiError, Result};
 use crate::store::StoreKey;
-use errors::{denied, internal, warning};
+use errors::{denied, internal};
 use matching::Subject;
 use resolve::Endpoint;
 

@@ -33,8 +33,8 @@ use super::{Actor, ActorContext, ActorError, Started};
 
 mod certificate;
 mod issuers;
-mod keys;
-mod x509;
+pub(crate) mod keys;
+pub(crate) mod x509;
 
 const CRDS: &str = include_str!("../../../../../crds/external/cert-manager.yaml");
 

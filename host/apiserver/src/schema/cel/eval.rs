@@ -1,0 +1,270 @@
+//! Evaluating the rules of a schema on a custom resource, as kube-apiserver's CEL validator
+//! does: each non-null value's node's rules with `self` (and, on an update where the old
+//! value can be found, `oldSelf`), a node's rules before its children's.
+
+use std::sync::Arc;
+
+use cel::common::types::{CelNull, CelOptional};
+use cel::common::value::Val;
+use cel::{Context, ExecutionError, Value as Cel};
+use serde_json::Value;
+
+use super::super::errors::FieldError;
+use super::super::listtypes::{ListType, list_type_of};
+use super::super::node::{self, Additional};
+use super::rules::{Rule, extend_path, field_path_steps};
+use super::{check, library, values};
+
+/// What the rules said of an object.
+#[derive(Debug, Default)]
+pub(crate) struct Outcome {
+    /// The failures that refuse the write.
+    pub errors: Vec<FieldError>,
+    /// Failures on values the update did not change (ratcheting): reported, not refused.
+    pub warnings: Vec<String>,
+}
+
+/// Evaluates every rule of `schema` on `object`; `old` is the stored object of an update.
+pub(crate) fn validate(schema: &Value, object: &Value, old: Option<&Value>) -> Outcome {
+    let mut outcome = Outcome::default();
+    walk(schema, object, old, "", true, &mut outcome);
+    outcome
+}
+
+fn walk(s: &Value, new: &Value, old: Option<&Value>, path: &str, root: bool, out: &mut Outcome) {
+    if new.is_null() {
+        return;
+    }
+    let rules = Rule::all_of(s);
+    if !rules.is_empty() {
+        Node {
+            schema: s,
+            new,
+            old,
+            path,
+            root,
+        }
+        .evaluate(&rules, out);
+    }
+    match new {
+        Value::Object(members) => {
+            let mut keys: Vec<&String> = members.keys().collect();
+            keys.sort();
+            for key in keys {
+                if root && key == "metadata" {
+                    continue;
+                }
+                let member = node::property(s, key).or(match node::additional(s) {
+                    Additional::Schema(values) => Some(values),
+                    _ => None,
+                });
+                if let Some(member) = member {
+                    let old_member = old.and_then(|o| o.get(key.as_str()));
+                    let child = node::child(path, key);
+                    walk(
+                        member,
+                        &members[key.as_str()],
+                        old_member,
+                        &child,
+                        false,
+                        out,
+                    );
+                }
+            }
+        }
+        Value::Array(items) => {
+            let Some(item_schema) = node::items(s) else {
+                return;
+            };
+            let keys = match list_type_of(s) {
+                ListType::Map(keys) => Some(keys),
+                _ => None,
+            };
+            let old_items = old.and_then(Value::as_array);
+            for (i, item) in items.iter().enumerate() {
+                let old_item = match (&keys, old_items) {
+                    (Some(keys), Some(old_items)) => old_items
+                        .iter()
+                        .find(|o| keys.iter().all(|k| o.get(k) == item.get(k))),
+                    _ => None,
+                };
+                let child = node::index(path, i);
+                walk(item_schema, item, old_item, &child, false, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// One value with rules: its schema node, the new and stored values, its path.
+struct Node<'a> {
+    schema: &'a Value,
+    new: &'a Value,
+    old: Option<&'a Value>,
+    path: &'a str,
+    root: bool,
+}
+
+impl Node<'_> {
+    /// Evaluates the node's rules in one context per way `oldSelf` is declared: the values
+    /// are converted once per node, with only the members the rules read.
+    fn evaluate(&self, rules: &[Rule], out: &mut Outcome) {
+        let kind = Value::from(node::type_of(self.schema));
+        // The root's path is Go's nil `*field.Path`.
+        let path = if self.path.is_empty() {
+            "<nil>"
+        } else {
+            self.path
+        };
+        let mut compiled = Vec::with_capacity(rules.len());
+        for rule in rules {
+            match check::parse(&rule.rule) {
+                Ok(program) => compiled.push((rule, program)),
+                Err(e) => {
+                    let detail = format!("rule compile error: {e}");
+                    out.errors
+                        .push(FieldError::invalid(path, kind.clone(), &detail));
+                }
+            }
+        }
+        let members = members_of(&compiled);
+        let convert =
+            |value| values::to_val_members(self.schema, value, self.root, members.as_deref());
+        // Moved into the first context that needs them, copied only for a second one.
+        let mut this = Some(convert(self.new));
+        let mut before = self.old.map(convert);
+        let old_present = before.is_some();
+        let mut contexts: [Option<Context<'_, '_>>; 2] = [None, None];
+        for (rule, compiled) in compiled {
+            let optional = rule.optional_old_self == Some(true);
+            if compiled.uses_old_self && self.old.is_none() && !optional {
+                continue;
+            }
+            let context = contexts[usize::from(optional)].get_or_insert_with(|| {
+                let mut context = Context::with_env(library::env());
+                let value = match this.take() {
+                    Some(value) => value,
+                    None => convert(self.new),
+                };
+                context.add_variable_as_val("self", value);
+                let old = match (before.take(), self.old) {
+                    (Some(value), _) => Some(value),
+                    (None, Some(old)) if old_present => Some(convert(old)),
+                    _ => None,
+                };
+                let old_self: Box<dyn Val> = match (optional, old) {
+                    (true, Some(b)) => Box::new(CelOptional::of(b)),
+                    (true, None) => Box::new(CelOptional::none()),
+                    (false, Some(b)) => b,
+                    (false, None) => Box::new(CelNull),
+                };
+                context.add_variable_as_val("oldSelf", old_self);
+                context
+            });
+            let error = match compiled.program.execute(context) {
+                Ok(Cel::Bool(true)) => continue,
+                Ok(Cel::Bool(false)) => failure(rule, context, path, &kind),
+                Ok(_) => FieldError::invalid(
+                    path,
+                    kind.clone(),
+                    &format!(
+                        "rule did not evaluate to a bool evaluating rule: {}",
+                        rule.rule.trim()
+                    ),
+                ),
+                Err(e) => FieldError::invalid(path, kind.clone(), &runtime_error(&e, rule)),
+            };
+            // Ratcheting: a value the update left as it was may keep failing a rule that
+            // does not compare it with the old one.
+            if !compiled.uses_old_self && self.old == Some(self.new) {
+                out.warnings
+                    .push(crate::status::warning_header(&error.to_string()));
+            } else {
+                out.errors.push(error);
+            }
+        }
+    }
+}
+
+/// The members of `self` every rule (and `messageExpression`) of a node reads together;
+/// `None` when one of them uses a whole value.
+fn members_of(compiled: &[(&Rule, Arc<check::Compiled>)]) -> Option<Vec<String>> {
+    let mut members: Vec<String> = Vec::new();
+    for (rule, program) in compiled {
+        let mut read = vec![program.members.clone()?];
+        if !rule.message_expression.trim().is_empty() {
+            read.push(
+                check::parse(&rule.message_expression)
+                    .ok()?
+                    .members
+                    .clone()?,
+            );
+        }
+        for name in read.into_iter().flatten() {
+            if !members.contains(&name) {
+                members.push(name);
+            }
+        }
+    }
+    Some(members)
+}
+
+/// The error of a rule that evaluated to false: its `reason`, at its `fieldPath`, with the
+/// `messageExpression`'s text when that yields a usable one, else the message.
+fn failure(rule: &Rule, context: &Context, path: &str, kind: &Value) -> FieldError {
+    let at = match field_path_steps(&rule.field_path) {
+        Some(steps) if !steps.is_empty() => extend_path(path.trim_start_matches("<nil>"), &steps),
+        _ => path.to_owned(),
+    };
+    let message = message_expression(rule, context).unwrap_or_else(|| rule.message_or_default());
+    match rule.reason.as_deref() {
+        Some("FieldValueForbidden") => FieldError::forbidden(&at, &message),
+        Some("FieldValueRequired") => FieldError::required(&at, &message),
+        Some("FieldValueDuplicate") => FieldError::duplicate(&at, kind.clone()),
+        _ => FieldError::invalid(&at, kind.clone(), &message),
+    }
+}
+
+/// The text of a rule's `messageExpression`: `None` when there is none, or it fails, or it
+/// yields an empty string or one with a line break (kube then uses the message).
+fn message_expression(rule: &Rule, context: &Context) -> Option<String> {
+    if rule.message_expression.trim().is_empty() {
+        return None;
+    }
+    let compiled = check::parse(&rule.message_expression).ok()?;
+    match compiled.program.execute(context) {
+        Ok(Cel::String(text)) if !text.trim().is_empty() && !text.contains(['\n', '\r']) => {
+            Some(text.trim().to_owned())
+        }
+        _ => None,
+    }
+}
+
+/// An evaluation error as kube words it, in cel-go's terms.
+fn runtime_error(e: &ExecutionError, rule: &Rule) -> String {
+    let rule_text = rule.rule.trim();
+    let cause = match e {
+        ExecutionError::NoSuchOverload(_) | ExecutionError::UnsupportedBinaryOperator(..) => {
+            return format!(
+                "'no such overload': call arguments did not match a supported operator, function or macro signature for rule: {rule_text}"
+            );
+        }
+        ExecutionError::NoSuchKey(key) => format!("no such key: {key}"),
+        ExecutionError::IndexOutOfBounds(index) => {
+            format!("index out of bounds: {}", cel_text(index))
+        }
+        ExecutionError::DivisionByZero(_) => "division by zero".to_owned(),
+        ExecutionError::RemainderByZero(_) => "modulus by zero".to_owned(),
+        ExecutionError::Overflow(..) => "integer overflow".to_owned(),
+        other => other.to_string(),
+    };
+    format!("{cause} evaluating rule: {rule_text}")
+}
+
+fn cel_text(value: &Cel) -> String {
+    match value {
+        Cel::Int(i) => i.to_string(),
+        Cel::UInt(u) => u.to_string(),
+        other => format!("{other:?}"),
+    }
+}
