@@ -162,7 +162,7 @@ fn causes(errors: &[schema::FieldError]) -> Vec<Value> {
 /// ratcheting).
 pub(crate) fn admit(
     rt: &ResourceType,
-    openapi: &Value,
+    openapi: &std::sync::Arc<Value>,
     name: &str,
     mut object: Value,
     old: Option<&Value>,

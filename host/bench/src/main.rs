@@ -8,6 +8,11 @@ use anyhow::Context as _;
 use clap::Parser;
 use wasm_operator_bench::{BenchOptions, Scenario, operator_exe, run};
 
+/// mimalloc, as the `wasm-operator` binary uses (see there), so what is measured is what
+/// runs.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// Run the benchmark scenarios and write target/bench/report.{md,json}.
 #[derive(Parser)]
 #[command(name = "wasm-operator bench", version)]

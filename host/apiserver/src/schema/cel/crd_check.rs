@@ -80,7 +80,7 @@ impl Walk {
                 .push(FieldError::required(&rule_path, "rule is not specified"));
         } else {
             let optional = rule.optional_old_self == Some(true);
-            match check::compile(&rule.rule, s, optional, true) {
+            match check::compile(rule.rule, s, optional, true) {
                 Err(detail) => self.out.push(FieldError::invalid_printed(
                     &rule_path,
                     rule.go_sharp_v(),
@@ -101,7 +101,7 @@ impl Walk {
                     {
                         self.out.push(FieldError::invalid(
                             &rule_path,
-                            Value::from(rule.rule.as_str()),
+                            Value::from(rule.rule),
                             &format!(
                                 "oldSelf cannot be used on the uncorrelatable portion of the schema within {within}"
                             ),
@@ -122,19 +122,19 @@ impl Walk {
         self.message(rule, at);
         self.message_expression(s, rule, at);
         if let Some(reason) = &rule.reason
-            && !REASONS.contains(&reason.as_str())
+            && !REASONS.contains(reason)
         {
             let supported: Vec<String> = REASONS.iter().map(|r| (*r).to_owned()).collect();
             self.out.push(FieldError::not_supported(
                 &node::child(at, "reason"),
-                Value::from(reason.as_str()),
+                Value::from(*reason),
                 &supported,
             ));
         }
-        if !rule.field_path.is_empty() && !resolves(s, &rule.field_path) {
+        if !rule.field_path.is_empty() && !resolves(s, rule.field_path) {
             self.out.push(FieldError::invalid(
                 &node::child(at, "fieldPath"),
-                Value::from(rule.field_path.as_str()),
+                Value::from(rule.field_path),
                 "fieldPath must be a valid path",
             ));
         }
@@ -150,7 +150,7 @@ impl Walk {
         } else if rule.message.contains(['\n', '\r']) {
             self.out.push(FieldError::invalid(
                 &path,
-                Value::from(rule.message.as_str()),
+                Value::from(rule.message),
                 "message must not contain line breaks",
             ));
         }
@@ -169,7 +169,7 @@ impl Walk {
             return;
         }
         let optional = rule.optional_old_self == Some(true);
-        if let Err(detail) = check::compile(&rule.message_expression, s, optional, false) {
+        if let Err(detail) = check::compile(rule.message_expression, s, optional, false) {
             let detail = if detail.starts_with("compilation failed") {
                 format!("messageExpression {detail}")
             } else {

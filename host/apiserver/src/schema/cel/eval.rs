@@ -2,7 +2,7 @@
 //! does: each non-null value's node's rules with `self` (and, on an update where the old
 //! value can be found, `oldSelf`), a node's rules before its children's.
 
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock, Mutex, PoisonError};
 
 use cel::common::types::{CelNull, CelOptional};
 use cel::common::value::Val;
@@ -25,74 +25,143 @@ pub(crate) struct Outcome {
 }
 
 /// Evaluates every rule of `schema` on `object`; `old` is the stored object of an update.
-pub(crate) fn validate(schema: &Value, object: &Value, old: Option<&Value>) -> Outcome {
+pub(crate) fn validate(schema: &Arc<Value>, object: &Value, old: Option<&Value>) -> Outcome {
     let mut outcome = Outcome::default();
-    walk(schema, object, old, "", true, &mut outcome);
+    let ruled = ruled_nodes(schema);
+    let mut walk = Walk {
+        ruled: &ruled,
+        path: Vec::new(),
+        out: &mut outcome,
+    };
+    walk.value(schema, object, old, true);
     outcome
 }
 
-fn walk(s: &Value, new: &Value, old: Option<&Value>, path: &str, root: bool, out: &mut Outcome) {
-    if new.is_null() {
-        return;
+/// The addresses of the schema nodes with a rule at or below them.
+type Ruled = std::collections::HashSet<usize>;
+
+/// [`Ruled`] of a served schema, computed once: the cache holds the schema itself, so the
+/// addresses stay its own while the entry lives. Bounded; started over when full.
+fn ruled_nodes(schema: &Arc<Value>) -> Arc<Ruled> {
+    type Cache = Mutex<Vec<(Arc<Value>, Arc<Ruled>)>>;
+    static CACHE: LazyLock<Cache> = LazyLock::new(Default::default);
+    const KEPT: usize = 256;
+    let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some((_, ruled)) = cache.iter().find(|(s, _)| Arc::ptr_eq(s, schema)) {
+        return ruled.clone();
     }
-    let rules = Rule::all_of(s);
-    if !rules.is_empty() {
-        Node {
-            schema: s,
-            new,
-            old,
-            path,
-            root,
+    let mut ruled = Ruled::new();
+    mark_ruled(schema, &mut ruled);
+    let ruled = Arc::new(ruled);
+    if cache.len() >= KEPT {
+        cache.clear();
+    }
+    cache.push((schema.clone(), ruled.clone()));
+    ruled
+}
+
+/// Adds `s` and the nodes below it that have a rule at or below them; whether `s` has.
+fn mark_ruled(s: &Value, ruled: &mut Ruled) -> bool {
+    let mut any = s.get("x-kubernetes-validations").is_some();
+    for property in node::properties(s).into_iter().flatten().map(|(_, p)| p) {
+        any |= mark_ruled(property, ruled);
+    }
+    if let Some(items) = node::items(s) {
+        any |= mark_ruled(items, ruled);
+    }
+    if let Additional::Schema(values) = node::additional(s) {
+        any |= mark_ruled(values, ruled);
+    }
+    if any {
+        ruled.insert(s as *const Value as usize);
+    }
+    any
+}
+
+/// One step of the path to a value, printed only when an error names it.
+enum Step<'a> {
+    Member(&'a str),
+    Index(usize),
+}
+
+struct Walk<'w, 'v> {
+    ruled: &'w Ruled,
+    path: Vec<Step<'v>>,
+    out: &'w mut Outcome,
+}
+
+impl<'v> Walk<'_, 'v> {
+    /// The current path as `field.Path` prints it (`""` at the root).
+    fn path(&self) -> String {
+        let mut path = String::new();
+        for step in &self.path {
+            path = match step {
+                Step::Member(name) => node::child(&path, name),
+                Step::Index(i) => node::index(&path, *i),
+            };
         }
-        .evaluate(&rules, out);
+        path
     }
-    match new {
-        Value::Object(members) => {
-            let mut keys: Vec<&String> = members.keys().collect();
-            keys.sort();
-            for key in keys {
-                if root && key == "metadata" {
-                    continue;
-                }
-                let member = node::property(s, key).or(match node::additional(s) {
-                    Additional::Schema(values) => Some(values),
-                    _ => None,
-                });
-                if let Some(member) = member {
-                    let old_member = old.and_then(|o| o.get(key.as_str()));
-                    let child = node::child(path, key);
-                    walk(
-                        member,
-                        &members[key.as_str()],
-                        old_member,
-                        &child,
-                        false,
-                        out,
-                    );
+
+    fn value(&mut self, s: &'v Value, new: &'v Value, old: Option<&'v Value>, root: bool) {
+        if new.is_null() || !self.ruled.contains(&(s as *const Value as usize)) {
+            return;
+        }
+        let rules = Rule::all_of(s);
+        if !rules.is_empty() {
+            let path = self.path();
+            Node {
+                schema: s,
+                new,
+                old,
+                path: &path,
+                root,
+            }
+            .evaluate(&rules, self.out);
+        }
+        match new {
+            Value::Object(members) => {
+                let mut keys: Vec<&String> = members.keys().collect();
+                keys.sort();
+                for key in keys {
+                    if root && key == "metadata" {
+                        continue;
+                    }
+                    let member = node::property(s, key).or(match node::additional(s) {
+                        Additional::Schema(values) => Some(values),
+                        _ => None,
+                    });
+                    if let Some(member) = member {
+                        let old_member = old.and_then(|o| o.get(key.as_str()));
+                        self.path.push(Step::Member(key));
+                        self.value(member, &members[key.as_str()], old_member, false);
+                        self.path.pop();
+                    }
                 }
             }
-        }
-        Value::Array(items) => {
-            let Some(item_schema) = node::items(s) else {
-                return;
-            };
-            let keys = match list_type_of(s) {
-                ListType::Map(keys) => Some(keys),
-                _ => None,
-            };
-            let old_items = old.and_then(Value::as_array);
-            for (i, item) in items.iter().enumerate() {
-                let old_item = match (&keys, old_items) {
-                    (Some(keys), Some(old_items)) => old_items
-                        .iter()
-                        .find(|o| keys.iter().all(|k| o.get(k) == item.get(k))),
+            Value::Array(items) => {
+                let Some(item_schema) = node::items(s) else {
+                    return;
+                };
+                let keys = match list_type_of(s) {
+                    ListType::Map(keys) => Some(keys),
                     _ => None,
                 };
-                let child = node::index(path, i);
-                walk(item_schema, item, old_item, &child, false, out);
+                let old_items = old.and_then(Value::as_array);
+                for (i, item) in items.iter().enumerate() {
+                    let old_item = match (&keys, old_items) {
+                        (Some(keys), Some(old_items)) => old_items
+                            .iter()
+                            .find(|o| keys.iter().all(|k| o.get(k) == item.get(k))),
+                        _ => None,
+                    };
+                    self.path.push(Step::Index(i));
+                    self.value(item_schema, item, old_item, false);
+                    self.path.pop();
+                }
             }
+            _ => {}
         }
-        _ => {}
     }
 }
 
@@ -118,7 +187,7 @@ impl Node<'_> {
         };
         let mut compiled = Vec::with_capacity(rules.len());
         for rule in rules {
-            match check::parse(&rule.rule) {
+            match check::parse(rule.rule) {
                 Ok(program) => compiled.push((rule, program)),
                 Err(e) => {
                     let detail = format!("rule compile error: {e}");
@@ -194,7 +263,7 @@ fn members_of(compiled: &[(&Rule, Arc<check::Compiled>)]) -> Option<Vec<String>>
         let mut read = vec![program.members.clone()?];
         if !rule.message_expression.trim().is_empty() {
             read.push(
-                check::parse(&rule.message_expression)
+                check::parse(rule.message_expression)
                     .ok()?
                     .members
                     .clone()?,
@@ -212,12 +281,12 @@ fn members_of(compiled: &[(&Rule, Arc<check::Compiled>)]) -> Option<Vec<String>>
 /// The error of a rule that evaluated to false: its `reason`, at its `fieldPath`, with the
 /// `messageExpression`'s text when that yields a usable one, else the message.
 fn failure(rule: &Rule, context: &Context, path: &str, kind: &Value) -> FieldError {
-    let at = match field_path_steps(&rule.field_path) {
+    let at = match field_path_steps(rule.field_path) {
         Some(steps) if !steps.is_empty() => extend_path(path.trim_start_matches("<nil>"), &steps),
         _ => path.to_owned(),
     };
     let message = message_expression(rule, context).unwrap_or_else(|| rule.message_or_default());
-    match rule.reason.as_deref() {
+    match rule.reason {
         Some("FieldValueForbidden") => FieldError::forbidden(&at, &message),
         Some("FieldValueRequired") => FieldError::required(&at, &message),
         Some("FieldValueDuplicate") => FieldError::duplicate(&at, kind.clone()),
@@ -231,7 +300,7 @@ fn message_expression(rule: &Rule, context: &Context) -> Option<String> {
     if rule.message_expression.trim().is_empty() {
         return None;
     }
-    let compiled = check::parse(&rule.message_expression).ok()?;
+    let compiled = check::parse(rule.message_expression).ok()?;
     match compiled.program.execute(context) {
         Ok(Cel::String(text)) if !text.trim().is_empty() && !text.contains(['\n', '\r']) => {
             Some(text.trim().to_owned())

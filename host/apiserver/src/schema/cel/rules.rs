@@ -15,40 +15,31 @@ pub(crate) const REASONS: [&str; 4] = [
 
 /// A validation rule as written in the schema.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub(crate) struct Rule {
-    pub rule: String,
-    pub message: String,
-    pub message_expression: String,
-    pub reason: Option<String>,
-    pub field_path: String,
+pub(crate) struct Rule<'s> {
+    pub rule: &'s str,
+    pub message: &'s str,
+    pub message_expression: &'s str,
+    pub reason: Option<&'s str>,
+    pub field_path: &'s str,
     pub optional_old_self: Option<bool>,
 }
 
-impl Rule {
+impl<'s> Rule<'s> {
     /// Reads one entry; a member of the wrong JSON type reads as absent.
-    pub(crate) fn read(entry: &Value) -> Self {
-        let text = |key: &str| {
-            entry
-                .get(key)
-                .and_then(Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
+    pub(crate) fn read(entry: &'s Value) -> Self {
+        let text = |key: &str| entry.get(key).and_then(Value::as_str).unwrap_or_default();
         Self {
             rule: text("rule"),
             message: text("message"),
             message_expression: text("messageExpression"),
-            reason: entry
-                .get("reason")
-                .and_then(Value::as_str)
-                .map(str::to_owned),
+            reason: entry.get("reason").and_then(Value::as_str),
             field_path: text("fieldPath"),
             optional_old_self: entry.get("optionalOldSelf").and_then(Value::as_bool),
         }
     }
 
     /// The rules of a schema node, in order.
-    pub(crate) fn all_of(schema: &Value) -> Vec<Self> {
+    pub(crate) fn all_of(schema: &'s Value) -> Vec<Self> {
         schema
             .get("x-kubernetes-validations")
             .and_then(Value::as_array)
@@ -79,10 +70,10 @@ impl Rule {
         };
         format!(
             "apiextensions.ValidationRule{{Rule:{}, Message:{}, MessageExpression:{}, Reason:{reason}, FieldPath:{}, OptionalOldSelf:{optional}}}",
-            go_quote(&self.rule),
-            go_quote(&self.message),
-            go_quote(&self.message_expression),
-            go_quote(&self.field_path),
+            go_quote(self.rule),
+            go_quote(self.message),
+            go_quote(self.message_expression),
+            go_quote(self.field_path),
         )
     }
 }

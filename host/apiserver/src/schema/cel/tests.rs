@@ -200,7 +200,7 @@ fn widget(spec: Value) -> Value {
 fn rule_errors(rules: Value, spec: Value, old_spec: Option<Value>) -> (Vec<String>, Vec<String>) {
     let schema = schema_with(widget_properties(), rules);
     let old = old_spec.map(widget);
-    let outcome = validate(&schema, &widget(spec), old.as_ref());
+    let outcome = validate(&std::sync::Arc::new(schema), &widget(spec), old.as_ref());
     (
         outcome.errors.iter().map(ToString::to_string).collect(),
         outcome.warnings,
@@ -323,6 +323,7 @@ fn a_root_rule_reads_the_name_and_a_property_named_like_a_keyword_is_escaped() {
     });
     assert!(check_rules(&schema, ROOT).is_empty());
     let object = json!({"metadata": {"name": "w1", "namespace": "default"}, "spec": {"namespace": "ns", "max-size": 2}});
+    let schema = std::sync::Arc::new(schema);
     let outcome = validate(&schema, &object, None);
     assert!(outcome.errors.is_empty(), "{:?}", outcome.errors);
     let object = json!({"metadata": {"name": "x1"}, "spec": {"namespace": "ns", "max-size": 3}});
