@@ -277,6 +277,23 @@ impl axum::extract::connect_info::Connected<axum::serve::IncomingStream<'_, TlsL
     }
 }
 
+/// Whether a certificate names client authentication among its extended key usages, as
+/// every certificate [`ClientIssuer`] signs does — and the serving certificate, which the
+/// same CA signed, does not, so it is never read as a user.
+fn for_client_auth(cert: &x509_cert::Certificate) -> bool {
+    use der::Decode as _;
+    use der::oid::AssociatedOid as _;
+    use x509_cert::ext::pkix::ExtendedKeyUsage;
+    let client_auth = der::oid::ObjectIdentifier::new_unwrap("1.3.6.1.5.5.7.3.2");
+    cert.tbs_certificate()
+        .extensions()
+        .into_iter()
+        .flatten()
+        .filter(|e| e.extn_id == ExtendedKeyUsage::OID)
+        .filter_map(|e| ExtendedKeyUsage::from_der(e.extn_value.as_bytes()).ok())
+        .any(|usages| usages.0.contains(&client_auth))
+}
+
 /// `id-at-commonName` (2.5.4.3).
 const COMMON_NAME: der::oid::ObjectIdentifier = der::oid::ObjectIdentifier::new_unwrap("2.5.4.3");
 /// `id-at-organizationName` (2.5.4.10).
@@ -286,6 +303,9 @@ const ORGANIZATION: der::oid::ObjectIdentifier = der::oid::ObjectIdentifier::new
 fn subject_of(der: &[u8]) -> Option<(String, Vec<String>)> {
     use der::Decode as _;
     let cert = x509_cert::Certificate::from_der(der).ok()?;
+    if !for_client_auth(&cert) {
+        return None;
+    }
     let mut name = None;
     let mut groups = Vec::new();
     for attribute in cert.tbs_certificate().subject().iter() {

@@ -823,3 +823,28 @@ async fn a_client_certificate_of_the_servers_ca_authenticates_as_its_common_name
         String::from_utf8_lossy(&output.stderr)
     );
 }
+
+/// The serving certificate is signed by the same CA but is not for client authentication:
+/// presented by a client, it authenticates no one (401), as a certificate with a user does.
+#[tokio::test]
+async fn the_serving_certificate_presented_by_a_client_authenticates_no_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = wasm_operator_apiserver::ApiServer::start(wasm_operator_apiserver::ServerConfig {
+        data_dir: Some(dir.path().to_path_buf()),
+        ..Default::default()
+    })
+    .await
+    .expect("the server starts");
+    let read = |file: &str| {
+        std::fs::read_to_string(dir.path().join("serving").join(file)).expect("serving material")
+    };
+    let (cert, key) = (read("tls.crt"), read("tls.key"));
+    let client = certificate_client(&server, &cert, &key);
+    let answer = crate::support::get(&client, CONFIG_MAPS).await;
+    assert_eq!(answer.status, 401, "{}", answer.body);
+    let (user_cert, user_key) = server
+        .client_certificate("jane", &[])
+        .expect("a certificate");
+    let jane = certificate_client(&server, &user_cert, &user_key);
+    assert_eq!(crate::support::get(&jane, CONFIG_MAPS).await.status, 403);
+}
