@@ -12,7 +12,7 @@ use wasm_operator::cli::operator_account;
 use wasm_operator_apiserver::{ApiServer, ServerConfig};
 
 use super::BenchOptions;
-use super::report::{Cell, Section};
+use super::report::Section;
 
 /// Roles and bindings besides the one that grants the ServiceAccount its applies.
 const OTHER_BINDINGS: usize = 100;
@@ -36,24 +36,14 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
         server.client_with_token(&operator_account::token(&admin, "default", "robot").await?)?;
     let rounds = options.samples(10);
     let per_round = if options.quick { 50 } else { 300 };
-    let (mut as_admin, mut as_robot) = (Vec::new(), Vec::new());
-    for round in 0..rounds {
-        as_admin.push(applies_per_second(&admin, "admin", round, per_round).await?);
-        as_robot.push(applies_per_second(&robot, "robot", round, per_round).await?);
-    }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let (admin_rate, robot_rate) = (median(&mut as_admin), median(&mut as_robot));
-    section.row(
+    super::alternating_rates(
+        &mut section,
         format!("applies per second (median of {rounds} rounds of {per_round})"),
-        vec![
-            Cell::number(admin_rate, "/s"),
-            Cell::number(robot_rate, "/s"),
-            Cell::ratio(robot_rate, admin_rate),
-        ],
-    );
+        rounds,
+        |round| applies_per_second(&admin, "admin", round, per_round),
+        |round| applies_per_second(&robot, "robot", round, per_round),
+    )
+    .await?;
     section.note(format!(
         "The ServiceAccount's grant is one Role among {OTHER_BINDINGS} RoleBindings and \
          {OTHER_BINDINGS} ClusterRoleBindings to other subjects. Target (issue 23): the \

@@ -13,7 +13,7 @@ use wasm_operator::cli::operator_account;
 use wasm_operator_apiserver::{ApiServer, ServerConfig};
 
 use super::BenchOptions;
-use super::report::{Cell, Section};
+use super::report::Section;
 
 /// The shipped Keystone CRD.
 const KEYSTONE_CRD: &str = include_str!("../../../crds/keystone.openstack.c5c3.io_keystones.yaml");
@@ -54,24 +54,14 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     }
     let rounds = options.samples(10);
     let per_round = if options.quick { 50 } else { 300 };
-    let (mut plain_rates, mut ruled_rates) = (Vec::new(), Vec::new());
-    for round in 0..rounds {
-        plain_rates.push(applies_per_second(&admin, &without, round, per_round).await?);
-        ruled_rates.push(applies_per_second(&admin, &with_rules, round, per_round).await?);
-    }
-    let median = |v: &mut Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    let (plain_rate, ruled_rate) = (median(&mut plain_rates), median(&mut ruled_rates));
-    section.row(
+    super::alternating_rates(
+        &mut section,
         format!("applies per second (median of {rounds} rounds of {per_round})"),
-        vec![
-            Cell::number(plain_rate, "/s"),
-            Cell::number(ruled_rate, "/s"),
-            Cell::ratio(ruled_rate, plain_rate),
-        ],
-    );
+        rounds,
+        |round| applies_per_second(&admin, &without, round, per_round),
+        |round| applies_per_second(&admin, &with_rules, round, per_round),
+    )
+    .await?;
     section.note(format!(
         "Each apply changes a Keystone's spec (a distinct one of 50), so every rule of the \
          {rules} is evaluated, the transition rules against the stored object. Target \

@@ -199,6 +199,42 @@ where
     Ok(times)
 }
 
+/// `rounds` alternating rounds of `first` and `second` (each returns a rate for its round),
+/// written to `section` as one row: both medians and second ÷ first.
+async fn alternating_rates<A, FA, B, FB>(
+    section: &mut Section,
+    row: String,
+    rounds: usize,
+    mut first: A,
+    mut second: B,
+) -> anyhow::Result<()>
+where
+    A: FnMut(usize) -> FA,
+    FA: Future<Output = anyhow::Result<f64>>,
+    B: FnMut(usize) -> FB,
+    FB: Future<Output = anyhow::Result<f64>>,
+{
+    let (mut firsts, mut seconds) = (Vec::new(), Vec::new());
+    for round in 0..rounds {
+        firsts.push(first(round).await?);
+        seconds.push(second(round).await?);
+    }
+    let median = |v: &mut Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
+    };
+    let (a, b) = (median(&mut firsts), median(&mut seconds));
+    section.row(
+        row,
+        vec![
+            Cell::number(a, "/s"),
+            Cell::number(b, "/s"),
+            Cell::ratio(b, a),
+        ],
+    );
+    Ok(())
+}
+
 fn environment(options: &BenchOptions) -> serde_json::Value {
     let cores = std::thread::available_parallelism().map_or(0, usize::from);
     json!({

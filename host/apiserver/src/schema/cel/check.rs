@@ -118,9 +118,10 @@ fn members_read(expr: &IdedExpr) -> Option<Vec<String>> {
     visit(expr, &mut out).then_some(out)
 }
 
-/// Compiles `source` for a rule on `schema` (`old_self`: how `oldSelf` is declared, `None`
-/// when it may not be used, as in a `messageExpression` of a non-transition rule). The
-/// error is the detail kube prints after the rule.
+/// Compiles `source` for a rule on `schema`: `optional_old_self` declares `oldSelf` as an
+/// optional of the node's type (else the node's type); `want_bool` asks for a rule's bool
+/// result (else a `messageExpression`'s string). The error is the detail kube prints after
+/// the rule.
 pub(crate) fn compile(
     source: &str,
     schema: &Value,
