@@ -38,7 +38,27 @@ pub(crate) fn validate(schema: &Arc<Value>, object: &Value, old: Option<&Value>)
 }
 
 /// The addresses of the schema nodes with a rule at or below them.
-type Ruled = std::collections::HashSet<usize>;
+type Ruled = std::collections::HashSet<usize, std::hash::BuildHasherDefault<AddressHasher>>;
+
+/// Hashes a node's address with one multiplication (SipHash showed in profiles).
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(*b);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+}
 
 /// [`Ruled`] of a served schema, computed once: the cache holds the schema itself, so the
 /// addresses stay its own while the entry lives. Bounded; started over when full.
@@ -50,7 +70,7 @@ fn ruled_nodes(schema: &Arc<Value>) -> Arc<Ruled> {
     if let Some((_, ruled)) = cache.iter().find(|(s, _)| Arc::ptr_eq(s, schema)) {
         return ruled.clone();
     }
-    let mut ruled = Ruled::new();
+    let mut ruled = Ruled::default();
     mark_ruled(schema, &mut ruled);
     let ruled = Arc::new(ruled);
     if cache.len() >= KEPT {
@@ -103,8 +123,20 @@ impl<'v> Walk<'_, 'v> {
         path
     }
 
+    fn is_ruled(&self, s: &Value) -> bool {
+        self.ruled.contains(&(s as *const Value as usize))
+    }
+
+    /// Member `key` of an object, with its stored counterpart.
+    fn member(&mut self, s: &'v Value, key: &'v str, new: &'v Value, old: Option<&'v Value>) {
+        let old_member = old.and_then(|o| o.get(key));
+        self.path.push(Step::Member(key));
+        self.value(s, new, old_member, false);
+        self.path.pop();
+    }
+
     fn value(&mut self, s: &'v Value, new: &'v Value, old: Option<&'v Value>, root: bool) {
-        if new.is_null() || !self.ruled.contains(&(s as *const Value as usize)) {
+        if new.is_null() || !self.is_ruled(s) {
             return;
         }
         let rules = Rule::all_of(s);
@@ -121,21 +153,24 @@ impl<'v> Walk<'_, 'v> {
         }
         match new {
             Value::Object(members) => {
-                let mut keys: Vec<&String> = members.keys().collect();
-                keys.sort();
-                for key in keys {
-                    if root && key == "metadata" {
+                // The declared properties with rules at or below them, in key order; then
+                // the other members when the values' schema has rules.
+                let properties = node::properties(s);
+                for (key, property) in properties.into_iter().flatten() {
+                    if (root && key == "metadata") || !self.is_ruled(property) {
                         continue;
                     }
-                    let member = node::property(s, key).or(match node::additional(s) {
-                        Additional::Schema(values) => Some(values),
-                        _ => None,
-                    });
-                    if let Some(member) = member {
-                        let old_member = old.and_then(|o| o.get(key.as_str()));
-                        self.path.push(Step::Member(key));
-                        self.value(member, &members[key.as_str()], old_member, false);
-                        self.path.pop();
+                    if let Some(member) = members.get(key) {
+                        self.member(property, key, member, old);
+                    }
+                }
+                if let Additional::Schema(values) = node::additional(s)
+                    && self.is_ruled(values)
+                {
+                    for (key, member) in members {
+                        if !properties.is_some_and(|p| p.contains_key(key)) {
+                            self.member(values, key, member, old);
+                        }
                     }
                 }
             }

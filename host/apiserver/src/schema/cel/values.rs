@@ -136,6 +136,11 @@ fn object_to_val<'v>(
     keep: impl Fn(&str) -> bool,
 ) -> Box<dyn Val + 'v> {
     let mut map: HashMap<CelMapKey<'v>, Box<dyn Val + 'v>> = HashMap::with_capacity(members.len());
+    let properties = schema.and_then(node::properties);
+    let values = schema.and_then(|s| match node::additional(s) {
+        Additional::Schema(values) => Some(values),
+        _ => None,
+    });
     for (key, member) in members {
         if root && key == "metadata" {
             if keep(key) {
@@ -143,13 +148,11 @@ fn object_to_val<'v>(
             }
             continue;
         }
-        let (name, member_schema): (Option<Cow<'v, str>>, Option<&'v Value>) = match schema
-            .map(|s| (node::property(s, key), node::additional(s)))
-        {
-            Some((Some(property), _)) => (escape(key), Some(property)),
-            Some((None, Additional::Schema(values))) => (Some(Cow::Borrowed(key)), Some(values)),
-            _ => (Some(Cow::Borrowed(key)), None),
-        };
+        let (name, member_schema): (Option<Cow<'v, str>>, Option<&'v Value>) =
+            match properties.and_then(|p| p.get(key)) {
+                Some(property) => (escape(key), Some(property)),
+                None => (Some(Cow::Borrowed(key.as_str())), values),
+            };
         let Some(name) = name.filter(|n| keep(n)) else {
             continue;
         };
