@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::super::errors::FieldError;
 use super::super::listtypes::{ListType, list_type_of};
 use super::super::node::{self, Additional};
-use super::rules::{Rule, extend_path, field_path_steps};
+use super::rules::{OwnedRule, Rule, extend_path, field_path_steps};
 use super::{check, library, values};
 
 /// What the rules said of an object.
@@ -27,9 +27,9 @@ pub(crate) struct Outcome {
 /// Evaluates every rule of `schema` on `object`; `old` is the stored object of an update.
 pub(crate) fn validate(schema: &Arc<Value>, object: &Value, old: Option<&Value>) -> Outcome {
     let mut outcome = Outcome::default();
-    let ruled = ruled_nodes(schema);
+    let plan = plan_of(schema);
     let mut walk = Walk {
-        ruled: &ruled,
+        plan: &plan,
         path: Vec::new(),
         out: &mut outcome,
     };
@@ -39,6 +39,27 @@ pub(crate) fn validate(schema: &Arc<Value>, object: &Value, old: Option<&Value>)
 
 /// The addresses of the schema nodes with a rule at or below them.
 type Ruled = std::collections::HashSet<usize, std::hash::BuildHasherDefault<AddressHasher>>;
+
+/// What evaluating a served schema's rules needs, prepared once per schema.
+#[derive(Default)]
+struct Plan {
+    /// The nodes with a rule at or below them.
+    ruled: Ruled,
+    /// Per node with rules, by address: its rules' programs and the members they read.
+    nodes: std::collections::HashMap<usize, NodePlan, std::hash::BuildHasherDefault<AddressHasher>>,
+}
+
+/// A node's rules compiled, in the order of its `x-kubernetes-validations`.
+struct NodePlan {
+    /// The rules' texts.
+    rules: Vec<OwnedRule>,
+    /// The node's `type`, the value of an `Invalid value` error.
+    kind: Value,
+    /// Each rule's program, or why it does not compile.
+    programs: Vec<Result<Arc<check::Compiled>, String>>,
+    /// The members of the node's value the rules (and message expressions) read.
+    members: Option<Vec<String>>,
+}
 
 /// Hashes a node's address with one multiplication (SipHash showed in profiles).
 #[derive(Default)]
@@ -60,40 +81,55 @@ impl std::hash::Hasher for AddressHasher {
     }
 }
 
-/// [`Ruled`] of a served schema, computed once: the cache holds the schema itself, so the
+/// The [`Plan`] of a served schema, made once: the cache holds the schema itself, so the
 /// addresses stay its own while the entry lives. Bounded; started over when full.
-fn ruled_nodes(schema: &Arc<Value>) -> Arc<Ruled> {
-    type Cache = Mutex<Vec<(Arc<Value>, Arc<Ruled>)>>;
+fn plan_of(schema: &Arc<Value>) -> Arc<Plan> {
+    type Cache = Mutex<Vec<(Arc<Value>, Arc<Plan>)>>;
     static CACHE: LazyLock<Cache> = LazyLock::new(Default::default);
     const KEPT: usize = 256;
     let mut cache = CACHE.lock().unwrap_or_else(PoisonError::into_inner);
-    if let Some((_, ruled)) = cache.iter().find(|(s, _)| Arc::ptr_eq(s, schema)) {
-        return ruled.clone();
+    if let Some((_, plan)) = cache.iter().find(|(s, _)| Arc::ptr_eq(s, schema)) {
+        return plan.clone();
     }
-    let mut ruled = Ruled::default();
-    mark_ruled(schema, &mut ruled);
-    let ruled = Arc::new(ruled);
+    let mut plan = Plan::default();
+    mark_ruled(schema, &mut plan);
+    let plan = Arc::new(plan);
     if cache.len() >= KEPT {
         cache.clear();
     }
-    cache.push((schema.clone(), ruled.clone()));
-    ruled
+    cache.push((schema.clone(), plan.clone()));
+    plan
 }
 
-/// Adds `s` and the nodes below it that have a rule at or below them; whether `s` has.
-fn mark_ruled(s: &Value, ruled: &mut Ruled) -> bool {
-    let mut any = s.get("x-kubernetes-validations").is_some();
+/// Adds `s` and the nodes below it that have a rule at or below them, and the plans of
+/// those with rules; whether `s` has one at or below it.
+fn mark_ruled(s: &Value, plan: &mut Plan) -> bool {
+    let rules = Rule::all_of(s);
+    let mut any = !rules.is_empty();
+    if any {
+        let programs: Vec<_> = rules.iter().map(|r| check::parse(r.rule)).collect();
+        let members = members_of(&rules, &programs);
+        plan.nodes.insert(
+            s as *const Value as usize,
+            NodePlan {
+                rules: rules.iter().map(OwnedRule::from).collect(),
+                kind: Value::from(node::type_of(s)),
+                programs,
+                members,
+            },
+        );
+    }
     for property in node::properties(s).into_iter().flatten().map(|(_, p)| p) {
-        any |= mark_ruled(property, ruled);
+        any |= mark_ruled(property, plan);
     }
     if let Some(items) = node::items(s) {
-        any |= mark_ruled(items, ruled);
+        any |= mark_ruled(items, plan);
     }
     if let Additional::Schema(values) = node::additional(s) {
-        any |= mark_ruled(values, ruled);
+        any |= mark_ruled(values, plan);
     }
     if any {
-        ruled.insert(s as *const Value as usize);
+        plan.ruled.insert(s as *const Value as usize);
     }
     any
 }
@@ -105,26 +141,30 @@ enum Step<'a> {
 }
 
 struct Walk<'w, 'v> {
-    ruled: &'w Ruled,
+    plan: &'w Plan,
     path: Vec<Step<'v>>,
     out: &'w mut Outcome,
 }
 
-impl<'v> Walk<'_, 'v> {
-    /// The current path as `field.Path` prints it (`""` at the root).
-    fn path(&self) -> String {
-        let mut path = String::new();
-        for step in &self.path {
-            path = match step {
-                Step::Member(name) => node::child(&path, name),
-                Step::Index(i) => node::index(&path, *i),
-            };
-        }
+/// A path as `field.Path` prints it; the root's is Go's nil path, `<nil>`.
+fn printed(steps: &[Step<'_>]) -> String {
+    let mut path = String::new();
+    for step in steps {
+        path = match step {
+            Step::Member(name) => node::child(&path, name),
+            Step::Index(i) => node::index(&path, *i),
+        };
+    }
+    if path.is_empty() {
+        "<nil>".to_owned()
+    } else {
         path
     }
+}
 
+impl<'v> Walk<'_, 'v> {
     fn is_ruled(&self, s: &Value) -> bool {
-        self.ruled.contains(&(s as *const Value as usize))
+        self.plan.ruled.contains(&(s as *const Value as usize))
     }
 
     /// Member `key` of an object, with its stored counterpart.
@@ -139,17 +179,15 @@ impl<'v> Walk<'_, 'v> {
         if new.is_null() || !self.is_ruled(s) {
             return;
         }
-        let rules = Rule::all_of(s);
-        if !rules.is_empty() {
-            let path = self.path();
+        if let Some(node_plan) = self.plan.nodes.get(&(s as *const Value as usize)) {
             Node {
                 schema: s,
                 new,
                 old,
-                path: &path,
+                steps: &self.path,
                 root,
             }
-            .evaluate(&rules, self.out);
+            .evaluate(node_plan, self.out);
         }
         match new {
             Value::Object(members) => {
@@ -200,40 +238,36 @@ impl<'v> Walk<'_, 'v> {
     }
 }
 
-/// One value with rules: its schema node, the new and stored values, its path.
+/// One value with rules: its schema node, the new and stored values, its path (printed
+/// only for an error).
 struct Node<'a> {
     schema: &'a Value,
     new: &'a Value,
     old: Option<&'a Value>,
-    path: &'a str,
+    steps: &'a [Step<'a>],
     root: bool,
 }
 
 impl Node<'_> {
     /// Evaluates the node's rules in one context per way `oldSelf` is declared: the values
     /// are converted once per node, with only the members the rules read.
-    fn evaluate(&self, rules: &[Rule], out: &mut Outcome) {
-        let kind = Value::from(node::type_of(self.schema));
-        // The root's path is Go's nil `*field.Path`.
-        let path = if self.path.is_empty() {
-            "<nil>"
-        } else {
-            self.path
-        };
+    fn evaluate(&self, plan: &NodePlan, out: &mut Outcome) {
+        let kind = &plan.kind;
+        let rules: Vec<Rule<'_>> = plan.rules.iter().map(OwnedRule::as_rule).collect();
+        let path = || printed(self.steps);
         let mut compiled = Vec::with_capacity(rules.len());
-        for rule in rules {
-            match check::parse(rule.rule) {
+        for (rule, program) in rules.iter().zip(&plan.programs) {
+            match program {
                 Ok(program) => compiled.push((rule, program)),
                 Err(e) => {
                     let detail = format!("rule compile error: {e}");
                     out.errors
-                        .push(FieldError::invalid(path, kind.clone(), &detail));
+                        .push(FieldError::invalid(&path(), kind.clone(), &detail));
                 }
             }
         }
-        let members = members_of(&compiled);
-        let convert =
-            |value| values::to_val_members(self.schema, value, self.root, members.as_deref());
+        let members = plan.members.as_deref();
+        let convert = |value| values::to_val_members(self.schema, value, self.root, members);
         // Moved into the first context that needs them, copied only for a second one.
         let mut this = Some(convert(self.new));
         let mut before = self.old.map(convert);
@@ -267,16 +301,16 @@ impl Node<'_> {
             });
             let error = match compiled.program.execute(context) {
                 Ok(Cel::Bool(true)) => continue,
-                Ok(Cel::Bool(false)) => failure(rule, context, path, &kind),
+                Ok(Cel::Bool(false)) => failure(rule, context, &path(), kind),
                 Ok(_) => FieldError::invalid(
-                    path,
+                    &path(),
                     kind.clone(),
                     &format!(
                         "rule did not evaluate to a bool evaluating rule: {}",
                         rule.rule.trim()
                     ),
                 ),
-                Err(e) => FieldError::invalid(path, kind.clone(), &runtime_error(&e, rule)),
+                Err(e) => FieldError::invalid(&path(), kind.clone(), &runtime_error(&e, rule)),
             };
             // Ratcheting: a value the update left as it was may keep failing a rule that
             // does not compare it with the old one.
@@ -292,9 +326,13 @@ impl Node<'_> {
 
 /// The members of `self` every rule (and `messageExpression`) of a node reads together;
 /// `None` when one of them uses a whole value.
-fn members_of(compiled: &[(&Rule, Arc<check::Compiled>)]) -> Option<Vec<String>> {
+fn members_of(
+    rules: &[Rule],
+    programs: &[Result<Arc<check::Compiled>, String>],
+) -> Option<Vec<String>> {
     let mut members: Vec<String> = Vec::new();
-    for (rule, program) in compiled {
+    for (rule, program) in rules.iter().zip(programs) {
+        let Ok(program) = program else { continue };
         let mut read = vec![program.members.clone()?];
         if !rule.message_expression.trim().is_empty() {
             read.push(

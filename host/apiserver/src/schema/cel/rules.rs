@@ -78,6 +78,44 @@ impl<'s> Rule<'s> {
     }
 }
 
+/// A rule's texts, owned: what a schema's evaluation plan keeps.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct OwnedRule {
+    rule: String,
+    message: String,
+    message_expression: String,
+    reason: Option<String>,
+    field_path: String,
+    optional_old_self: Option<bool>,
+}
+
+impl OwnedRule {
+    /// The rule, borrowed.
+    pub(crate) fn as_rule(&self) -> Rule<'_> {
+        Rule {
+            rule: &self.rule,
+            message: &self.message,
+            message_expression: &self.message_expression,
+            reason: self.reason.as_deref(),
+            field_path: &self.field_path,
+            optional_old_self: self.optional_old_self,
+        }
+    }
+}
+
+impl From<&Rule<'_>> for OwnedRule {
+    fn from(rule: &Rule<'_>) -> Self {
+        Self {
+            rule: rule.rule.to_owned(),
+            message: rule.message.to_owned(),
+            message_expression: rule.message_expression.to_owned(),
+            reason: rule.reason.map(str::to_owned),
+            field_path: rule.field_path.to_owned(),
+            optional_old_self: rule.optional_old_self,
+        }
+    }
+}
+
 /// A rule's `fieldPath` (`.spec.a`, `.a['b.c']`, `.list[0]`) as the steps kube appends to
 /// the error's path: members, then `[key]` or `[index]`. `None` when it does not parse.
 pub(crate) fn field_path_steps(path: &str) -> Option<Vec<Step>> {
