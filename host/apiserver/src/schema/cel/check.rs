@@ -17,7 +17,7 @@ use serde_json::Value;
 
 use super::super::node::{self, Additional};
 use super::library;
-use super::values::escape;
+use super::values::property_named;
 
 /// A CEL type as far as the checker knows it. `Schema` is a value typed by its schema node.
 #[derive(Debug, Clone)]
@@ -408,21 +408,15 @@ impl Checker<'_> {
     /// The type of `operand.field`, reporting a field its object schema does not declare.
     fn field<'s>(&mut self, id: u64, operand: &Ty<'s>, field: &str) -> Ty<'s> {
         match operand.resolve() {
-            Ty::Schema(s) => {
-                let declared = node::properties(s)
-                    .into_iter()
-                    .flatten()
-                    .find(|(name, _)| escape(name).as_deref() == Some(field));
-                match declared {
-                    Some((_, property)) => Ty::Schema(property),
-                    None if is_root_metadata(s, field) => Ty::Dyn,
-                    None if node::flag(s, "x-kubernetes-preserve-unknown-fields") => Ty::Dyn,
-                    None => {
-                        self.error(id, &format!("undefined field '{field}'"));
-                        Ty::Dyn
-                    }
+            Ty::Schema(s) => match property_named(s, field) {
+                Some(property) => Ty::Schema(property),
+                None if is_root_metadata(s, field) => Ty::Dyn,
+                None if node::flag(s, "x-kubernetes-preserve-unknown-fields") => Ty::Dyn,
+                None => {
+                    self.error(id, &format!("undefined field '{field}'"));
+                    Ty::Dyn
                 }
-            }
+            },
             Ty::Map(values) => values.resolve(),
             Ty::Dyn | Ty::Optional(_) => Ty::Dyn,
             other => {

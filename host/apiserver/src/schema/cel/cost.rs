@@ -131,12 +131,7 @@ fn schema_of<'s>(expr: &IdedExpr, scope: &[(String, Option<&'s Value>)]) -> Opti
                     Ty::Schema(s) => Some(s),
                     _ => None,
                 },
-                _ => node::properties(operand)?
-                    .iter()
-                    .find(|(name, _)| {
-                        super::values::escape(name).as_deref() == Some(select.field.as_str())
-                    })
-                    .map(|(_, s)| s),
+                _ => super::values::property_named(operand, &select.field),
             }
         }
         Expr::Call(call) if call.func_name == "_[_]" => {

@@ -253,43 +253,33 @@ impl Node<'_> {
     /// are converted once per node, with only the members the rules read.
     fn evaluate(&self, plan: &NodePlan, out: &mut Outcome) {
         let kind = &plan.kind;
-        let rules: Vec<Rule<'_>> = plan.rules.iter().map(OwnedRule::as_rule).collect();
         let path = || printed(self.steps);
-        let mut compiled = Vec::with_capacity(rules.len());
-        for (rule, program) in rules.iter().zip(&plan.programs) {
-            match program {
-                Ok(program) => compiled.push((rule, program)),
+        let members = plan.members.as_deref();
+        let convert = |value| values::to_val_members(self.schema, value, self.root, members);
+        // Moved into the first context that needs them, converted again only for a second.
+        let mut this = Some(convert(self.new));
+        let mut before = self.old.map(convert);
+        let mut contexts: [Option<Context<'_, '_>>; 2] = [None, None];
+        for (owned, program) in plan.rules.iter().zip(&plan.programs) {
+            let rule = &owned.as_rule();
+            let compiled = match program {
+                Ok(compiled) => compiled,
                 Err(e) => {
                     let detail = format!("rule compile error: {e}");
                     out.errors
                         .push(FieldError::invalid(&path(), kind.clone(), &detail));
+                    continue;
                 }
-            }
-        }
-        let members = plan.members.as_deref();
-        let convert = |value| values::to_val_members(self.schema, value, self.root, members);
-        // Moved into the first context that needs them, copied only for a second one.
-        let mut this = Some(convert(self.new));
-        let mut before = self.old.map(convert);
-        let old_present = before.is_some();
-        let mut contexts: [Option<Context<'_, '_>>; 2] = [None, None];
-        for (rule, compiled) in compiled {
+            };
             let optional = rule.optional_old_self == Some(true);
             if compiled.uses_old_self && self.old.is_none() && !optional {
                 continue;
             }
             let context = contexts[usize::from(optional)].get_or_insert_with(|| {
                 let mut context = Context::with_env(library::env());
-                let value = match this.take() {
-                    Some(value) => value,
-                    None => convert(self.new),
-                };
+                let value = this.take().unwrap_or_else(|| convert(self.new));
                 context.add_variable_as_val("self", value);
-                let old = match (before.take(), self.old) {
-                    (Some(value), _) => Some(value),
-                    (None, Some(old)) if old_present => Some(convert(old)),
-                    _ => None,
-                };
+                let old = before.take().or_else(|| self.old.map(convert));
                 let old_self: Box<dyn Val> = match (optional, old) {
                     (true, Some(b)) => Box::new(CelOptional::of(b)),
                     (true, None) => Box::new(CelOptional::none()),

@@ -369,21 +369,26 @@ fn is_url<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, Execution
 fn url_part<'b, 'v>(
     args: Vec<CowVal<'b, 'v>>,
     function: &str,
-    part: fn(&Url<'_>) -> String,
+    part: fn(&Url<'_>) -> Value,
 ) -> Result<CowVal<'b, 'v>, ExecutionError> {
     let args = values(&args)?;
     let text = url_arg(&args, function)?;
     let url = parse_url(text)
         .ok_or_else(|| ExecutionError::function_error(function, format!("not a URL: {text:?}")))?;
-    owned(Value::String(Arc::new(part(&url))))
+    owned(part(&url))
+}
+
+/// A CEL string.
+fn text(s: &str) -> Value {
+    Value::String(Arc::new(s.to_owned()))
 }
 
 fn url_scheme<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
-    url_part(args, "getScheme", |u| u.scheme.to_owned())
+    url_part(args, "getScheme", |u| text(u.scheme))
 }
 
 fn url_host<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
-    url_part(args, "getHost", |u| u.host.to_owned())
+    url_part(args, "getHost", |u| text(u.host))
 }
 
 /// The host without its port and without an IPv6 literal's brackets.
@@ -395,41 +400,32 @@ fn hostname(host: &str) -> &str {
 }
 
 fn url_hostname<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
-    url_part(args, "getHostname", |u| hostname(u.host).to_owned())
+    url_part(args, "getHostname", |u| text(hostname(u.host)))
 }
 
 fn url_port<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
     url_part(args, "getPort", |u| {
         let after = u.host.rsplit_once(']').map_or(u.host, |(_, p)| p);
-        after
-            .rsplit_once(':')
-            .map(|(_, port)| port.to_owned())
-            .unwrap_or_default()
+        text(after.rsplit_once(':').map_or("", |(_, port)| port))
     })
 }
 
 fn url_path<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
-    url_part(args, "getEscapedPath", |u| u.path.to_owned())
+    url_part(args, "getEscapedPath", |u| text(u.path))
 }
 
 /// The query as a map of each key to its values, in order.
 fn url_query<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, ExecutionError> {
-    let args = values(&args)?;
-    let text = url_arg(&args, "getQuery")?;
-    let url = parse_url(text).ok_or_else(|| {
-        ExecutionError::function_error("getQuery", format!("not a URL: {text:?}"))
-    })?;
-    let mut query: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
-    for pair in url.query.split('&').filter(|p| !p.is_empty()) {
-        let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
-        query
-            .entry(key.to_owned())
-            .or_default()
-            .push(Value::String(Arc::new(value.to_owned())));
-    }
-    let map: std::collections::HashMap<String, Value> = query
-        .into_iter()
-        .map(|(k, v)| (k, Value::List(Arc::new(v))))
-        .collect();
-    owned(Value::from(map))
+    url_part(args, "getQuery", |url| {
+        let mut query: std::collections::BTreeMap<String, Vec<Value>> = Default::default();
+        for pair in url.query.split('&').filter(|p| !p.is_empty()) {
+            let (key, value) = pair.split_once('=').unwrap_or((pair, ""));
+            query.entry(key.to_owned()).or_default().push(text(value));
+        }
+        let map: std::collections::HashMap<String, Value> = query
+            .into_iter()
+            .map(|(k, v)| (k, Value::List(Arc::new(v))))
+            .collect();
+        Value::from(map)
+    })
 }

@@ -210,7 +210,11 @@ fn rule_errors(rules: Value, spec: Value, old_spec: Option<Value>) -> (Vec<Strin
 #[test]
 fn a_failed_rule_is_reported_as_kube_apiserver_words_it() {
     let spec = json!({"name": "alpha", "replicas": 3, "type": "a", "tags": ["x", "y"], "labels": {"k": "v"}});
-    let cases: [(Value, Option<&str>); 10] = [
+    let cases: [(Value, Option<&str>); 11] = [
+        (
+            json!([{"rule": "isURL('https://h.example:8443/a/b?x=1&x=2') && url('https://h.example:8443/a/b?x=1&x=2').getScheme() == 'https' && url('https://h.example:8443/a/b?x=1&x=2').getHostname() == 'h.example' && url('https://h.example:8443/a/b?x=1&x=2').getPort() == '8443' && url('https://h.example:8443/a/b?x=1&x=2').getEscapedPath() == '/a/b' && url('https://h.example:8443/a/b?x=1&x=2').getQuery()['x'] == ['1', '2'] && !isURL('not a url')"}]),
+            None,
+        ),
         (
             json!([{"rule": "self.replicas == 3 && self.tags.exists(t, t == 'y') && self.labels.k == 'v'"}]),
             None,

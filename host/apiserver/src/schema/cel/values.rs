@@ -86,6 +86,14 @@ pub(crate) fn escape(name: &str) -> Option<Cow<'_, str>> {
     Some(Cow::Owned(out))
 }
 
+/// The declared property of `schema` whose CEL name ([`escape`]) is `cel_name`.
+pub(crate) fn property_named<'s>(schema: &'s Value, cel_name: &str) -> Option<&'s Value> {
+    node::properties(schema)?
+        .iter()
+        .find(|(name, _)| escape(name).as_deref() == Some(cel_name))
+        .map(|(_, property)| property)
+}
+
 /// `value` converted by `schema`, an object with only the `members` named (CEL names;
 /// `None`: all of them) at its first level. Strings and keys borrow from `value`.
 pub(crate) fn to_val_members<'v>(
