@@ -20,9 +20,7 @@ pub(crate) fn answer(
     user: &User,
     body: &[u8],
 ) -> Result<Value> {
-    let review: Value = serde_json::from_slice(body).map_err(|e| {
-        ApiError::bad_request(format!("the SelfSubjectAccessReview does not decode: {e}"))
-    })?;
+    let review: Value = decoded(rt, body)?;
     decided(shared, rt, user, review)
 }
 
@@ -36,9 +34,7 @@ pub(crate) fn subject(
     _asking: &User,
     body: &[u8],
 ) -> Result<Value> {
-    let review: Value = serde_json::from_slice(body).map_err(|e| {
-        ApiError::bad_request(format!("the SubjectAccessReview does not decode: {e}"))
-    })?;
+    let review: Value = decoded(rt, body)?;
     let spec = &review["spec"];
     let name = spec["user"].as_str().unwrap_or_default().to_owned();
     let groups: Vec<String> = spec["groups"]
@@ -120,9 +116,7 @@ fn some(s: &str) -> Option<&str> {
 /// The SelfSubjectRulesReview `body` asks: every rule `user` holds in `spec.namespace`
 /// (from ClusterRoleBindings, that namespace's RoleBindings and the bootstrap grants).
 pub(crate) fn rules(shared: &Shared, rt: &ResourceType, user: &User, body: &[u8]) -> Result<Value> {
-    let mut review: Value = serde_json::from_slice(body).map_err(|e| {
-        ApiError::bad_request(format!("the SelfSubjectRulesReview does not decode: {e}"))
-    })?;
+    let mut review: Value = decoded(rt, body)?;
     let Some(namespace) = review
         .pointer("/spec/namespace")
         .and_then(Value::as_str)
@@ -145,6 +139,12 @@ pub(crate) fn rules(shared: &Shared, rt: &ResourceType, user: &User, body: &[u8]
         "incomplete": false,
     });
     Ok(answered(review, rt))
+}
+
+/// A review's request body, or a 400 naming its kind.
+pub(crate) fn decoded(rt: &ResourceType, body: &[u8]) -> Result<Value> {
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::bad_request(format!("the {} does not decode: {e}", rt.kind)))
 }
 
 /// A review as answered: the request's body with its status, typed as `rt` (the body's own

@@ -193,8 +193,7 @@ pub(crate) fn token_review(
     _asking: &User,
     body: &[u8],
 ) -> Result<Value, ApiError> {
-    let mut review: Value = serde_json::from_slice(body)
-        .map_err(|e| ApiError::bad_request(format!("the TokenReview does not decode: {e}")))?;
+    let mut review = crate::access_review::decoded(rt, body)?;
     let Some(token) = review
         .pointer("/spec/token")
         .and_then(Value::as_str)
@@ -242,14 +241,7 @@ fn reviewed(
         .signer()
         .review(token)
         .map_err(|e| format!("invalid bearer token: {e}"))?;
-    let audiences: Vec<String> = match &claims["aud"] {
-        Value::String(a) => vec![a.clone()],
-        Value::Array(a) => a
-            .iter()
-            .filter_map(|a| a.as_str().map(str::to_owned))
-            .collect(),
-        _ => Vec::new(),
-    };
+    let audiences = audiences(&claims);
     let granted: Vec<String> = wanted
         .iter()
         .filter(|a| audiences.contains(a))
@@ -279,13 +271,7 @@ fn reviewed(
 /// What a token this server signed names, when its signature, expiry and audience hold.
 fn verified_claims(shared: &Shared, token: &str) -> Option<crate::verified_tokens::Claims> {
     let claims = shared.signer().review(token).ok()?;
-    let audiences = &claims["aud"];
-    let for_the_api = match audiences {
-        Value::String(a) => a == ISSUER,
-        Value::Array(a) => a.iter().any(|a| a == ISSUER),
-        _ => false,
-    };
-    if !for_the_api {
+    if !audiences(&claims).iter().any(|a| a == ISSUER) {
         tracing::debug!("a ServiceAccount token without the API server's audience");
         return None;
     }
@@ -296,6 +282,18 @@ fn verified_claims(shared: &Shared, token: &str) -> Option<crate::verified_token
         uid: text("/kubernetes.io/serviceaccount/uid")?,
         expires: claims["exp"].as_i64()?,
     })
+}
+
+/// A token's `aud` claim: one audience or a list.
+fn audiences(claims: &Value) -> Vec<String> {
+    match &claims["aud"] {
+        Value::String(a) => vec![a.clone()],
+        Value::Array(a) => a
+            .iter()
+            .filter_map(|a| a.as_str().map(str::to_owned))
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 /// Compares secrets in time independent of where they differ.

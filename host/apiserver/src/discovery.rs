@@ -219,7 +219,7 @@ pub(crate) fn openapi_v3_group(
     }
     let mut paths = serde_json::Map::new();
     let mut schemas = serde_json::Map::new();
-    for rt in types {
+    for rt in &types {
         let prefix = format!("/{}", group_version_path(group, version));
         let item = if rt.namespaced {
             format!("{prefix}/namespaces/{{namespace}}/{}/{{name}}", rt.plural)
@@ -243,12 +243,15 @@ pub(crate) fn openapi_v3_group(
                     schema_name(&rt.group, &rt.version, &rt.kind),
                     custom_resource_schema(rt, schema),
                 );
-                schemas.extend(
-                    components_of::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>().1,
-                );
             }
             None => builtin_schemas(rt, &mut schemas),
         }
+    }
+    // The ObjectMeta every custom resource's `metadata` refers to, generated once.
+    if types.iter().any(|rt| rt.schema.is_some()) {
+        schemas.extend(
+            components_of::<k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta>().1,
+        );
     }
     Ok(
         json!({"openapi": "3.0.0", "info": {"title": "Kubernetes", "version": format!("v1.{KUBERNETES_MINOR}.0")}, "paths": paths, "components": {"schemas": schemas}}),
@@ -275,7 +278,7 @@ fn builtin_schemas(
     if let Some(kind) = schemas.get_mut(&name).and_then(Value::as_object_mut) {
         kind.insert(
             "x-kubernetes-group-version-kind".into(),
-            json!([{"group": rt.group, "version": rt.version, "kind": rt.kind}]),
+            group_version_kind(rt),
         );
     }
 }
@@ -288,6 +291,11 @@ fn components_of<T: schemars::JsonSchema>() -> (String, serde_json::Map<String, 
         T::schema_name().into_owned(),
         generator.take_definitions(true),
     )
+}
+
+/// `x-kubernetes-group-version-kind` of a kind's schema.
+fn group_version_kind(rt: &crate::registry::ResourceType) -> Value {
+    json!([{"group": rt.group, "version": rt.version, "kind": rt.kind}])
 }
 
 /// The component name of ObjectMeta's schema.
@@ -306,7 +314,7 @@ fn custom_resource_schema(rt: &crate::registry::ResourceType, schema: &Value) ->
     if let Some(object) = published.as_object_mut() {
         object.insert(
             "x-kubernetes-group-version-kind".into(),
-            json!([{"group": rt.group, "version": rt.version, "kind": rt.kind}]),
+            group_version_kind(rt),
         );
         let properties = object.entry("properties").or_insert_with(|| json!({}));
         if let Some(properties) = properties.as_object_mut() {

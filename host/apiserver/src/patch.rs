@@ -220,19 +220,14 @@ fn set_element_order(
     order: &[Value],
     key: Option<&str>,
 ) -> Vec<Value> {
+    // An item's identity, in the list and in the order alike.
     let id = |item: &Value| -> Value {
         match key {
             Some(key) => item.get(key).cloned().unwrap_or(Value::Null),
             None => item.clone(),
         }
     };
-    let wanted = |order_item: &Value| -> Value {
-        match key {
-            Some(key) => order_item.get(key).cloned().unwrap_or(Value::Null),
-            None => order_item.clone(),
-        }
-    };
-    let named: Vec<Value> = order.iter().map(wanted).collect();
+    let named: Vec<Value> = order.iter().map(id).collect();
     let mut out: Vec<Value> = named
         .iter()
         .filter_map(|n| items.iter().find(|i| &id(i) == n).cloned())

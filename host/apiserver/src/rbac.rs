@@ -154,14 +154,19 @@ pub(crate) fn rules_of(store: &Store, user: &User, namespace: &str) -> (Vec<Valu
             vec![json!({"verbs": ["*"], "nonResourceURLs": ["*"]})],
         );
     }
-    let mut resource = vec![
-        json!({"verbs": ["create"], "apiGroups": ["authorization.k8s.io"],
-        "resources": ["selfsubjectaccessreviews", "selfsubjectrulesreviews"]}),
-    ];
-    resource.push(
-        json!({"verbs": ["create"], "apiGroups": ["authentication.k8s.io"],
-        "resources": ["selfsubjectreviews"]}),
-    );
+    // `system:basic-user`'s grants, one rule per API group, in the order of BASIC_USER.
+    let mut resource: Vec<Value> = Vec::new();
+    for (group, plural) in BASIC_USER {
+        match resource.iter_mut().find(|r| r["apiGroups"][0] == *group) {
+            Some(rule) => {
+                if let Some(resources) = rule["resources"].as_array_mut() {
+                    resources.push(json!(plural));
+                }
+            }
+            None => resource
+                .push(json!({"verbs": ["create"], "apiGroups": [group], "resources": [plural]})),
+        }
+    }
     let mut non_resource = vec![json!({"verbs": ["get"], "nonResourceURLs": DISCOVERY})];
     for rule in held_rules(store, user, Some(namespace)) {
         if rule.get("nonResourceURLs").is_some() {

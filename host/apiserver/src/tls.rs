@@ -75,18 +75,6 @@ impl ClientIssuer {
     }
 }
 
-/// The CA's parameters: the same subject every time, so a certificate signed from them
-/// chains to the CA certificate made from them.
-fn ca_params(ca_name: &str) -> Result<rcgen::CertificateParams, String> {
-    let mut params =
-        rcgen::CertificateParams::new(Vec::<String>::new()).map_err(|e| e.to_string())?;
-    params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    params
-        .distinguished_name
-        .push(rcgen::DnType::CommonName, ca_name);
-    Ok(params)
-}
-
 /// A fresh CA and a server certificate it signs, valid for `names` (an IP address becomes
 /// an IP SAN, anything else a DNS SAN).
 pub(crate) fn generate(ca_name: &str, names: Vec<String>) -> Result<Tls, String> {
@@ -130,7 +118,12 @@ fn make(ca_name: &str, names: Vec<String>) -> Result<Material, String> {
     let error = |e: &dyn std::fmt::Display| e.to_string();
     let ca_key = rcgen::KeyPair::generate().map_err(|e| error(&e))?;
     let ca_key_pem = ca_key.serialize_pem();
-    let ca_params = ca_params(ca_name)?;
+    let mut ca_params =
+        rcgen::CertificateParams::new(Vec::<String>::new()).map_err(|e| error(&e))?;
+    ca_params.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(rcgen::DnType::CommonName, ca_name);
     let ca = ca_params.self_signed(&ca_key).map_err(|e| error(&e))?;
     let issuer = rcgen::Issuer::new(ca_params, ca_key);
     let key = rcgen::KeyPair::generate().map_err(|e| error(&e))?;

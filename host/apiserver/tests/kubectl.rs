@@ -211,23 +211,28 @@ async fn kubectl_create_subcommands_that_send_protobuf_are_served() {
     assert_eq!(refused.1.lines().next(), Some("no"), "{refused:?}");
 }
 
-/// `kubectl explain` reads a custom resource's schema from the OpenAPI v3 document of its
-/// group/version: the kind's description, its fields, a nested field's own.
-#[tokio::test]
-async fn kubectl_explain_prints_a_custom_resources_schema() {
-    let (server, client) = server().await;
+/// The Widget CRD with descriptions on the kind, its spec and `spec.size`.
+async fn install_described_widgets(client: &kube::Client) {
     let mut schema = crate::support::widget_schema();
     schema["description"] = serde_json::json!("A Widget is a test kind.");
     schema["properties"]["spec"]["description"] = serde_json::json!("What the Widget should be.");
     schema["properties"]["spec"]["properties"]["size"]["description"] =
         serde_json::json!("How big, from 1 to 10.");
     let crd = crate::support::post(
-        &client,
+        client,
         "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
         crate::support::widget_crd(schema),
     )
     .await;
     assert_eq!(crd.status, 201, "{}", crd.body);
+}
+
+/// `kubectl explain` reads a custom resource's schema from the OpenAPI v3 document of its
+/// group/version: the kind's description, its fields, a nested field's own.
+#[tokio::test]
+async fn kubectl_explain_prints_a_custom_resources_schema() {
+    let (server, client) = server().await;
+    install_described_widgets(&client).await;
     let kubectl = Kubectl::for_server(&server);
     let kind = kubectl.ok(&["explain", "widgets"], None).await;
     for expected in [
@@ -317,16 +322,7 @@ async fn kubectl_apply_switching_a_deployments_strategy_drops_the_old_union_memb
 #[tokio::test]
 async fn the_openapi_v2_document_carries_custom_and_built_in_schemas() {
     let (server, client) = server().await;
-    let mut schema = crate::support::widget_schema();
-    schema["properties"]["spec"]["properties"]["size"]["description"] =
-        serde_json::json!("How big, from 1 to 10.");
-    let crd = crate::support::post(
-        &client,
-        "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
-        crate::support::widget_crd(schema),
-    )
-    .await;
-    assert_eq!(crd.status, 201, "{}", crd.body);
+    install_described_widgets(&client).await;
     let document = crate::support::get(&client, "/openapi/v2").await;
     assert_eq!(document.status, 200);
     assert_eq!(document.body["swagger"], "2.0");
