@@ -145,9 +145,12 @@ const PATTERN_CACHE: usize = 1024;
 
 /// A schema pattern, compiled once and kept (the validation of every object of a kind
 /// matches the same patterns); the compile error's text when it is invalid.
-pub(crate) fn compiled_pattern(pattern: &str) -> Result<Regex, String> {
+/// Shared, not cloned: a cloned `Regex` starts with an empty matching cache, which its first
+/// match then builds again.
+pub(crate) fn compiled_pattern(pattern: &str) -> Result<std::sync::Arc<Regex>, String> {
+    type Compiled = Result<std::sync::Arc<Regex>, String>;
     static CACHE: std::sync::LazyLock<
-        std::sync::Mutex<std::collections::HashMap<String, Result<Regex, String>>>,
+        std::sync::Mutex<std::collections::HashMap<String, Compiled>>,
     > = std::sync::LazyLock::new(Default::default);
     let mut cache = CACHE
         .lock()
@@ -158,7 +161,9 @@ pub(crate) fn compiled_pattern(pattern: &str) -> Result<Regex, String> {
     if cache.len() >= PATTERN_CACHE {
         cache.clear();
     }
-    let compiled = compile_go_regex(pattern).map_err(|e| e.to_string());
+    let compiled = compile_go_regex(pattern)
+        .map(std::sync::Arc::new)
+        .map_err(|e| e.to_string());
     cache.insert(pattern.to_owned(), compiled.clone());
     compiled
 }

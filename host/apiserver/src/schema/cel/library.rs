@@ -229,7 +229,7 @@ fn last_index_of<'b, 'v>(args: Vec<CowVal<'b, 'v>>) -> Result<CowVal<'b, 'v>, Ex
 }
 
 /// A pattern compiled once (the schema validation's cache), as RE2 reads it.
-fn regex_of(pattern: &str, function: &str) -> Result<regex::Regex, ExecutionError> {
+fn regex_of(pattern: &str, function: &str) -> Result<Arc<regex::Regex>, ExecutionError> {
     super::super::validate::compiled_pattern(pattern).map_err(|e| {
         ExecutionError::function_error(function, format!("'{pattern}' not a valid regex:\n{e}"))
     })
