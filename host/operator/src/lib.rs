@@ -18,6 +18,7 @@ pub mod cluster;
 pub mod controller;
 pub mod informer;
 pub(crate) mod metrics;
+pub mod oci;
 pub mod operator;
 pub mod targets;
 pub mod webhook;

@@ -161,6 +161,16 @@ enum PluginCommand {
     /// Run every load-time check (with the plugins.toml of its directory), without a
     /// cluster; exit 2 when the file would be refused.
     Check { file: PathBuf },
+    /// Publish a plugin as a Wasm OCI artifact (`oci://REGISTRY/REPO:TAG`); prints the
+    /// reference pinned to the manifest's digest, for `plugins.toml`'s `source`.
+    Push {
+        /// The plugin (a WebAssembly component).
+        file: PathBuf,
+        /// Where to push it.
+        reference: wasm_operator::oci::OciRef,
+        #[command(flatten)]
+        registry: wasm_operator::oci::RegistryArgs,
+    },
     /// Run a plugin through scenarios (objects to start from, steps, and the objects,
     /// conditions and events expected after each) on an embedded API server; exit 1 when
     /// one fails, 2 when one cannot run.
@@ -257,6 +267,19 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             print!("{}", cli::GITLABSECRETS_CRD);
             return Ok(ExitCode::SUCCESS);
         }
+        Command::Plugin {
+            command:
+                PluginCommand::Push {
+                    file,
+                    reference,
+                    registry,
+                },
+        } => {
+            let registry = wasm_operator::oci::Registry::new(registry)?;
+            let pinned = wasm_operator::oci::push(&registry, file, reference).await?;
+            println!("{pinned}");
+            return Ok(ExitCode::SUCCESS);
+        }
         Command::CacheKey { file } => {
             if !wasm_operator_runtime::write_cache_key(file)? {
                 eprintln!("{}: a key is already there; kept", file.display());
@@ -332,7 +355,7 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
         Command::Crds
         | Command::CacheKey { .. }
         | Command::Plugin {
-            command: PluginCommand::New { .. },
+            command: PluginCommand::New { .. } | PluginCommand::Push { .. },
         } => Ok(ExitCode::SUCCESS),
         #[cfg(feature = "demo")]
         Command::DevCluster {

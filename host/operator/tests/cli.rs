@@ -2,6 +2,8 @@
 
 use std::process::Command;
 
+mod common;
+
 fn wasm_operator(cache: &tempfile::TempDir) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_wasm-operator"));
     command.env("WASM_OPERATOR_CACHE_DIR", cache.path());
@@ -384,44 +386,21 @@ fn rbac_honours_plugins_toml_a_disabled_plugin_gets_none_and_a_canary_its_primar
 fn run_reconciles_against_the_kubeconfigs_cluster_and_exits_cleanly_on_sigterm() {
     let tokio = tokio::runtime::Runtime::new().expect("tokio");
     let _context = tokio.enter();
-    let server = tokio
-        .block_on(wasm_operator_apiserver::ApiServer::start(
-            wasm_operator_apiserver::ServerConfig::default(),
-        ))
-        .expect("the API server starts");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let kubeconfig = dir.path().join("kubeconfig");
-    server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
-    let client = server.client().expect("client");
+    let cluster = common::Cluster::start(&tokio);
+    let kubeconfig = &cluster.kubeconfig;
+    let client = cluster.server.client().expect("client");
     let cache = tempfile::tempdir().expect("tempdir");
     let plugins = fixture_dir();
     let mut child = wasm_operator(&cache)
         .args(["run", "--health-addr", "127.0.0.1:0", "--plugins"])
         .arg(plugins.path())
         .arg("--kubeconfig")
-        .arg(&kubeconfig)
+        .arg(kubeconfig)
         .stderr(std::process::Stdio::null())
         .spawn()
         .expect("runs");
     let found = tokio.block_on(async {
-        use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
-        use kube::api::{Api, PostParams};
-        let namespaces: Api<Namespace> = Api::all(client.clone());
-        let ns: Namespace = serde_json::from_value(serde_json::json!({"metadata": {"name": "ns"}}))
-            .expect("namespace");
-        namespaces
-            .create(&PostParams::default(), &ns)
-            .await
-            .expect("ns");
-        let config_maps: Api<ConfigMap> = Api::namespaced(client, "ns");
-        let cm: ConfigMap = serde_json::from_value(
-            serde_json::json!({"metadata": {"name": "a"}, "data": {"x": "1"}}),
-        )
-        .expect("cm");
-        config_maps
-            .create(&PostParams::default(), &cm)
-            .await
-            .expect("cm");
+        let config_maps = common::config_map_to_echo(client).await;
         for _ in 0..1000 {
             if let Some(echo) = config_maps.get_opt("a-echo").await.expect("get") {
                 return Some(echo);

@@ -68,6 +68,11 @@ pub struct RunArgs {
     /// How often the plugin directory is checked for changed files, in milliseconds.
     #[arg(long, default_value_t = 250)]
     pub watch_ms: u64,
+    /// How often the tags of plugins' OCI sources are checked for a new digest, in seconds.
+    #[arg(long, default_value_t = 300, value_parser = clap::value_parser!(u64).range(1..))]
+    pub registry_poll_s: u64,
+    #[command(flatten)]
+    pub registry: crate::oci::RegistryArgs,
     /// How long SIGTERM waits for the passes in flight, in seconds.
     #[arg(long, default_value_t = 30)]
     pub drain_s: u64,
@@ -218,6 +223,11 @@ pub async fn run(runtime: Runtime, args: &RunArgs) -> anyhow::Result<()> {
         args.lease_duration_s
     );
     let client = args.client().await?;
+    // Plugins with an OCI source are pulled before the directory is first read, then polled.
+    let registry = crate::oci::Registry::new(&args.registry)?;
+    let mut puller = crate::oci::Puller::new(registry, args.plugins.clone());
+    puller.sync().await;
+    let polling = tokio::spawn(puller.poll(Duration::from_secs(args.registry_poll_s)));
     let operator = Operator::start(runtime, client, args.config()).await?;
     if let Some(addr) = operator.health_addr() {
         tracing::info!(%addr, "serving /metrics, /healthz and /readyz");
@@ -226,6 +236,7 @@ pub async fn run(runtime: Runtime, args: &RunArgs) -> anyhow::Result<()> {
         tracing::info!(%addr, "serving admission webhooks");
     }
     wait_for_termination().await?;
+    polling.abort();
     operator.shutdown().await;
     Ok(())
 }

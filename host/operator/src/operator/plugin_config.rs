@@ -10,6 +10,7 @@
 //! http_timeout_ms = 10000       # ceiling of each HTTP request's connect/response/between-bytes timeouts
 //! http_max_response_kib = 3072  # most bytes of one HTTP response body
 //! sha256 = "9f86d0…"            # refuse any other file content
+//! source = "oci://ghcr.io/org/fixture:1.0"  # pulled into fixture.wasm (see `crate::oci`)
 //! enabled = true                # false: do not run it
 //! namespaces = ["shared"]       # namespaces it may reach besides its primary's ("*": all)
 //! cluster_scoped = false        # true: it may use the cluster-scoped kinds it declares
@@ -59,6 +60,8 @@ pub struct PluginSettings {
     /// The most KiB of one HTTP response body.
     pub http_max_response_kib: Option<u64>,
     pub sha256: Option<String>,
+    /// The OCI artifact the file is pulled from (`oci://REGISTRY/REPO:TAG` or `@sha256:`).
+    pub source: Option<String>,
     #[serde(default = "enabled")]
     pub enabled: bool,
     /// Namespaces its passes may reach besides their primary's; `["*"]` for all.
@@ -87,6 +90,7 @@ impl Default for PluginSettings {
             http_timeout_ms: None,
             http_max_response_kib: None,
             sha256: None,
+            source: None,
             enabled: true,
             namespaces: Vec::new(),
             cluster_scoped: false,
@@ -173,6 +177,11 @@ impl PluginsToml {
             }
             if let Some(sha) = &settings.sha256 {
                 check_sha256(sha).map_err(|m| invalid("sha256", m))?;
+            }
+            if let Some(source) = &settings.source {
+                source
+                    .parse::<crate::oci::OciRef>()
+                    .map_err(|e| invalid("source", e.to_string()))?;
             }
             for ns in &settings.namespaces {
                 let valid = ns == "*" || wasm_operator_types::is_dns_label(ns);
@@ -379,13 +388,18 @@ mod tests {
                 "[plugins.a.canary]\nfile = \"../b.wasm\"\nselector = \"x\"\n",
                 "plugins.a.canary.file:",
             ),
+            (
+                "a source without a registry host",
+                "[plugins.a]\nsource = \"oci://org/a:1.0\"\n",
+                "plugins.a.source: \"oci://org/a:1.0\" names no registry host",
+            ),
         ];
         for (case, text, expected) in cases {
             let error = parse(text).expect_err(case).to_string();
             assert!(error.contains(expected), "{case}: {error}");
         }
         let valid = format!(
-            "require_pins = true\n[plugins.a]\nsha256 = \"{0}\"\n\
+            "require_pins = true\n[plugins.a]\nsha256 = \"{0}\"\nsource = \"oci://r.io/a:1.0\"\n\
              [plugins.a.canary]\nfile = \"b.wasm\"\nselector = \"x\"\nsha256 = \"{0}\"\n",
             "ab".repeat(32)
         );
