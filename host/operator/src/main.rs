@@ -335,9 +335,14 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
             .or_else(|| file.parent().map(PathBuf::from)),
         _ => None,
     };
-    if let Some(dir) = plugin_dir {
+    let config_file = match &args.command {
+        Command::Run(run) => run.plugins_config.clone(),
+        _ => None,
+    }
+    .or_else(|| plugin_dir.map(|dir| dir.join("plugins.toml")));
+    if let Some(file) = config_file {
         // Fuel is counted engine-wide, so it is decided before the engine is built.
-        config.fuel = PluginsToml::read(&dir).is_ok_and(|c| c.uses_fuel());
+        config.fuel = PluginsToml::read_file(&file).is_ok_and(|c| c.uses_fuel());
     }
     let runtime = Runtime::new(config)?;
     match args.command {

@@ -276,7 +276,11 @@ async fn fixture_pulled() -> Pulled {
         .await
         .expect("push v1");
     let dir = directory_with_source(&reference);
-    let mut puller = Puller::new(Registry::new(&args).expect("client"), dir.path().into());
+    let mut puller = Puller::new(
+        Registry::new(&args).expect("client"),
+        dir.path().into(),
+        None,
+    );
     let first = puller.sync().await;
     assert!(
         matches!(first.as_slice(), [(name, Ok(wasm_operator::oci::Pulled::Written(_)))] if name == "fixture"),
@@ -380,6 +384,7 @@ async fn a_layer_whose_bytes_do_not_match_its_digest_is_refused_and_the_file_kep
     let mut puller = Puller::new(
         Registry::new(&plain(&registry)).expect("client"),
         gone.path().into(),
+        None,
     );
     let outcome = puller.sync().await;
     let error = match outcome.as_slice() {
@@ -496,7 +501,7 @@ async fn a_registry_serving_a_private_ca_certificate_is_trusted_through_the_ca_b
         .await
         .expect("pushed over TLS with the bundle");
     let plugins = directory_with_source(&pinned);
-    let mut puller = Puller::new(trusted, plugins.path().into());
+    let mut puller = Puller::new(trusted, plugins.path().into(), None);
     let pulled = puller.sync().await;
     assert!(matches!(pulled.as_slice(), [(_, Ok(_))]), "{pulled:?}");
     assert_eq!(
@@ -520,7 +525,7 @@ async fn a_registry_serving_a_private_ca_certificate_is_trusted_through_the_ca_b
 }
 
 #[test]
-fn run_pulls_its_plugin_from_the_registry_and_swaps_in_a_new_tag_digest_without_a_restart() {
+fn run_pulls_its_plugin_from_the_registry_beside_its_plugins_config_and_swaps_in_a_new_tag_digest_without_a_restart() {
     use k8s_openapi::api::core::v1::ConfigMap;
     use kube::api::Api;
 
@@ -538,7 +543,10 @@ fn run_pulls_its_plugin_from_the_registry_and_swaps_in_a_new_tag_digest_without_
     let cluster = common::Cluster::start(&tokio);
     let kubeconfig = &cluster.kubeconfig;
     let client = cluster.server.client().expect("client");
-    let plugins = directory_with_source(&reference);
+    // As in a Pod: plugins.toml mounted from a ConfigMap, the plugins pulled into an
+    // empty writable directory.
+    let config = directory_with_source(&reference);
+    let plugins = tempfile::tempdir().expect("tempdir");
     let cache = tempfile::tempdir().expect("tempdir");
     let mut operator = Command::new(env!("CARGO_BIN_EXE_wasm-operator"))
         .env("WASM_OPERATOR_CACHE_DIR", cache.path())
@@ -551,6 +559,8 @@ fn run_pulls_its_plugin_from_the_registry_and_swaps_in_a_new_tag_digest_without_
         ])
         .args(["--plain-http-registry", &registry.addr, "--plugins"])
         .arg(plugins.path())
+        .arg("--plugins-config")
+        .arg(config.path().join("plugins.toml"))
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .stderr(Stdio::null())

@@ -18,9 +18,13 @@ use wasm_operator_types::ObjectRef;
 #[derive(Debug, Clone, clap::Args)]
 #[command(group(clap::ArgGroup::new("webhook_cert").args(["webhook_cert_dir", "webhook_secret"])))]
 pub struct RunArgs {
-    /// The directory of `.wasm` plugins.
+    /// The directory of `.wasm` plugins (writable when a plugin has an OCI source).
     #[arg(long)]
     pub plugins: PathBuf,
+    /// Their `plugins.toml`, when it is not the directory's own (in a Pod: a mounted
+    /// ConfigMap, beside a writable plugin directory).
+    #[arg(long)]
+    pub plugins_config: Option<PathBuf>,
     /// The kubeconfig of the cluster (default: in-cluster config, then $KUBECONFIG or
     /// ~/.kube/config).
     #[arg(long, conflicts_with = "in_cluster")]
@@ -130,6 +134,7 @@ impl RunArgs {
             .unwrap_or_else(|_| format!("wasm-operator-{}", std::process::id()));
         OperatorConfig {
             plugins: self.plugins.clone(),
+            plugins_config: self.plugins_config.clone(),
             namespace: self.namespace.clone(),
             controller: ControllerConfig {
                 backoff: Backoff {
@@ -225,7 +230,8 @@ pub async fn run(runtime: Runtime, args: &RunArgs) -> anyhow::Result<()> {
     let client = args.client().await?;
     // Plugins with an OCI source are pulled before the directory is first read, then polled.
     let registry = crate::oci::Registry::new(&args.registry)?;
-    let mut puller = crate::oci::Puller::new(registry, args.plugins.clone());
+    let mut puller =
+        crate::oci::Puller::new(registry, args.plugins.clone(), args.plugins_config.clone());
     puller.sync().await;
     let polling = tokio::spawn(puller.poll(Duration::from_secs(args.registry_poll_s)));
     let operator = Operator::start(runtime, client, args.config()).await?;

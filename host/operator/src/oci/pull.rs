@@ -22,6 +22,7 @@ use crate::operator::plugin_config::PluginsToml;
 pub struct Puller {
     registry: Registry,
     dir: PathBuf,
+    config_file: PathBuf,
     /// Per plugin, the manifest digest its file was last written (or found to be) from.
     written: HashMap<String, String>,
 }
@@ -36,9 +37,12 @@ pub enum Pulled {
 }
 
 impl Puller {
-    pub fn new(registry: Registry, dir: PathBuf) -> Self {
+    /// Pulls into `dir` the sources of `config_file` (default: the directory's
+    /// `plugins.toml`).
+    pub fn new(registry: Registry, dir: PathBuf, config_file: Option<PathBuf>) -> Self {
         Puller {
             registry,
+            config_file: config_file.unwrap_or_else(|| dir.join("plugins.toml")),
             dir,
             written: HashMap::new(),
         }
@@ -47,7 +51,7 @@ impl Puller {
     /// One round over every enabled plugin with a source; what each did, by plugin name. A broken
     /// `plugins.toml` pulls nothing (the directory's loader reports it).
     pub async fn sync(&mut self) -> Vec<(String, Result<Pulled, OciError>)> {
-        let Ok(config) = PluginsToml::read(&self.dir) else {
+        let Ok(config) = PluginsToml::read_file(&self.config_file) else {
             return Vec::new();
         };
         let mut outcomes = Vec::new();

@@ -44,6 +44,8 @@ use wasm_operator_types::ObjectRef;
 pub struct OperatorConfig {
     /// The directory of `.wasm` plugins.
     pub plugins: PathBuf,
+    /// Their `plugins.toml` (default: the directory's own).
+    pub plugins_config: Option<PathBuf>,
     /// Watch and reconcile only this namespace (namespaced kinds).
     pub namespace: Option<String>,
     /// How each controller runs its passes.
@@ -80,6 +82,7 @@ impl OperatorConfig {
     pub fn new(plugins: impl Into<PathBuf>) -> Self {
         Self {
             plugins: plugins.into(),
+            plugins_config: None,
             namespace: None,
             controller: ControllerConfig::default(),
             rate_limit: Some(RateLimit::default()),
@@ -192,6 +195,7 @@ impl Operator {
         let (started_tx, started) = watch::channel(false);
         let mut directory = PluginDirectory::new(
             config.plugins.clone(),
+            config.plugins_config.clone(),
             plugin_dir::Context {
                 runtime,
                 server,

@@ -138,7 +138,12 @@ pub enum ConfigError {
 impl PluginsToml {
     /// Reads `dir/plugins.toml`; no file means no settings.
     pub fn read(dir: &Path) -> Result<Self, ConfigError> {
-        let path = dir.join(FILE_NAME);
+        Self::read_file(&dir.join(FILE_NAME))
+    }
+
+    /// Reads `path` (`run --plugins-config`); no file means no settings.
+    pub fn read_file(path: &Path) -> Result<Self, ConfigError> {
+        let path = path.to_owned();
         let text = match std::fs::read_to_string(&path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Self::default()),

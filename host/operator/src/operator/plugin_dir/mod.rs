@@ -84,6 +84,8 @@ struct Serving {
 /// The plugins of one directory and their controllers.
 pub(crate) struct PluginDirectory {
     dir: PathBuf,
+    /// Its `plugins.toml`.
+    config_file: PathBuf,
     context: Context,
     config: PluginsToml,
     /// Running reconcilers by file stem.
@@ -114,9 +116,11 @@ fn look(path: &Path, settings: PluginSettings) -> Option<Seen> {
 }
 
 impl PluginDirectory {
-    /// The plugins of `dir`, none loaded yet.
-    pub(crate) fn new(dir: PathBuf, context: Context) -> Self {
+    /// The plugins of `dir`, none loaded yet; `config_file` is their `plugins.toml` when it
+    /// is not the directory's own.
+    pub(crate) fn new(dir: PathBuf, config_file: Option<PathBuf>, context: Context) -> Self {
         Self {
+            config_file: config_file.unwrap_or_else(|| dir.join(super::plugin_config::FILE_NAME)),
             dir,
             context,
             config: PluginsToml::default(),
@@ -145,7 +149,7 @@ impl PluginDirectory {
     /// round as `(file, reason)`.
     pub(crate) async fn sync(&mut self) -> Vec<(PathBuf, String)> {
         let mut refusals = Vec::new();
-        match PluginsToml::read(&self.dir) {
+        match PluginsToml::read_file(&self.config_file) {
             Ok(config) => {
                 self.config = config;
                 self.refused.remove(super::plugin_config::FILE_NAME);
@@ -153,7 +157,7 @@ impl PluginDirectory {
             Err(error) => {
                 let reason = error.to_string();
                 if !self.refused.contains_key(super::plugin_config::FILE_NAME) {
-                    self.report_refusal(&self.dir.join(super::plugin_config::FILE_NAME), &reason)
+                    self.report_refusal(&self.config_file.clone(), &reason)
                         .await;
                 }
                 self.refused.insert(
@@ -164,7 +168,7 @@ impl PluginDirectory {
                         settings: PluginSettings::default(),
                     },
                 );
-                refusals.push((self.dir.join(super::plugin_config::FILE_NAME), reason));
+                refusals.push((self.config_file.clone(), reason));
             }
         }
         let listing = match loader::list(&self.dir, &self.config) {
