@@ -694,6 +694,7 @@ async fn webhooks_prints_the_configurations_the_plugins_admission_declares() {
     let yaml = wasm_operator::cli::run::webhooks_yaml(
         &runtime,
         plugins.path(),
+        None,
         &endpoint,
         Some("-----BEGIN CERTIFICATE-----\n"),
         "wasm-operator",

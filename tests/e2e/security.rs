@@ -352,6 +352,7 @@ async fn the_operators_service_account_may_do_what_rbac_prints_and_nothing_more(
     let printed = wasm_operator::cli::run::rbac_yaml(
         &wasm_operator_e2e::runtime_with_cache(wasm_operator_e2e::shared_cache()),
         dir,
+        None,
         &options,
     )
     .await

@@ -183,7 +183,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     }
 
     let runtime = options.artifact_runtime()?;
-    // As deploy/plugins.toml grants it: the store gate reads a ClusterSecretStore.
+    // As deploy/base/plugins.toml grants it: the store gate reads a ClusterSecretStore.
     let access = Access {
         cluster_scoped: true,
         ..Access::default()

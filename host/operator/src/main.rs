@@ -82,6 +82,9 @@ enum Command {
         /// The directory of `.wasm` plugins.
         #[arg(long)]
         plugins: PathBuf,
+        /// Their `plugins.toml`, when it is not the directory's own (`run --plugins-config`).
+        #[arg(long)]
+        plugins_config: Option<PathBuf>,
         /// A Role in this namespace instead of a ClusterRole.
         #[arg(long)]
         namespace: Option<String>,
@@ -116,6 +119,9 @@ enum Command {
         /// The directory of `.wasm` plugins.
         #[arg(long)]
         plugins: PathBuf,
+        /// Their `plugins.toml`, when it is not the directory's own (`run --plugins-config`).
+        #[arg(long)]
+        plugins_config: Option<PathBuf>,
         /// `NAMESPACE/NAME` of the Service in front of `--webhook-addr`.
         #[arg(long, conflicts_with = "url", required_unless_present = "url")]
         service: Option<String>,
@@ -337,6 +343,9 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
     };
     let config_file = match &args.command {
         Command::Run(run) => run.plugins_config.clone(),
+        Command::Rbac { plugins_config, .. } | Command::Webhooks { plugins_config, .. } => {
+            plugins_config.clone()
+        }
         _ => None,
     }
     .or_else(|| plugin_dir.map(|dir| dir.join("plugins.toml")));
@@ -406,6 +415,7 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         Command::Rbac {
             plugins,
+            plugins_config,
             namespace,
             leader_elect,
             lease_namespace,
@@ -436,12 +446,14 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 resolves_services: !cluster_dns,
                 service_account,
             };
-            let yaml = cli::run::rbac_yaml(&runtime, &plugins, &options).await?;
+            let yaml = cli::run::rbac_yaml(&runtime, &plugins, plugins_config.as_deref(), &options)
+                .await?;
             print!("{yaml}");
             Ok(ExitCode::SUCCESS)
         }
         Command::Webhooks {
             plugins,
+            plugins_config,
             service,
             port,
             url,
@@ -468,8 +480,15 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 ),
                 None => None,
             };
-            let yaml = cli::run::webhooks_yaml(&runtime, &plugins, &endpoint, ca.as_deref(), &name)
-                .await?;
+            let yaml = cli::run::webhooks_yaml(
+                &runtime,
+                &plugins,
+                plugins_config.as_deref(),
+                &endpoint,
+                ca.as_deref(),
+                &name,
+            )
+            .await?;
             print!("{yaml}");
             Ok(ExitCode::SUCCESS)
         }

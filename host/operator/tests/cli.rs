@@ -444,16 +444,16 @@ fn run_args(args: impl IntoIterator<Item = String>) -> wasm_operator::cli::run::
     run
 }
 
-/// The Pod template of deploy/operator.yaml's one Deployment.
+/// The Pod template of deploy/base/operator.yaml's one Deployment.
 fn deployed_pod() -> k8s_openapi::api::core::v1::PodSpec {
     use k8s_openapi::api::apps::v1::Deployment;
     use serde::Deserialize as _;
 
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../deploy/operator.yaml"
+        "/../../deploy/base/operator.yaml"
     ))
-    .expect("deploy/operator.yaml");
+    .expect("deploy/base/operator.yaml");
     let mut deployments = Vec::new();
     for document in serde_yaml_ng::Deserializer::from_str(&text) {
         let value = serde_json::Value::deserialize(document).expect("a YAML document");
@@ -506,7 +506,7 @@ fn the_deploy_manifests_parse_and_their_arguments_are_accepted_by_run() {
             &webhook.cert,
             wasm_operator::webhook::CertSource::Managed { secret_namespace, secret_name, service_namespace, service_name }
                 if (secret_namespace.as_str(), secret_name.as_str(), service_namespace.as_str(), service_name.as_str())
-                    == ("wasm-operator", "wasm-operator-webhook", "wasm-operator", "wasm-operator-webhook")
+                    == ("wasm-operator", "wasm-operator-webhook", "wasm-operator", "wasm-operator")
         ),
         "{:?}",
         webhook.cert
@@ -660,9 +660,9 @@ fn cache_key_writes_a_private_key_the_cache_accepts_and_keeps_an_existing_one() 
 
 #[test]
 fn the_deployments_memory_limit_covers_the_guest_memory_its_arguments_allow() {
-    // gitlabsecrets; secretgen is its planner, whose calls take a second store per pass.
-    const SHIPPED_RECONCILERS: u64 = 1;
-    const STORES_PER_PASS: u64 = 2;
+    // secretgen is a planner: its calls run in a second store of gitlabsecrets' pass.
+    const PLANNER: &str = "secretgen";
+    const PLANNER_IMPORTER: &str = "gitlabsecrets";
     // The host itself: informer caches, warm pool slots, key generation (README, "Limits").
     const HOST_ROOM: u64 = 256 << 20;
     let pod = deployed_pod();
@@ -687,9 +687,36 @@ fn the_deployments_memory_limit_covers_the_guest_memory_its_arguments_allow() {
     };
     let limit_bytes = number.parse::<u64>().expect("a number") << shift;
     let concurrency = u64::try_from(run.config().controller.concurrency).expect("fits");
-    let cap = u64::try_from(wasm_operator_runtime::Limits::default().memory_bytes).expect("fits");
-
-    let guests = SHIPPED_RECONCILERS * concurrency * STORES_PER_PASS * cap;
+    let default_cap =
+        u64::try_from(wasm_operator_runtime::Limits::default().memory_bytes).expect("fits");
+    let config = wasm_operator::operator::plugin_config::PluginsToml::read_file(
+        std::path::Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../deploy/base/plugins.toml"
+        )),
+    )
+    .expect("deploy/base/plugins.toml");
+    let mut guests = 0;
+    let mut reconcilers = 0;
+    for file in std::fs::read_dir(wasm_operator::cli::shipped_plugin_dir()).expect("plugins") {
+        let path = file.expect("entry").path();
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        if stem == PLANNER {
+            continue;
+        }
+        let settings = config.plugins.get(&stem).unwrap_or_else(|| {
+            panic!("deploy/base/plugins.toml has no entry for the shipped plugin {stem}")
+        });
+        let cap = settings.memory_mib.map_or(default_cap, |mib| mib << 20);
+        let stores = if stem == PLANNER_IMPORTER { 2 } else { 1 };
+        guests += concurrency * stores * cap;
+        reconcilers += 1;
+    }
+    assert_eq!(reconcilers, 10, "the shipped reconcilers");
     assert!(
         limit_bytes >= guests + HOST_ROOM,
         "limit {limit} < {} MiB of guest memory + {} MiB for the host",
@@ -731,115 +758,6 @@ fn plugin_check_passes_a_good_file_and_refuses_one_whose_pin_does_not_match() {
     assert!(
         stdout.contains("refused:") && stdout.contains("is not the pinned"),
         "{stdout}"
-    );
-}
-
-#[test]
-fn the_deploy_manifests_bind_every_role_rbac_prints_for_the_shipped_plugins() {
-    use serde::Deserialize as _;
-
-    let cache = tempfile::tempdir().expect("tempdir");
-    let output = wasm_operator(&cache)
-        .args([
-            "rbac",
-            "--leader-elect",
-            "--lease-namespace",
-            "wasm-operator",
-            "--webhook-secret",
-            "wasm-operator/wasm-operator-webhook",
-            // The Deployment sets WASM_OPERATOR_CLUSTER_DNS: no Services are read.
-            "--cluster-dns",
-            "--plugins",
-        ])
-        .arg(wasm_operator::cli::shipped_plugin_dir())
-        .output()
-        .expect("runs");
-    assert!(
-        output.status.success(),
-        "{}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    let documents = |text: &str| -> Vec<serde_json::Value> {
-        serde_yaml_ng::Deserializer::from_str(text)
-            .map(|d| serde_json::Value::deserialize(d).expect("a YAML document"))
-            .filter(|v| !v.is_null())
-            .collect()
-    };
-    let printed: Vec<(String, String, String)> =
-        documents(&String::from_utf8_lossy(&output.stdout))
-            .iter()
-            .map(|role| {
-                let field = |path: &str| {
-                    role.pointer(path)
-                        .and_then(|v| v.as_str())
-                        .unwrap_or_default()
-                        .to_owned()
-                };
-                (
-                    field("/kind"),
-                    field("/metadata/name"),
-                    field("/metadata/namespace"),
-                )
-            })
-            .collect();
-    assert_eq!(
-        printed,
-        [
-            (
-                "ClusterRole".to_owned(),
-                "wasm-operator".to_owned(),
-                String::new()
-            ),
-            (
-                "Role".to_owned(),
-                "wasm-operator-leader-election".to_owned(),
-                "wasm-operator".to_owned()
-            ),
-            (
-                "Role".to_owned(),
-                "wasm-operator-webhook-certificate".to_owned(),
-                "wasm-operator".to_owned()
-            ),
-            (
-                "ClusterRole".to_owned(),
-                "wasm-operator-webhook-configurations".to_owned(),
-                String::new()
-            ),
-            (
-                "Role".to_owned(),
-                "wasm-operator-target-clusters".to_owned(),
-                "c5c3-clusters".to_owned()
-            ),
-        ]
-    );
-    let deploy = std::fs::read_to_string(concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../deploy/operator.yaml"
-    ))
-    .expect("deploy/operator.yaml");
-    let bound: Vec<(String, String, String)> = documents(&deploy)
-        .iter()
-        .filter(|d| d["kind"] == "ClusterRoleBinding" || d["kind"] == "RoleBinding")
-        .map(|binding| {
-            (
-                binding["roleRef"]["kind"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-                binding["roleRef"]["name"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-                binding["metadata"]["namespace"]
-                    .as_str()
-                    .unwrap_or_default()
-                    .to_owned(),
-            )
-        })
-        .collect();
-    assert_eq!(
-        bound, printed,
-        "deploy/operator.yaml binds what rbac prints"
     );
 }
 

@@ -525,7 +525,8 @@ async fn a_registry_serving_a_private_ca_certificate_is_trusted_through_the_ca_b
 }
 
 #[test]
-fn run_pulls_its_plugin_from_the_registry_beside_its_plugins_config_and_swaps_in_a_new_tag_digest_without_a_restart() {
+fn run_pulls_its_plugin_from_the_registry_beside_its_plugins_config_and_swaps_in_a_new_tag_digest_without_a_restart()
+ {
     use k8s_openapi::api::core::v1::ConfigMap;
     use kube::api::Api;
 

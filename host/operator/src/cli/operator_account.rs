@@ -70,7 +70,7 @@ pub async fn grant(
     };
     // The roles of the plugins that load: the operator starts over a refused file too
     // (and reports it), where `wasm-operator rbac` refuses to render.
-    let loaded = load_directory(runtime, &config.plugins).await?;
+    let loaded = load_directory(runtime, &config.plugins, config.plugins_config.as_deref()).await?;
     let yaml = rbac_yaml_of(&loaded, &options)?;
     let mut rendered = Vec::new();
     for document in yaml.split("---\n").filter(|d| !d.trim().is_empty()) {

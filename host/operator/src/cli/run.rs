@@ -287,13 +287,15 @@ pub struct RbacOptions<'a> {
 /// `plugins.toml` enables (a disabled file gets none), laid out as `options` says (see
 /// [`RbacOptions`]); when a plugin writes to target clusters, a Role reading the
 /// registrations too. A refused file is an error: roles that leave out a plugin would be
-/// found missing only when it serves.
+/// found missing only when it serves. `plugins_config` is their `plugins.toml` when it is
+/// not the directory's own.
 pub async fn rbac_yaml(
     runtime: &Runtime,
     plugins: &std::path::Path,
+    plugins_config: Option<&std::path::Path>,
     options: &RbacOptions<'_>,
 ) -> anyhow::Result<String> {
-    let loaded = load_all(runtime, plugins).await?;
+    let loaded = load_all(runtime, plugins, plugins_config).await?;
     rbac_yaml_of(&loaded, options)
 }
 
@@ -318,11 +320,12 @@ pub fn rbac_yaml_of(loaded: &loader::Loaded, options: &RbacOptions<'_>) -> anyho
 pub async fn webhooks_yaml(
     runtime: &Runtime,
     plugins: &std::path::Path,
+    plugins_config: Option<&std::path::Path>,
     endpoint: &crate::webhook::configurations::Endpoint,
     ca_bundle: Option<&str>,
     name: &str,
 ) -> anyhow::Result<String> {
-    let loaded = load_all(runtime, plugins).await?;
+    let loaded = load_all(runtime, plugins, plugins_config).await?;
     let granted = loaded.granted();
     let descriptions: Vec<&wasm_operator_types::Description> =
         granted.iter().map(|(d, _)| d).collect();
@@ -337,8 +340,12 @@ pub async fn webhooks_yaml(
 }
 
 /// Every plugin of `plugins`, or the first refusal.
-async fn load_all(runtime: &Runtime, plugins: &std::path::Path) -> anyhow::Result<loader::Loaded> {
-    let loaded = loader::load_directory(runtime, plugins).await?;
+async fn load_all(
+    runtime: &Runtime,
+    plugins: &std::path::Path,
+    plugins_config: Option<&std::path::Path>,
+) -> anyhow::Result<loader::Loaded> {
+    let loaded = loader::load_directory(runtime, plugins, plugins_config).await?;
     if let Some(refusal) = loaded.refused.first() {
         anyhow::bail!(
             "plugin {} refused: {}",

@@ -187,9 +187,17 @@ pub enum LoaderError {
 
 /// Loads every file [`list`] names, once: planners are linked into the runtime as they
 /// load, and a reconciler that imports the planner is loaded again after every other
-/// file, so it finds one wherever it sorts.
-pub async fn load_directory(runtime: &Runtime, dir: &Path) -> Result<Loaded, LoaderError> {
-    let config = PluginsToml::read(dir)?;
+/// file, so it finds one wherever it sorts. `config_file` is the `plugins.toml` to use when
+/// it is not the directory's own.
+pub async fn load_directory(
+    runtime: &Runtime,
+    dir: &Path,
+    config_file: Option<&Path>,
+) -> Result<Loaded, LoaderError> {
+    let config = match config_file {
+        Some(file) => PluginsToml::read_file(file)?,
+        None => PluginsToml::read(dir)?,
+    };
     let listing = list(dir, &config).map_err(|source| LoaderError::Dir {
         dir: dir.to_owned(),
         source,

@@ -194,7 +194,7 @@ pub async fn run(runtime: Runtime, options: &DemoOptions) -> anyhow::Result<()> 
 
 /// The demo's plugin directory: the `.wasm` files of `source`, with `source`'s
 /// `plugins.toml` when it has one, else one granting keystone the cluster-scoped
-/// ClusterSecretStore its store gate reads (as `deploy/plugins.toml` does).
+/// ClusterSecretStore its store gate reads (as `deploy/base/plugins.toml` does).
 fn plugin_dir(source: &Path) -> anyhow::Result<tempfile::TempDir> {
     let files = super::plugin_files(source)
         .with_context(|| format!("cannot read plugin directory {}", source.display()))?;
