@@ -4,6 +4,7 @@
 pub mod check;
 #[cfg(feature = "demo")]
 pub mod demo;
+pub mod in_cluster;
 pub mod inspect;
 #[cfg(feature = "demo")]
 pub mod operator_account;

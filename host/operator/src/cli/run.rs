@@ -32,6 +32,10 @@ pub struct RunArgs {
     /// Use the in-cluster config (the Pod's service account).
     #[arg(long)]
     pub in_cluster: bool,
+    /// With --in-cluster: the directory holding the ServiceAccount's `token`, `ca.crt` and
+    /// `namespace`.
+    #[arg(long, env = "WASM_OPERATOR_SERVICE_ACCOUNT_DIR", default_value = super::in_cluster::SERVICE_ACCOUNT_DIR)]
+    pub service_account_dir: PathBuf,
     /// Watch and reconcile only this namespace.
     #[arg(long)]
     pub namespace: Option<String>,
@@ -199,7 +203,7 @@ impl RunArgs {
                 .await
                 .with_context(|| format!("kubeconfig {}", path.display()))?
         } else if self.in_cluster {
-            kube::Config::incluster().context("the in-cluster config")?
+            super::in_cluster::config(&self.service_account_dir).context("the in-cluster config")?
         } else {
             kube::Config::infer()
                 .await

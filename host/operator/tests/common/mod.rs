@@ -1,4 +1,7 @@
-//! What the test binaries that run `wasm-operator run` share.
+//! What the test binaries that run `wasm-operator run` share (each uses some of it).
+#![allow(dead_code)]
+
+pub mod registry;
 
 use k8s_openapi::api::core::v1::{ConfigMap, Namespace};
 use kube::api::{Api, PostParams};
