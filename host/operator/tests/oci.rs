@@ -271,6 +271,23 @@ async fn a_layer_whose_bytes_do_not_match_its_digest_is_refused_and_the_file_kep
         v1
     );
 
+    // A layer longer than its descriptor says is cut off at that size.
+    let mut longer = v2.clone();
+    longer.extend_from_slice(&[0; 1024]);
+    std::fs::write(registry.blob_file(&sha256(&v2)), &longer).expect("tamper");
+    let refused = puller.sync().await;
+    let error = match refused.as_slice() {
+        [(_, Err(error))] => format!("{error} ({error:?})"),
+        other => panic!("the longer layer was not refused: {other:?}"),
+    };
+    assert!(
+        error.contains(&format!(
+            "the registry sent more than the layer's {} bytes",
+            v2.len()
+        )),
+        "{error}"
+    );
+
     // A digest the registry does not have is refused by name.
     let missing = reference.pinned(&format!("sha256:{}", "0".repeat(64)));
     let gone = directory_with_source(&missing);

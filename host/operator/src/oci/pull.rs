@@ -143,7 +143,11 @@ impl Registry {
                 max: MAX_PLUGIN_BYTES,
             });
         }
-        let mut bytes = Vec::with_capacity(usize::try_from(layer.size).unwrap_or(0));
+        let size = usize::try_from(layer.size).unwrap_or(0);
+        let mut bytes = Bounded {
+            bytes: Vec::with_capacity(size),
+            max: size,
+        };
         self.client
             .pull_blob(reference.as_client_ref(), layer, &mut bytes)
             .await
@@ -151,6 +155,7 @@ impl Registry {
                 reference: reference.to_string(),
                 source,
             })?;
+        let bytes = bytes.bytes;
         let actual = sha256_digest(&bytes);
         if actual != layer.digest || bytes.len() as i64 != layer.size {
             return Err(OciError::Digest {
@@ -160,6 +165,44 @@ impl Registry {
             });
         }
         Ok(bytes)
+    }
+}
+
+/// A sink that refuses more than `max` bytes: a registry that sends more than the layer's
+/// size is cut off there, not buffered until its digest fails.
+struct Bounded {
+    bytes: Vec<u8>,
+    max: usize,
+}
+
+impl tokio::io::AsyncWrite for Bounded {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        if self.bytes.len() + buf.len() > self.max {
+            return std::task::Poll::Ready(Err(std::io::Error::other(format!(
+                "the registry sent more than the layer's {} bytes",
+                self.max
+            ))));
+        }
+        self.bytes.extend_from_slice(buf);
+        std::task::Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
     }
 }
 

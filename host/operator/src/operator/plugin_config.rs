@@ -187,6 +187,21 @@ impl PluginsToml {
                 source
                     .parse::<crate::oci::OciRef>()
                     .map_err(|e| invalid("source", e.to_string()))?;
+                // The pull writes `NAME.wasm` into the plugin directory: a name is a file
+                // stem, never a path.
+                let stem = !plugin.is_empty()
+                    && !plugin.starts_with('.')
+                    && plugin
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+                if !stem {
+                    return Err(invalid(
+                        "source",
+                        format!(
+                            "{plugin:?} is not a plugin file stem (letters, digits, '-', '_', '.'), so no file can be pulled for it"
+                        ),
+                    ));
+                }
             }
             for ns in &settings.namespaces {
                 let valid = ns == "*" || wasm_operator_types::is_dns_label(ns);
@@ -392,6 +407,11 @@ mod tests {
                 "a canary path",
                 "[plugins.a.canary]\nfile = \"../b.wasm\"\nselector = \"x\"\n",
                 "plugins.a.canary.file:",
+            ),
+            (
+                "a source for a name that is a path",
+                "[plugins.\"../a\"]\nsource = \"oci://r.io/a:1.0\"\n",
+                "plugins.../a.source: \"../a\" is not a plugin file stem",
             ),
             (
                 "a source without a registry host",
