@@ -230,6 +230,7 @@ fn the_namespaced_overlay_reconciles_one_namespace_with_roles_there() {
             .is_some_and(|a| a.iter().any(|a| a == "--namespace=openstack")),
         "{args}"
     );
+    named(&objects, "Namespace", "openstack");
     let role = named(&objects, "Role", "wasm-operator");
     assert_eq!(role["metadata"]["namespace"], "openstack");
     // Cluster-wide only what keystone's cluster_scoped grant reads: cluster-scoped kinds.

@@ -19,6 +19,10 @@ mod common;
 use common::registry::{Guard, LocalRegistry, push_cli};
 
 const NAMESPACE: &str = "wasm-operator";
+/// `run`'s Lease duration (the Deployment leaves the default) and how often a standby reads
+/// the Lease.
+const LEASE_DURATION: Duration = Duration::from_secs(15);
+const READ_INTERVAL: Duration = Duration::from_secs(2);
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -84,7 +88,17 @@ fn another_version(file: &Path, dir: &Path) -> PathBuf {
 struct Pod {
     child: Child,
     name: String,
-    ip: String,
+    /// Where it serves /metrics: the Pod's address and a free port (the manifest's 8080
+    /// could be taken on this machine).
+    metrics: std::net::SocketAddr,
+}
+
+/// A port free on `ip` now.
+fn free_port(ip: &str) -> u16 {
+    std::net::TcpListener::bind((ip, 0))
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
 }
 
 impl Drop for Pod {
@@ -112,6 +126,8 @@ impl Node {
     /// Starts the Pod `name` on address `ip`: the manifest's paths mapped to this machine,
     /// `$(VAR)` expanded as the kubelet does, the registry polled every second.
     fn start(&self, name: &str, ip: &str) -> Pod {
+        let metrics_port = free_port(ip);
+        let webhook_port = free_port(ip);
         let plugins = self.scratch.path().join(name);
         std::fs::create_dir_all(&plugins).expect("the Pod's plugin emptyDir");
         let args: Vec<String> = self
@@ -125,6 +141,8 @@ impl Node {
                         format!("--plugins-config={}", self.plugins_config.display())
                     }
                     Some(("--registry-poll-s", _)) => "--registry-poll-s=1".to_owned(),
+                    Some(("--health-addr", _)) => format!("--health-addr={ip}:{metrics_port}"),
+                    Some(("--webhook-addr", _)) => format!("--webhook-addr={ip}:{webhook_port}"),
                     _ => arg,
                 }
             })
@@ -151,14 +169,14 @@ impl Node {
         Pod {
             child,
             name: name.to_owned(),
-            ip: ip.to_owned(),
+            metrics: format!("{ip}:{metrics_port}").parse().expect("an address"),
         }
     }
 }
 
 /// The sum of a metric's samples on `pod`'s /metrics (0 when it has none yet).
 fn metric(pod: &Pod, name: &str, labels: &str) -> u64 {
-    let mut stream = match std::net::TcpStream::connect((pod.ip.as_str(), 8080)) {
+    let mut stream = match std::net::TcpStream::connect(pod.metrics) {
         Ok(stream) => stream,
         Err(_) => return 0,
     };
@@ -410,7 +428,8 @@ fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_
     assert_eq!(passes(&second), 0, "the standby ran none");
 
     // The leader dies without releasing the Lease: the standby takes it within the Lease's
-    // duration (15 s) and the standby's read interval (2 s).
+    // duration (the Deployment's, the default 15 s) and the standby's read interval (2 s),
+    // with a second's slack.
     let killed = Instant::now();
     let _ = first.child.kill();
     let _ = first.child.wait();
@@ -423,7 +442,7 @@ fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_
     ));
     eprintln!("the Lease was handed over {took:?} after the leader was killed");
     assert!(
-        took <= Duration::from_secs(17),
+        took <= LEASE_DURATION + READ_INTERVAL + Duration::from_secs(1),
         "handed over after {took:?}"
     );
     tokio.block_on(async {

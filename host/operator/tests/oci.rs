@@ -226,7 +226,7 @@ async fn a_plugin_is_pulled_from_its_source_and_a_new_digest_of_its_tag_replaces
         .expect("dir")
         .filter_map(|e| e.ok())
         .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|n| n != "plugins.toml" && n != "fixture.wasm")
+        .filter(|n| !["plugins.toml", "fixture.wasm", ".fixture.wasm.source"].contains(&n.as_str()))
         .collect();
     assert_eq!(leftovers, Vec::<String>::new(), "no partial file is left");
 }
@@ -344,21 +344,29 @@ fn registry_credentials_come_from_a_docker_config_json() {
     // base64("plugins:s3cret")
     let auths = serde_json::json!({"auths": {&registry.addr: {"auth": "cGx1Z2luczpzM2NyZXQ="}}});
     std::fs::write(&config, auths.to_string()).expect("config.json");
-    let pushed = push_cli(
-        &file,
-        &reference,
-        &[
+    // With every debug line of the host and the registry client on.
+    let pushed = Command::new(env!("CARGO_BIN_EXE_wasm-operator"))
+        .env("RUST_LOG", "debug")
+        .args(["plugin", "push"])
+        .arg(&file)
+        .arg(reference.to_string())
+        .args([
             "--plain-http-registry",
             &registry.addr,
             "--registry-auth-file",
-            config.to_str().expect("utf-8"),
-        ],
-    );
+        ])
+        .arg(&config)
+        .output()
+        .expect("wasm-operator runs");
     assert!(pushed.status.success(), "{}", text(&pushed.stderr));
+    let logged = text(&pushed.stderr);
     assert!(
-        !text(&pushed.stderr).contains("s3cret"),
-        "the password is never printed"
+        logged.contains("DEBUG"),
+        "debug lines were logged: {logged}"
     );
+    for secret in ["s3cret", "cGx1Z2luczpzM2NyZXQ="] {
+        assert!(!logged.contains(secret), "the credentials are never logged");
+    }
     let source = format!("docker://{}/plugins/fixture:v1", registry.addr);
     let read = skopeo(&[
         "inspect",
@@ -459,7 +467,7 @@ fn run_pulls_its_plugin_from_the_registry_beside_its_plugins_config_and_swaps_in
     let config = directory_with_source(&reference);
     let plugins = tempfile::tempdir().expect("tempdir");
     let cache = tempfile::tempdir().expect("tempdir");
-    let mut operator = Command::new(env!("CARGO_BIN_EXE_wasm-operator"))
+    let operator = Command::new(env!("CARGO_BIN_EXE_wasm-operator"))
         .env("WASM_OPERATOR_CACHE_DIR", cache.path())
         .args([
             "run",
@@ -477,6 +485,7 @@ fn run_pulls_its_plugin_from_the_registry_beside_its_plugins_config_and_swaps_in
         .stderr(Stdio::null())
         .spawn()
         .expect("runs");
+    let mut operator = common::Process(operator);
     let served_by = |config_maps: Api<ConfigMap>, version: &'static str| async move {
         for _ in 0..1500 {
             let echo = config_maps.get_opt("a-echo").await.expect("get");
@@ -502,13 +511,83 @@ fn run_pulls_its_plugin_from_the_registry_beside_its_plugins_config_and_swaps_in
         (first, served_by(config_maps, "0.2.0").await)
     });
     let _ = Command::new("kill")
-        .args(["-TERM", &operator.id().to_string()])
+        .args(["-TERM", &operator.0.id().to_string()])
         .status();
-    let exit = operator.wait().expect("exits");
+    let exit = operator.0.wait().expect("exits");
     assert!(first, "the plugin pulled at start did not echo within 30 s");
     assert!(
         upgraded,
         "the version pushed to the tag did not serve within 30 s"
     );
     assert!(exit.success(), "the same process served both: {exit:?}");
+}
+
+#[tokio::test]
+async fn a_pinned_plugin_restarts_without_its_registry_and_one_whose_source_is_removed_is_removed()
+{
+    let registry = LocalRegistry::start(Guard::default());
+    let args = plain(&registry);
+    let client = Registry::new(&args).expect("client");
+    let pinned = wasm_operator::oci::push(
+        &client,
+        &plugin("fixture-reconciler.wasm"),
+        &registry.reference("plugins/fixture:v1"),
+    )
+    .await
+    .expect("push");
+    let dir = directory_with_source(&pinned);
+    let dropped = dir.path().join("dropped.wasm");
+    std::fs::copy(plugin("fixture-next.wasm"), &dropped).expect("a dropped file");
+    let mut puller = Puller::new(
+        Registry::new(&args).expect("client"),
+        dir.path().into(),
+        None,
+    );
+    let first = puller.sync().await;
+    assert!(
+        matches!(
+            first.as_slice(),
+            [(_, Ok(wasm_operator::oci::Pulled::Written(_)))]
+        ),
+        "{first:?}"
+    );
+
+    // A restart with the registry gone: the pinned file on disk is the artifact.
+    drop(registry);
+    let mut restarted = Puller::new(
+        Registry::new(&args).expect("client"),
+        dir.path().into(),
+        None,
+    );
+    let again = restarted.sync().await;
+    assert!(
+        matches!(
+            again.as_slice(),
+            [(_, Ok(wasm_operator::oci::Pulled::Current))]
+        ),
+        "{again:?}"
+    );
+
+    // The source removed: the file it pulled goes, a file dropped by hand stays.
+    std::fs::write(
+        dir.path().join("plugins.toml"),
+        "[plugins.fixture]\ndeadline_ms = 5000\n",
+    )
+    .expect("plugins.toml");
+    let none = restarted.sync().await;
+    assert!(none.is_empty(), "{none:?}");
+    assert!(
+        !dir.path().join("fixture.wasm").exists(),
+        "the pulled file is removed"
+    );
+    assert!(
+        dropped.exists(),
+        "a file the puller did not write is left alone"
+    );
+    let names: Vec<String> = std::fs::read_dir(dir.path())
+        .expect("dir")
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(!names.iter().any(|n| n.ends_with(".source")), "{names:?}");
 }

@@ -65,6 +65,8 @@ pub fn config(service_account_dir: &Path) -> Result<kube::Config, InClusterError
     read("token")?;
     let mut config = kube::Config::new(url);
     config.root_cert = Some(roots);
+    // Re-read when the cluster's CA rotates, as kube's own in-cluster config does.
+    config.root_cert_file = Some(ca_path);
     config.auth_info.token_file = Some(token_file.display().to_string());
     config.default_namespace = read("namespace")
         .ok()

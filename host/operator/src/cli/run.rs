@@ -232,12 +232,13 @@ pub async fn run(runtime: Runtime, args: &RunArgs) -> anyhow::Result<()> {
         args.lease_duration_s
     );
     let client = args.client().await?;
-    // Plugins with an OCI source are pulled before the directory is first read, then polled.
+    // Plugins with an OCI source are pulled beside the operator, which serves its health
+    // endpoints and loads each file as it lands (a slow registry delays readiness, never
+    // liveness).
     let registry = crate::oci::Registry::new(&args.registry)?;
-    let mut puller =
+    let puller =
         crate::oci::Puller::new(registry, args.plugins.clone(), args.plugins_config.clone());
-    puller.sync().await;
-    let polling = tokio::spawn(puller.poll(Duration::from_secs(args.registry_poll_s)));
+    let polling = tokio::spawn(puller.run(Duration::from_secs(args.registry_poll_s)));
     let operator = Operator::start(runtime, client, args.config()).await?;
     if let Some(addr) = operator.health_addr() {
         tracing::info!(%addr, "serving /metrics, /healthz and /readyz");

@@ -79,7 +79,17 @@ pub enum OciError {
         size: i64,
         max: i64,
     },
-    #[error("{reference}: the wasm layer's content has digest {actual}, not {expected}")]
+    #[error(
+        "{reference}: the wasm layer has {actual} bytes, not the {expected} its descriptor says"
+    )]
+    Size {
+        reference: String,
+        expected: i64,
+        actual: usize,
+    },
+    #[error("{reference}: no answer from the registry within {after:?}")]
+    Timeout { reference: String, after: Duration },
+    #[error("{reference}: the wasm layer's content has digest {actual:?}, not {expected}")]
     Digest {
         reference: String,
         expected: String,
@@ -155,4 +165,18 @@ impl Registry {
 fn sha256_digest(bytes: &[u8]) -> String {
     use sha2::Digest;
     format!("sha256:{}", hex::encode(sha2::Sha256::digest(bytes)))
+}
+
+/// The digest of `bytes` in the algorithm of `like` (`sha256`, `sha384` or `sha512`, the
+/// OCI registered ones); `None` for another.
+fn digest_of(like: &str, bytes: &[u8]) -> Option<String> {
+    use sha2::Digest;
+    let (algorithm, _) = like.split_once(':')?;
+    let hex = match algorithm {
+        "sha256" => hex::encode(sha2::Sha256::digest(bytes)),
+        "sha384" => hex::encode(sha2::Sha384::digest(bytes)),
+        "sha512" => hex::encode(sha2::Sha512::digest(bytes)),
+        _ => return None,
+    };
+    Some(format!("{algorithm}:{hex}"))
 }

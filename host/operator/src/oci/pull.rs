@@ -1,21 +1,21 @@
 //! Keeping the plugin directory's OCI-sourced files in step with their registries.
 //!
-//! Each round reads `plugins.toml`, and for every plugin with a `source`: resolves a tag to
-//! its manifest digest (one `HEAD`), and when that digest is not the one last written,
-//! pulls the manifest by digest, then the wasm layer unless the file on disk already is
-//! that layer, and replaces `NAME.wasm` with a rename (the directory's poll never sees half
-//! a file). A failure leaves the file as it was and is reported with the plugin and the
-//! reference; the next round tries again.
+//! Each round reads `plugins.toml`, and for every enabled plugin with a `source`: resolves a
+//! tag to its manifest digest (one `HEAD`; a digest reference needs none), and unless the
+//! file is that artifact already — its marker `.NAME.wasm.source` names the manifest and the
+//! file's bytes hash to the layer it names — pulls the manifest by digest and the wasm layer,
+//! and replaces `NAME.wasm` with a rename (the directory's poll never sees half a file). A
+//! failure leaves the file as it was and is reported with the plugin and the reference; the
+//! next round tries again. A file the puller wrote whose plugin no longer has a source (or
+//! is disabled) is removed, so the directory stops it as it does a deleted file. Rounds run
+//! at start, whenever `plugins.toml` changes, and every poll interval.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use oci_client::manifest::{OciDescriptor, OciImageManifest};
 
-use super::{
-    MAX_PLUGIN_BYTES, OciError, OciRef, Registry, WASM_LAYER, WASM_LAYER_V1, sha256_digest,
-};
+use super::{MAX_PLUGIN_BYTES, OciError, OciRef, Registry, WASM_LAYER, WASM_LAYER_V1, digest_of};
 use crate::operator::plugin_config::PluginsToml;
 
 /// Pulls the plugins of one directory.
@@ -23,9 +23,14 @@ pub struct Puller {
     registry: Registry,
     dir: PathBuf,
     config_file: PathBuf,
-    /// Per plugin, the manifest digest its file was last written (or found to be) from.
-    written: HashMap<String, String>,
 }
+
+/// The longest one plugin's pull may take before the round moves on.
+const PULL_TIMEOUT: Duration = Duration::from_secs(120);
+
+/// The suffix of the marker a pulled `NAME.wasm` has beside it (`.NAME.wasm.source`): the
+/// manifest digest and the layer digest it was written from.
+const MARKER: &str = ".source";
 
 /// What a round did for one plugin.
 #[derive(Debug)]
@@ -44,22 +49,35 @@ impl Puller {
             registry,
             config_file: config_file.unwrap_or_else(|| dir.join("plugins.toml")),
             dir,
-            written: HashMap::new(),
         }
     }
 
-    /// One round over every enabled plugin with a source; what each did, by plugin name. A broken
-    /// `plugins.toml` pulls nothing (the directory's loader reports it).
+    /// One round over every enabled plugin with a source; what each did, by plugin name. A
+    /// broken or missing `plugins.toml` pulls and removes nothing (the directory's loader
+    /// reports a broken one).
     pub async fn sync(&mut self) -> Vec<(String, Result<Pulled, OciError>)> {
+        // No file (a mount not there yet) is not "no plugins": nothing is pulled or removed.
+        if !self.config_file.exists() {
+            return Vec::new();
+        }
         let Ok(config) = PluginsToml::read_file(&self.config_file) else {
             return Vec::new();
         };
         let mut outcomes = Vec::new();
+        let mut sourced = Vec::new();
         for (name, settings) in config.plugins.iter().filter(|(_, s)| s.enabled) {
             let Some(Ok(source)) = settings.source.as_deref().map(str::parse::<OciRef>) else {
                 continue;
             };
-            let outcome = self.pull(name, &source).await;
+            sourced.push(name.as_str());
+            let outcome = tokio::time::timeout(PULL_TIMEOUT, self.pull(name, &source))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(OciError::Timeout {
+                        reference: source.to_string(),
+                        after: PULL_TIMEOUT,
+                    })
+                });
             match &outcome {
                 Ok(Pulled::Written(pinned)) => {
                     tracing::info!(plugin = %name, artifact = %pinned, "pulled plugin")
@@ -69,38 +87,83 @@ impl Puller {
             }
             outcomes.push((name.clone(), outcome));
         }
+        self.remove_unsourced(&sourced);
         outcomes
     }
 
-    /// Rounds every `interval`, forever (the task is dropped with the process).
-    pub async fn poll(mut self, interval: Duration) {
-        loop {
-            tokio::time::sleep(interval).await;
-            self.sync().await;
+    /// Removes the files this puller wrote for plugins that no longer have a source.
+    fn remove_unsourced(&self, sourced: &[&str]) {
+        let Ok(entries) = std::fs::read_dir(&self.dir) else {
+            return;
+        };
+        for entry in entries.filter_map(Result::ok) {
+            let marker = entry.file_name().to_string_lossy().into_owned();
+            let Some(name) = marker
+                .strip_prefix('.')
+                .and_then(|m| m.strip_suffix(&format!(".wasm{MARKER}")))
+            else {
+                continue;
+            };
+            if sourced.contains(&name) {
+                continue;
+            }
+            let file = self.dir.join(format!("{name}.wasm"));
+            match std::fs::remove_file(&file) {
+                Ok(()) => {
+                    tracing::info!(plugin = %name, "removed a pulled plugin that no longer has a source")
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(error) => {
+                    tracing::warn!(plugin = %name, %error, "cannot remove a pulled plugin");
+                    continue;
+                }
+            }
+            let _ = std::fs::remove_file(entry.path());
         }
     }
 
-    async fn pull(&mut self, name: &str, source: &OciRef) -> Result<Pulled, OciError> {
+    /// A round now, then one whenever `plugins.toml` changes (checked every second) and
+    /// every `interval`, forever (the task is dropped with the process).
+    pub async fn run(mut self, interval: Duration) {
+        let mut seen = std::fs::read(&self.config_file).ok();
+        self.sync().await;
+        let mut last = tokio::time::Instant::now();
+        loop {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let now = std::fs::read(&self.config_file).ok();
+            if now != seen || last.elapsed() >= interval {
+                seen = now;
+                self.sync().await;
+                last = tokio::time::Instant::now();
+            }
+        }
+    }
+
+    async fn pull(&self, name: &str, source: &OciRef) -> Result<Pulled, OciError> {
         let file = self.dir.join(format!("{name}.wasm"));
+        let marker = self.dir.join(format!(".{name}.wasm{MARKER}"));
         let registry = &self.registry;
         let digest = match source.digest() {
             Some(digest) => digest.to_owned(),
             None => registry.resolve(source).await?,
         };
-        if self.written.get(name) == Some(&digest) && file.exists() {
+        if is_current(&file, &marker, &digest) {
             return Ok(Pulled::Current);
         }
         let pinned = source.pinned(&digest);
         let manifest = registry.manifest(&pinned).await?;
         let layer = wasm_layer(&manifest, &pinned)?;
-        let on_disk = std::fs::read(&file).ok().map(|b| sha256_digest(&b));
+        let recorded = format!("{digest} {}\n", layer.digest);
+        let on_disk = std::fs::read(&file)
+            .ok()
+            .and_then(|b| digest_of(&layer.digest, &b));
         if on_disk.as_deref() == Some(layer.digest.as_str()) {
-            self.written.insert(name.to_owned(), digest);
+            write_atomically(&marker, recorded.as_bytes())?;
             return Ok(Pulled::Current);
         }
         let bytes = registry.layer(&pinned, layer).await?;
         write_atomically(&file, &bytes)?;
-        self.written.insert(name.to_owned(), digest);
+        write_atomically(&marker, recorded.as_bytes())?;
         Ok(Pulled::Written(pinned.to_string()))
     }
 }
@@ -156,8 +219,15 @@ impl Registry {
                 source,
             })?;
         let bytes = bytes.bytes;
-        let actual = sha256_digest(&bytes);
-        if actual != layer.digest || bytes.len() as i64 != layer.size {
+        if bytes.len() as i64 != layer.size {
+            return Err(OciError::Size {
+                reference: reference.to_string(),
+                expected: layer.size,
+                actual: bytes.len(),
+            });
+        }
+        let actual = digest_of(&layer.digest, &bytes).unwrap_or_default();
+        if actual != layer.digest {
             return Err(OciError::Digest {
                 reference: reference.to_string(),
                 expected: layer.digest.clone(),
@@ -204,6 +274,22 @@ impl tokio::io::AsyncWrite for Bounded {
     ) -> std::task::Poll<std::io::Result<()>> {
         std::task::Poll::Ready(Ok(()))
     }
+}
+
+/// Whether `file` is the artifact `manifest` names: its marker records that manifest and a
+/// layer digest the file's bytes have.
+fn is_current(file: &Path, marker: &Path, manifest: &str) -> bool {
+    let Ok(recorded) = std::fs::read_to_string(marker) else {
+        return false;
+    };
+    let Some((recorded_manifest, layer)) = recorded.trim().split_once(' ') else {
+        return false;
+    };
+    recorded_manifest == manifest
+        && std::fs::read(file)
+            .ok()
+            .and_then(|b| digest_of(layer, &b))
+            .is_some_and(|actual| actual == layer)
 }
 
 /// The one wasm layer of a plugin artifact.

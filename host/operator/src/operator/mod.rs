@@ -330,7 +330,7 @@ impl RunningOperator {
     }
 
     /// The files refused when the operator started, with the reasons.
-    pub(crate) fn refusals(&self) -> &[(PathBuf, String)] {
+    pub fn refusals(&self) -> &[(PathBuf, String)] {
         &self.refusals
     }
 

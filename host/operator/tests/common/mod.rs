@@ -51,3 +51,13 @@ impl Cluster {
         }
     }
 }
+
+/// A child process killed (and reaped) when dropped, on every path of a test.
+pub struct Process(pub std::process::Child);
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

@@ -12,6 +12,7 @@ use wasm_operator::oci::OciRef;
 /// A `docker-registry serve` on a loopback port, killed on drop.
 pub struct LocalRegistry {
     child: Child,
+    tls: bool,
     pub addr: String,
     storage: tempfile::TempDir,
     _config: tempfile::TempDir,
@@ -57,7 +58,7 @@ impl LocalRegistry {
         let file = config.path().join("config.yml");
         std::fs::write(&file, yaml).expect("config");
         // Made at once, so that its drop kills the process on every path.
-        let registry = LocalRegistry {
+        let mut registry = LocalRegistry {
             child: Command::new("docker-registry")
                 .arg("serve")
                 .arg(&file)
@@ -66,11 +67,20 @@ impl LocalRegistry {
                 .spawn()
                 .expect("docker-registry runs (.ci/run installs it)"),
             addr,
+            tls: guard.tls.is_some(),
             storage,
             _config: config,
         };
+        // Ready when it answers the distribution API's base endpoint (a port taken by
+        // another process in between would answer otherwise, or the child would exit).
         for _ in 0..500 {
-            if std::net::TcpStream::connect(&registry.addr).is_ok() {
+            if let Ok(Some(status)) = registry.child.try_wait() {
+                panic!(
+                    "docker-registry exited before serving on {}: {status}",
+                    registry.addr
+                );
+            }
+            if answers_v2(&registry.addr, registry.tls) {
                 return registry;
             }
             std::thread::sleep(Duration::from_millis(20));
@@ -115,4 +125,27 @@ pub fn push_cli(file: &Path, reference: &OciRef, args: &[&str]) -> Output {
         .args(args)
         .output()
         .expect("wasm-operator runs")
+}
+
+/// Whether `addr` answers `GET /v2/` as a registry does (200, or 401 when it wants
+/// credentials); over TLS, whether it accepts a connection (the handshake is the client's).
+fn answers_v2(addr: &str, tls: bool) -> bool {
+    use std::io::{Read as _, Write as _};
+    let Ok(mut stream) = std::net::TcpStream::connect(addr) else {
+        return false;
+    };
+    if tls {
+        return true;
+    }
+    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
+    if stream
+        .write_all(format!("GET /v2/ HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .is_err()
+    {
+        return false;
+    }
+    let mut head = [0u8; 64];
+    let n = stream.read(&mut head).unwrap_or(0);
+    let head = String::from_utf8_lossy(&head[..n]);
+    head.starts_with("HTTP/") && matches!(head.split(' ').nth(1), Some("200" | "401"))
 }
