@@ -2,7 +2,7 @@
 //! `docker-registry`, distribution 2.8) with `skopeo` as an independent client; `.ci/run`
 //! installs both.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
@@ -169,11 +169,7 @@ async fn fixture_pulled() -> Pulled {
         .await
         .expect("push v1");
     let dir = directory_with_source(&reference);
-    let mut puller = Puller::new(
-        Registry::new(&args).expect("client"),
-        dir.path().into(),
-        None,
-    );
+    let mut puller = Puller::new(args.clone(), dir.path().into(), None).expect("puller");
     let first = puller.sync().await;
     assert!(
         matches!(first.as_slice(), [(name, Ok(wasm_operator::oci::Pulled::Written(_)))] if name == "fixture"),
@@ -291,11 +287,7 @@ async fn a_layer_whose_bytes_do_not_match_its_digest_is_refused_and_the_file_kep
     // A digest the registry does not have is refused by name.
     let missing = reference.pinned(&format!("sha256:{}", "0".repeat(64)));
     let gone = directory_with_source(&missing);
-    let mut puller = Puller::new(
-        Registry::new(&plain(&registry)).expect("client"),
-        gone.path().into(),
-        None,
-    );
+    let mut puller = Puller::new(plain(&registry), gone.path().into(), None).expect("puller");
     let outcome = puller.sync().await;
     let error = match outcome.as_slice() {
         [(_, Err(error))] => error.to_string(),
@@ -308,8 +300,8 @@ async fn a_layer_whose_bytes_do_not_match_its_digest_is_refused_and_the_file_kep
     assert!(!gone.path().join("fixture.wasm").exists());
 }
 
-#[test]
-fn registry_credentials_come_from_a_docker_config_json() {
+/// A registry that takes the user `plugins` with the password `s3cret` (htpasswd, bcrypt).
+fn registry_with_password() -> LocalRegistry {
     let hash = Command::new("/usr/bin/python3")
         .args([
             "-c",
@@ -318,10 +310,67 @@ fn registry_credentials_come_from_a_docker_config_json() {
         .output()
         .expect("Debian's python3 with bcrypt (python3-keystone depends on it)");
     assert!(hash.status.success(), "{}", text(&hash.stderr));
-    let registry = LocalRegistry::start(Guard {
+    LocalRegistry::start(Guard {
         htpasswd: Some(format!("plugins:{}", text(&hash.stdout).trim())),
         ..Guard::default()
-    });
+    })
+}
+
+/// A docker config JSON with `user:password` for `registry`.
+fn docker_config(path: &Path, registry: &LocalRegistry, user_password: &str) {
+    use base64::Engine as _;
+    let auth = base64::engine::general_purpose::STANDARD.encode(user_password);
+    let auths = serde_json::json!({"auths": {&registry.addr: {"auth": auth}}});
+    std::fs::write(path, auths.to_string()).expect("config.json");
+}
+
+#[tokio::test]
+async fn rotated_registry_credentials_are_read_again_without_a_restart() {
+    let registry = registry_with_password();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let config = dir.path().join("config.json");
+    docker_config(&config, &registry, "plugins:s3cret");
+    let args = RegistryArgs {
+        registry_auth_file: Some(config.clone()),
+        ..plain(&registry)
+    };
+    let pinned = wasm_operator::oci::push(
+        &Registry::new(&args).expect("client"),
+        &plugin("fixture-reconciler.wasm"),
+        &registry.reference("plugins/fixture:v1"),
+    )
+    .await
+    .expect("push with the credentials");
+    let plugins = directory_with_source(&pinned);
+
+    docker_config(&config, &registry, "plugins:expired");
+    let mut puller = Puller::new(args, plugins.path().into(), None).expect("puller");
+    let refused = puller.sync().await;
+    let error = match refused.as_slice() {
+        [(_, Err(error))] => format!("{error} ({error:?})"),
+        other => panic!("pulled with a wrong password: {other:?}"),
+    };
+    assert!(
+        error.contains("401") || error.contains("nauthorized"),
+        "{error}"
+    );
+
+    // The Secret rotates: the file changes under the running puller.
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    docker_config(&config, &registry, "plugins:s3cret");
+    let pulled = puller.sync().await;
+    assert!(
+        matches!(
+            pulled.as_slice(),
+            [(_, Ok(wasm_operator::oci::Pulled::Written(_)))]
+        ),
+        "{pulled:?}"
+    );
+}
+
+#[test]
+fn registry_credentials_come_from_a_docker_config_json() {
+    let registry = registry_with_password();
     let file = plugin("fixture-reconciler.wasm");
     let reference = registry.reference("plugins/fixture:v1");
     let anonymous = push_cli(
@@ -410,16 +459,16 @@ async fn a_registry_serving_a_private_ca_certificate_is_trusted_through_the_ca_b
     let chain = format!("{:?}", anyhow::Error::from(error));
     assert!(chain.contains("UnknownIssuer"), "{chain}");
 
-    let trusted = Registry::new(&RegistryArgs {
+    let trusted_args = RegistryArgs {
         registry_ca_file: Some(bundle.clone()),
         ..RegistryArgs::default()
-    })
-    .expect("client");
+    };
+    let trusted = Registry::new(&trusted_args).expect("client");
     let pinned = wasm_operator::oci::push(&trusted, &file, &reference)
         .await
         .expect("pushed over TLS with the bundle");
     let plugins = directory_with_source(&pinned);
-    let mut puller = Puller::new(trusted, plugins.path().into(), None);
+    let mut puller = Puller::new(trusted_args, plugins.path().into(), None).expect("puller");
     let pulled = puller.sync().await;
     assert!(matches!(pulled.as_slice(), [(_, Ok(_))]), "{pulled:?}");
     assert_eq!(
@@ -538,11 +587,7 @@ async fn a_pinned_plugin_restarts_without_its_registry_and_one_whose_source_is_r
     let dir = directory_with_source(&pinned);
     let dropped = dir.path().join("dropped.wasm");
     std::fs::copy(plugin("fixture-next.wasm"), &dropped).expect("a dropped file");
-    let mut puller = Puller::new(
-        Registry::new(&args).expect("client"),
-        dir.path().into(),
-        None,
-    );
+    let mut puller = Puller::new(args.clone(), dir.path().into(), None).expect("puller");
     let first = puller.sync().await;
     assert!(
         matches!(
@@ -554,11 +599,7 @@ async fn a_pinned_plugin_restarts_without_its_registry_and_one_whose_source_is_r
 
     // A restart with the registry gone: the pinned file on disk is the artifact.
     drop(registry);
-    let mut restarted = Puller::new(
-        Registry::new(&args).expect("client"),
-        dir.path().into(),
-        None,
-    );
+    let mut restarted = Puller::new(args, dir.path().into(), None).expect("puller");
     let again = restarted.sync().await;
     assert!(
         matches!(

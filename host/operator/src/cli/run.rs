@@ -235,9 +235,11 @@ pub async fn run(runtime: Runtime, args: &RunArgs) -> anyhow::Result<()> {
     // Plugins with an OCI source are pulled beside the operator, which serves its health
     // endpoints and loads each file as it lands (a slow registry delays readiness, never
     // liveness).
-    let registry = crate::oci::Registry::new(&args.registry)?;
-    let puller =
-        crate::oci::Puller::new(registry, args.plugins.clone(), args.plugins_config.clone());
+    let puller = crate::oci::Puller::new(
+        args.registry.clone(),
+        args.plugins.clone(),
+        args.plugins_config.clone(),
+    )?;
     let polling = tokio::spawn(puller.run(Duration::from_secs(args.registry_poll_s)));
     let operator = Operator::start(runtime, client, args.config()).await?;
     if let Some(addr) = operator.health_addr() {

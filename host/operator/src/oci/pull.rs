@@ -15,12 +15,19 @@ use std::time::Duration;
 
 use oci_client::manifest::{OciDescriptor, OciImageManifest};
 
-use super::{MAX_PLUGIN_BYTES, OciError, OciRef, Registry, WASM_LAYER, WASM_LAYER_V1, digest_of};
+use super::{
+    MAX_PLUGIN_BYTES, OciError, OciRef, Registry, RegistryArgs, WASM_LAYER, WASM_LAYER_V1,
+    digest_of,
+};
 use crate::operator::plugin_config::PluginsToml;
 
 /// Pulls the plugins of one directory.
 pub struct Puller {
+    args: RegistryArgs,
     registry: Registry,
+    /// The credentials file's modification time when `registry` was built from it: a
+    /// rotated Secret (or a short-lived token written there) is read again.
+    credentials_seen: Option<std::time::SystemTime>,
     dir: PathBuf,
     config_file: PathBuf,
 }
@@ -44,11 +51,36 @@ pub enum Pulled {
 impl Puller {
     /// Pulls into `dir` the sources of `config_file` (default: the directory's
     /// `plugins.toml`).
-    pub fn new(registry: Registry, dir: PathBuf, config_file: Option<PathBuf>) -> Self {
-        Puller {
-            registry,
+    /// Fails as [`Registry::new`] does (credentials or CA bundle unusable).
+    pub fn new(
+        args: RegistryArgs,
+        dir: PathBuf,
+        config_file: Option<PathBuf>,
+    ) -> Result<Self, OciError> {
+        let credentials_seen = modified(args.registry_auth_file.as_deref());
+        Ok(Puller {
+            registry: Registry::new(&args)?,
+            args,
+            credentials_seen,
             config_file: config_file.unwrap_or_else(|| dir.join("plugins.toml")),
             dir,
+        })
+    }
+
+    /// Builds the client again when the credentials file changed; keeps the one it has when
+    /// the new file cannot be used.
+    fn refresh_credentials(&mut self) {
+        let now = modified(self.args.registry_auth_file.as_deref());
+        if now == self.credentials_seen {
+            return;
+        }
+        match Registry::new(&self.args) {
+            Ok(registry) => {
+                self.registry = registry;
+                self.credentials_seen = now;
+                tracing::info!("registry credentials read again");
+            }
+            Err(error) => tracing::warn!(%error, "keeping the registry credentials read before"),
         }
     }
 
@@ -56,6 +88,7 @@ impl Puller {
     /// broken or missing `plugins.toml` pulls and removes nothing (the directory's loader
     /// reports a broken one).
     pub async fn sync(&mut self) -> Vec<(String, Result<Pulled, OciError>)> {
+        self.refresh_credentials();
         // No file (a mount not there yet) is not "no plugins": nothing is pulled or removed.
         if !self.config_file.exists() {
             return Vec::new();
@@ -274,6 +307,10 @@ impl tokio::io::AsyncWrite for Bounded {
     ) -> std::task::Poll<std::io::Result<()>> {
         std::task::Poll::Ready(Ok(()))
     }
+}
+
+fn modified(file: Option<&Path>) -> Option<std::time::SystemTime> {
+    std::fs::metadata(file?).ok()?.modified().ok()
 }
 
 /// Whether `file` is the artifact `manifest` names: its marker records that manifest and a
