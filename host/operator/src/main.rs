@@ -348,7 +348,11 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
         }
         _ => None,
     }
-    .or_else(|| plugin_dir.map(|dir| dir.join("plugins.toml")));
+    .or_else(|| {
+        plugin_dir
+            .as_deref()
+            .map(wasm_operator::operator::loader::config_file)
+    });
     if let Some(file) = config_file {
         // Fuel is counted engine-wide, so it is decided before the engine is built.
         config.fuel = PluginsToml::read_file(&file).is_ok_and(|c| c.uses_fuel());

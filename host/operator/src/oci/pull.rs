@@ -19,6 +19,7 @@ use super::{
     MAX_PLUGIN_BYTES, OciError, OciRef, Registry, RegistryArgs, WASM_LAYER, WASM_LAYER_V1,
     digest_of,
 };
+use crate::operator::loader::config_file as config_file_of;
 use crate::operator::plugin_config::PluginsToml;
 
 /// Pulls the plugins of one directory.
@@ -62,7 +63,7 @@ impl Puller {
             registry: Registry::new(&args)?,
             args,
             credentials_seen,
-            config_file: config_file.unwrap_or_else(|| dir.join("plugins.toml")),
+            config_file: config_file.unwrap_or_else(|| config_file_of(&dir)),
             dir,
         })
     }

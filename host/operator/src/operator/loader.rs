@@ -267,7 +267,8 @@ impl Loaded {
     }
 }
 
-/// `plugins.toml` itself, as [`Refusal::file`] names it.
+/// A plugin directory's own `plugins.toml` (what [`Refusal::file`] names when it is refused,
+/// and what `--plugins-config` replaces).
 pub fn config_file(dir: &Path) -> PathBuf {
     dir.join(FILE_NAME)
 }

@@ -120,7 +120,7 @@ impl PluginDirectory {
     /// is not the directory's own.
     pub(crate) fn new(dir: PathBuf, config_file: Option<PathBuf>, context: Context) -> Self {
         Self {
-            config_file: config_file.unwrap_or_else(|| dir.join(super::plugin_config::FILE_NAME)),
+            config_file: config_file.unwrap_or_else(|| loader::config_file(&dir)),
             dir,
             context,
             config: PluginsToml::default(),
