@@ -447,20 +447,17 @@ fn run_args(args: impl IntoIterator<Item = String>) -> wasm_operator::cli::run::
 /// The Pod template of deploy/base/operator.yaml's one Deployment.
 fn deployed_pod() -> k8s_openapi::api::core::v1::PodSpec {
     use k8s_openapi::api::apps::v1::Deployment;
-    use serde::Deserialize as _;
 
     let text = std::fs::read_to_string(concat!(
         env!("CARGO_MANIFEST_DIR"),
         "/../../deploy/base/operator.yaml"
     ))
     .expect("deploy/base/operator.yaml");
-    let mut deployments = Vec::new();
-    for document in serde_yaml_ng::Deserializer::from_str(&text) {
-        let value = serde_json::Value::deserialize(document).expect("a YAML document");
-        if value["kind"] == "Deployment" {
-            deployments.push(serde_json::from_value::<Deployment>(value).expect("a Deployment"));
-        }
-    }
+    let mut deployments: Vec<Deployment> = common::yaml_documents(&text)
+        .into_iter()
+        .filter(|d| d["kind"] == "Deployment")
+        .map(|d| serde_json::from_value(d).expect("a Deployment"))
+        .collect();
     assert_eq!(deployments.len(), 1);
     deployments
         .remove(0)
@@ -799,10 +796,7 @@ fn webhooks_prints_a_configuration_per_phase_for_the_plugins_that_admit() {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    let documents: Vec<serde_json::Value> =
-        serde_yaml_ng::Deserializer::from_str(&String::from_utf8_lossy(&output.stdout))
-            .map(|d| serde::Deserialize::deserialize(d).expect("a YAML document"))
-            .collect();
+    let documents = common::yaml_documents(&String::from_utf8_lossy(&output.stdout));
     let ca_bundle =
         base64::engine::general_purpose::STANDARD.encode("-----BEGIN CERTIFICATE-----\nMIIB\n");
     let mut hooks: Vec<(String, String, String, String)> = Vec::new();

@@ -5,8 +5,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use serde::Deserialize as _;
 use serde_json::Value;
+
+mod common;
 
 const REGENERATE: &str = "UPDATE_DEPLOY=1 cargo test -p wasm-operator --test deploy";
 
@@ -118,10 +119,7 @@ fn kustomize(dir: &Path) -> Vec<Value> {
         "{}",
         String::from_utf8_lossy(&output.stderr)
     );
-    serde_yaml_ng::Deserializer::from_str(&String::from_utf8_lossy(&output.stdout))
-        .map(|d| Value::deserialize(d).expect("a YAML document"))
-        .filter(|v| !v.is_null())
-        .collect()
+    common::yaml_documents(&String::from_utf8_lossy(&output.stdout))
 }
 
 fn named<'a>(objects: &'a [Value], kind: &str, name: &str) -> &'a Value {

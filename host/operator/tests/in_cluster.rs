@@ -5,7 +5,6 @@
 //! (the kubelet's mount), the ConfigMap's plugins.toml as a file, each Pod its own address —
 //! with the ServiceAccount's RBAC only, pulling their plugins from a real registry.
 
-use std::io::{Read as _, Write as _};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -93,14 +92,6 @@ struct Pod {
     metrics: std::net::SocketAddr,
 }
 
-/// A port free on `ip` now.
-fn free_port(ip: &str) -> u16 {
-    std::net::TcpListener::bind((ip, 0))
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
-}
-
 impl Drop for Pod {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -126,8 +117,8 @@ impl Node {
     /// Starts the Pod `name` on address `ip`: the manifest's paths mapped to this machine,
     /// `$(VAR)` expanded as the kubelet does, the registry polled every second.
     fn start(&self, name: &str, ip: &str) -> Pod {
-        let metrics_port = free_port(ip);
-        let webhook_port = free_port(ip);
+        let metrics_port = common::free_port(ip);
+        let webhook_port = common::free_port(ip);
         let plugins = self.scratch.path().join(name);
         std::fs::create_dir_all(&plugins).expect("the Pod's plugin emptyDir");
         let args: Vec<String> = self
@@ -176,14 +167,9 @@ impl Node {
 
 /// The sum of a metric's samples on `pod`'s /metrics (0 when it has none yet).
 fn metric(pod: &Pod, name: &str, labels: &str) -> u64 {
-    let mut stream = match std::net::TcpStream::connect(pod.metrics) {
-        Ok(stream) => stream,
-        Err(_) => return 0,
-    };
-    let _ = stream.write_all(b"GET /metrics HTTP/1.0\r\nHost: metrics\r\n\r\n");
-    let mut text = String::new();
-    let _ = stream.read_to_string(&mut text);
-    text.lines()
+    common::http_get(&pod.metrics.to_string(), "/metrics")
+        .unwrap_or_default()
+        .lines()
         .filter(|l| l.starts_with(name) && l.contains(labels))
         .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
         .sum::<f64>() as u64
@@ -274,9 +260,9 @@ fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_
 
     // The operator container as `kubectl kustomize` renders it.
     let rendered = kubectl(kubeconfig, &["kustomize", &overlay.display().to_string()]);
-    let deployment: Value = serde_yaml_ng::Deserializer::from_str(&rendered)
-        .filter_map(|d| serde::Deserialize::deserialize(d).ok())
-        .find(|d: &Value| d["kind"] == "Deployment")
+    let deployment: Value = common::yaml_documents(&rendered)
+        .into_iter()
+        .find(|d| d["kind"] == "Deployment")
         .expect("the Deployment");
     let container = &deployment["spec"]["template"]["spec"]["containers"][0];
     let strings = |v: &Value| -> Vec<String> {

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::time::Duration;
 
-use wasm_operator::oci::{OciRef, Puller, Registry, RegistryArgs};
+use wasm_operator::oci::{OciError, OciRef, Puller, Registry, RegistryArgs};
 
 mod common;
 use common::registry::{Guard, LocalRegistry, push_cli};
@@ -18,6 +18,18 @@ fn plugin(name: &str) -> PathBuf {
 fn sha256(bytes: &[u8]) -> String {
     use sha2::Digest;
     format!("sha256:{}", hex::encode(sha2::Sha256::digest(bytes)))
+}
+
+/// The error of a round that pulled one plugin and failed (its text and its causes); a
+/// panic saying `otherwise` when it did not.
+fn the_error(
+    outcomes: &[(String, Result<wasm_operator::oci::Pulled, OciError>)],
+    otherwise: &str,
+) -> String {
+    match outcomes {
+        [(_, Err(error))] => format!("{error} ({error:?})"),
+        other => panic!("{otherwise}: {other:?}"),
+    }
 }
 
 fn plain(registry: &LocalRegistry) -> RegistryArgs {
@@ -249,10 +261,7 @@ async fn a_layer_whose_bytes_do_not_match_its_digest_is_refused_and_the_file_kep
     std::fs::write(registry.blob_file(&sha256(&v2)), &tampered).expect("tamper");
 
     let refused = puller.sync().await;
-    let error = match refused.as_slice() {
-        [(_, Err(error))] => error.to_string(),
-        other => panic!("the tampered layer was not refused: {other:?}"),
-    };
+    let error = the_error(&refused, "the tampered layer was not refused");
     assert!(
         error.contains(&reference.to_string().replace(":stable", "@sha256:"))
             && error.contains(&format!(
@@ -272,10 +281,7 @@ async fn a_layer_whose_bytes_do_not_match_its_digest_is_refused_and_the_file_kep
     longer.extend_from_slice(&[0; 1024]);
     std::fs::write(registry.blob_file(&sha256(&v2)), &longer).expect("tamper");
     let refused = puller.sync().await;
-    let error = match refused.as_slice() {
-        [(_, Err(error))] => format!("{error} ({error:?})"),
-        other => panic!("the longer layer was not refused: {other:?}"),
-    };
+    let error = the_error(&refused, "the longer layer was not refused");
     assert!(
         error.contains(&format!(
             "the registry sent more than the layer's {} bytes",
@@ -289,10 +295,7 @@ async fn a_layer_whose_bytes_do_not_match_its_digest_is_refused_and_the_file_kep
     let gone = directory_with_source(&missing);
     let mut puller = Puller::new(plain(&registry), gone.path().into(), None).expect("puller");
     let outcome = puller.sync().await;
-    let error = match outcome.as_slice() {
-        [(_, Err(error))] => error.to_string(),
-        other => panic!("a missing digest was pulled: {other:?}"),
-    };
+    let error = the_error(&outcome, "a missing digest was pulled");
     assert!(
         error.starts_with(&missing.to_string()) && error.contains("manifest unknown"),
         "{error}"
@@ -346,10 +349,7 @@ async fn rotated_registry_credentials_are_read_again_without_a_restart() {
     docker_config(&config, &registry, "plugins:expired");
     let mut puller = Puller::new(args, plugins.path().into(), None).expect("puller");
     let refused = puller.sync().await;
-    let error = match refused.as_slice() {
-        [(_, Err(error))] => format!("{error} ({error:?})"),
-        other => panic!("pulled with a wrong password: {other:?}"),
-    };
+    let error = the_error(&refused, "pulled with a wrong password");
     assert!(
         error.contains("401") || error.contains("nauthorized"),
         "{error}"

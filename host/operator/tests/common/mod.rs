@@ -61,3 +61,36 @@ impl Drop for Process {
         let _ = self.0.wait();
     }
 }
+
+/// A port free on `ip` now (another process may take it before it is used).
+pub fn free_port(ip: &str) -> u16 {
+    std::net::TcpListener::bind((ip, 0))
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port()
+}
+
+/// The response to a plain `GET path` at `addr` (status line, headers and body); `None`
+/// when nothing answers.
+pub fn http_get(addr: &str, path: &str) -> Option<String> {
+    use std::io::{Read as _, Write as _};
+    let mut stream = std::net::TcpStream::connect(addr).ok()?;
+    stream
+        .set_read_timeout(Some(std::time::Duration::from_secs(2)))
+        .ok()?;
+    stream
+        .write_all(format!("GET {path} HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes())
+        .ok()?;
+    let mut response = Vec::new();
+    let _ = stream.read_to_end(&mut response);
+    Some(String::from_utf8_lossy(&response).into_owned())
+}
+
+/// The documents of a multi-document YAML text, empty ones left out.
+pub fn yaml_documents(text: &str) -> Vec<serde_json::Value> {
+    use serde::Deserialize as _;
+    serde_yaml_ng::Deserializer::from_str(text)
+        .map(|d| serde_json::Value::deserialize(d).expect("a YAML document"))
+        .filter(|v| !v.is_null())
+        .collect()
+}

@@ -1,7 +1,6 @@
 //! A real OCI registry for the tests: Debian's `docker-registry` (distribution 2.8) on a
 //! loopback port, which `.ci/run` installs.
 
-use std::net::TcpListener;
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
@@ -29,10 +28,7 @@ pub struct Guard {
 
 impl LocalRegistry {
     pub fn start(guard: Guard) -> Self {
-        let port = TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .expect("a free port")
-            .port();
+        let port = super::free_port("127.0.0.1");
         let addr = format!("127.0.0.1:{port}");
         let storage = tempfile::tempdir().expect("tempdir");
         let config = tempfile::tempdir().expect("tempdir");
@@ -130,22 +126,10 @@ pub fn push_cli(file: &Path, reference: &OciRef, args: &[&str]) -> Output {
 /// Whether `addr` answers `GET /v2/` as a registry does (200, or 401 when it wants
 /// credentials); over TLS, whether it accepts a connection (the handshake is the client's).
 fn answers_v2(addr: &str, tls: bool) -> bool {
-    use std::io::{Read as _, Write as _};
-    let Ok(mut stream) = std::net::TcpStream::connect(addr) else {
-        return false;
-    };
     if tls {
-        return true;
+        return std::net::TcpStream::connect(addr).is_ok();
     }
-    let _ = stream.set_read_timeout(Some(Duration::from_secs(2)));
-    if stream
-        .write_all(format!("GET /v2/ HTTP/1.0\r\nHost: {addr}\r\n\r\n").as_bytes())
-        .is_err()
-    {
-        return false;
-    }
-    let mut head = [0u8; 64];
-    let n = stream.read(&mut head).unwrap_or(0);
-    let head = String::from_utf8_lossy(&head[..n]);
-    head.starts_with("HTTP/") && matches!(head.split(' ').nth(1), Some("200" | "401"))
+    super::http_get(addr, "/v2/").is_some_and(|head| {
+        head.starts_with("HTTP/") && matches!(head.split(' ').nth(1), Some("200" | "401"))
+    })
 }
