@@ -103,6 +103,16 @@ pub enum OciError {
     },
 }
 
+impl OciError {
+    /// How a registry call's error about `reference` is told.
+    fn registry(reference: &OciRef) -> impl Fn(OciDistributionError) -> OciError + Copy + '_ {
+        move |source| OciError::Registry {
+            reference: reference.to_string(),
+            source,
+        }
+    }
+}
+
 /// A client of the registries `RegistryArgs` describe.
 pub struct Registry {
     client: oci_client::Client,

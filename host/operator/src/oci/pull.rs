@@ -51,8 +51,7 @@ pub enum Pulled {
 
 impl Puller {
     /// Pulls into `dir` the sources of `config_file` (default: the directory's
-    /// `plugins.toml`).
-    /// Fails as [`Registry::new`] does (credentials or CA bundle unusable).
+    /// `plugins.toml`). Fails as [`Registry::new`] does (credentials or CA bundle unusable).
     pub fn new(
         args: RegistryArgs,
         dir: PathBuf,
@@ -141,7 +140,7 @@ impl Puller {
             if sourced.contains(&name) {
                 continue;
             }
-            let file = self.dir.join(format!("{name}.wasm"));
+            let (file, marker) = self.files(name);
             match std::fs::remove_file(&file) {
                 Ok(()) => {
                     tracing::info!(plugin = %name, "removed a pulled plugin that no longer has a source")
@@ -152,7 +151,7 @@ impl Puller {
                     continue;
                 }
             }
-            let _ = std::fs::remove_file(entry.path());
+            let _ = std::fs::remove_file(marker);
         }
     }
 
@@ -173,9 +172,16 @@ impl Puller {
         }
     }
 
+    /// Plugin `name`'s file and its marker.
+    fn files(&self, name: &str) -> (PathBuf, PathBuf) {
+        (
+            self.dir.join(format!("{name}.wasm")),
+            self.dir.join(format!(".{name}.wasm{MARKER}")),
+        )
+    }
+
     async fn pull(&self, name: &str, source: &OciRef) -> Result<Pulled, OciError> {
-        let file = self.dir.join(format!("{name}.wasm"));
-        let marker = self.dir.join(format!(".{name}.wasm{MARKER}"));
+        let (file, marker) = self.files(name);
         let registry = &self.registry;
         let digest = match source.digest() {
             Some(digest) => digest.to_owned(),
@@ -208,10 +214,7 @@ impl Registry {
         self.client
             .fetch_manifest_digest(reference.as_client_ref(), &self.auth(reference))
             .await
-            .map_err(|source| OciError::Registry {
-                reference: reference.to_string(),
-                source,
-            })
+            .map_err(OciError::registry(reference))
     }
 
     /// The image manifest `reference` pins (the client checks its bytes against the digest).
@@ -220,10 +223,7 @@ impl Registry {
             .client
             .pull_image_manifest(reference.as_client_ref(), &self.auth(reference))
             .await
-            .map_err(|source| OciError::Registry {
-                reference: reference.to_string(),
-                source,
-            })?;
+            .map_err(OciError::registry(reference))?;
         Ok(manifest)
     }
 
@@ -248,10 +248,7 @@ impl Registry {
         self.client
             .pull_blob(reference.as_client_ref(), layer, &mut bytes)
             .await
-            .map_err(|source| OciError::Registry {
-                reference: reference.to_string(),
-                source,
-            })?;
+            .map_err(OciError::registry(reference))?;
         let bytes = bytes.bytes;
         if bytes.len() as i64 != layer.size {
             return Err(OciError::Size {

@@ -46,10 +46,7 @@ pub async fn push(
     .unwrap_or_default();
     let manifest_digest = sha256_digest(&manifest);
     let image = reference.as_client_ref();
-    let failed = |source| OciError::Registry {
-        reference: reference.to_string(),
-        source,
-    };
+    let failed = OciError::registry(reference);
     let client = &registry.client;
     client
         .store_auth_if_needed(image.resolve_registry(), &registry.auth(reference))
