@@ -873,3 +873,61 @@ fn webhooks_with_a_bad_argument_names_it_and_prints_nothing() {
         assert!(output.stdout.is_empty(), "{args:?}");
     }
 }
+
+/// The process's perf map, read after it exited (`None` when it wrote none).
+fn perf_map_of(child: std::process::Child) -> (std::process::Output, Option<String>) {
+    let path = std::path::PathBuf::from(format!("/tmp/perf-{}.map", child.id()));
+    let output = child.wait_with_output().expect("runs");
+    let map = std::fs::read_to_string(&path).ok();
+    let _ = std::fs::remove_file(&path);
+    (output, map)
+}
+
+#[test]
+fn perf_map_env_writes_the_guest_functions_for_perf() {
+    let plugin = wasm_operator::cli::shipped_plugin_dir().join("gitlabsecrets.wasm");
+    let cache = tempfile::tempdir().expect("tempdir");
+    let inspect = |perf_map: Option<&str>| {
+        let mut command = wasm_operator(&cache);
+        command
+            .args(["plugin", "inspect"])
+            .arg(&plugin)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped());
+        match perf_map {
+            Some(value) => command.env(wasm_operator_runtime::PERF_MAP_ENV, value),
+            None => command.env_remove(wasm_operator_runtime::PERF_MAP_ENV),
+        };
+        perf_map_of(command.spawn().expect("spawns"))
+    };
+
+    // Compiled in this process, then loaded from the precompiled artifact: both register.
+    for round in ["compiled", "from the artifact"] {
+        let (output, map) = inspect(Some("1"));
+        assert!(
+            output.status.success(),
+            "{round}: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        let map = map.unwrap_or_else(|| panic!("{round}: no /tmp/perf-PID.map written"));
+        let line = map
+            .lines()
+            .find(|l| l.contains("gitlabsecrets::reconcile::reconcile"))
+            .unwrap_or_else(|| panic!("{round}: the guest's reconcile is not in the map"));
+        // `ADDRESS SIZE NAME`, both numbers hex, as perf reads them.
+        let fields: Vec<&str> = line.splitn(3, ' ').collect();
+        assert!(
+            fields.len() == 3
+                && u64::from_str_radix(fields[0].trim_start_matches("0x"), 16).is_ok()
+                && u64::from_str_radix(fields[1], 16).is_ok_and(|size| size > 0),
+            "{round}: not a perf map line: {line:?}"
+        );
+    }
+
+    // Off unless asked for: the same command, with the variable unset or not `1`, writes none.
+    for value in [None, Some("0")] {
+        let (output, map) = inspect(value);
+        assert!(output.status.success());
+        assert!(map.is_none(), "{value:?}: a perf map was written");
+    }
+}

@@ -429,7 +429,20 @@ fn engine_config(config: &RuntimeConfig) -> Config {
         .epoch_interruption(true)
         .consume_fuel(config.fuel)
         .allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+    if perf_map_requested() {
+        c.profiler(wasmtime::ProfilingStrategy::PerfMap);
+    }
     c
+}
+
+/// The environment variable that makes the engine write `/tmp/perf-PID.map` (the names
+/// and addresses of every compiled guest function, for `perf report`), as `wasmtime
+/// --profile=perfmap` does. A diagnostic switch honoured by every process that embeds the
+/// runtime (the operator, the benchmarks); off unless set to `1`.
+pub const PERF_MAP_ENV: &str = "WASM_OPERATOR_PERF_MAP";
+
+fn perf_map_requested() -> bool {
+    std::env::var_os(PERF_MAP_ENV).is_some_and(|v| v == "1")
 }
 
 /// Whether wasmtime refused a component for what the pooling allocator gives one

@@ -51,7 +51,7 @@ pub use bindings::{CONTRACT_PACKAGE, CONTRACT_VERSION, PLANNER_PACKAGE, PLANNER_
 pub use cache::{CacheError, CacheOutcome, write_new_key as write_cache_key};
 pub use capabilities::http::{EgressEnv, EgressObserver, ResolveError, ServiceResolver};
 pub use contract::PluginKind;
-pub use engine::{Runtime, RuntimeConfig, RuntimeError};
+pub use engine::{PERF_MAP_ENV, Runtime, RuntimeConfig, RuntimeError};
 pub use error::{LoadError, PassError};
 pub use limits::Limits;
 pub use plugin::Plugin;
