@@ -922,6 +922,9 @@ fn perf_map_env_writes_the_guest_functions_for_perf() {
                 && u64::from_str_radix(fields[1], 16).is_ok_and(|size| size > 0),
             "{round}: not a perf map line: {line:?}"
         );
+        // The second round has an artifact to load: the first sealed one into the cache.
+        let cached = std::fs::read_dir(cache.path()).expect("cache dir").count();
+        assert!(cached > 0, "{round}: the cache directory is empty");
     }
 
     // Off unless asked for: the same command, with the variable unset or not `1`, writes none.
