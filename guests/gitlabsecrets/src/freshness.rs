@@ -60,7 +60,7 @@ fn read_secret(
         return Ok(None);
     };
     let head = json
-        .decode()
+        .head()
         .map_err(|e| ApiError::Other(format!("{object} has metadata that does not decode: {e}")))?;
     Ok(Some(ReadSecret { json, head }))
 }
@@ -87,7 +87,7 @@ pub fn primary_is_current(pass: &mut Pass<'_>) -> Result<bool> {
         .cluster
         .get_json(&object, ReadFrom::Server)
         .map_err(read_primary)?
-        .map(|json| json.decode::<Head>())
+        .map(|json| json.head())
         .transpose()
         .map_err(|e| read_primary(ApiError::Other(format!("{object} does not decode: {e}"))))?;
     let current = server.as_ref().and_then(Head::resource_version)
@@ -106,7 +106,7 @@ mod tests {
     fn a_secret_changed_when_it_appeared_went_or_has_another_version() {
         let v = |rv: &str| {
             let json = Json::Value(json!({"metadata": {"resourceVersion": rv}}));
-            let head = json.decode().expect("a head");
+            let head = json.head().expect("a head");
             Some(ReadSecret { json, head })
         };
         assert!(!changed(&None, &None));

@@ -7,7 +7,7 @@ use wasm_operator_sdk::planner::Planner;
 use wasm_operator_sdk::{ApiError, Cluster, Event, KindRef, ListOptions};
 
 use crate::declared::DeclaredSpec;
-use crate::describe::Declaring;
+use crate::describe::{Declaring, DeclaringMetadata};
 use crate::error::Error;
 use crate::labels;
 use crate::types::GitLabSecrets;
@@ -91,16 +91,23 @@ impl<'a> Pass<'a> {
                 )?;
                 let mut declared: BTreeMap<String, Vec<String>> = BTreeMap::new();
                 for other in &all {
-                    // One that is not the CRD's shape declares nothing, as in the index.
-                    let Ok(other) = other.decode::<Declaring>() else {
-                        continue;
-                    };
-                    let Some(name) = other.metadata.name.as_deref().filter(|n| *n != self.name)
+                    // This GitLabSecrets is told by its metadata alone, without reading its
+                    // spec again. One that is not the CRD's shape declares nothing, as in
+                    // the index.
+                    let Ok(DeclaringMetadata {
+                        name: Some(name), ..
+                    }) = other.metadata()
                     else {
                         continue;
                     };
+                    if name == self.name {
+                        continue;
+                    }
+                    let Ok(other) = other.decode::<Declaring>() else {
+                        continue;
+                    };
                     for key in other.keys() {
-                        declared.entry(key).or_default().push(name.to_owned());
+                        declared.entry(key).or_default().push(name.clone());
                     }
                 }
                 Ok(declared)

@@ -27,6 +27,32 @@ impl Json {
         }
     }
 
+    /// The object's [`Head`]. From text, the fields are read only up to `metadata`: the
+    /// host writes it before the rest of the object (as kube-apiserver does), so a Secret's
+    /// data is never scanned. Text laid out otherwise is decoded whole, with the same result
+    /// and the same errors as [`decode`](Self::decode).
+    pub fn head(&self) -> serde_json::Result<Head> {
+        self.metadata().map(|metadata| Head { metadata })
+    }
+
+    /// The object's `metadata` decoded into `M` (its default when the object has none),
+    /// read the way [`head`](Self::head) reads it: from text, no further than `metadata`.
+    pub fn metadata<M: DeserializeOwned + Default>(&self) -> serde_json::Result<M> {
+        /// An object with nothing decoded but its metadata.
+        #[derive(Deserialize)]
+        struct Metadata<M> {
+            #[serde(default)]
+            metadata: M,
+        }
+        match self {
+            Self::Text(text) => match metadata_first(text) {
+                Some(metadata) => Ok(metadata),
+                None => serde_json::from_str::<Metadata<M>>(text).map(|o| o.metadata),
+            },
+            Self::Value(value) => Metadata::<M>::deserialize(value).map(|o| o.metadata),
+        }
+    }
+
     /// The object as a value.
     pub fn into_value(self) -> serde_json::Result<Value> {
         match self {
@@ -58,6 +84,53 @@ pub struct Head {
 pub struct HeadMetadata {
     pub resource_version: Option<String>,
     pub labels: Option<BTreeMap<String, String>>,
+}
+
+/// The `metadata` of the object `text`, read from the start and no further, when the text
+/// is an object whose top-level fields parse up to a `metadata` that decodes; `None`
+/// otherwise (no metadata, or anything unexpected: the caller decodes the whole text).
+fn metadata_first<M: DeserializeOwned>(text: &str) -> Option<M> {
+    let bytes = text.as_bytes();
+    let mut at = skip_whitespace(bytes, 0);
+    if bytes.get(at) != Some(&b'{') {
+        return None;
+    }
+    at += 1;
+    loop {
+        at = skip_whitespace(bytes, at);
+        let (key, after_key) = value_at::<String>(text, at)?;
+        at = skip_whitespace(bytes, after_key);
+        if bytes.get(at) != Some(&b':') {
+            return None;
+        }
+        at += 1;
+        if key == "metadata" {
+            return value_at::<M>(text, at).map(|(metadata, _)| metadata);
+        }
+        let (_, after_value) = value_at::<serde::de::IgnoredAny>(text, at)?;
+        at = skip_whitespace(bytes, after_value);
+        if bytes.get(at) != Some(&b',') {
+            return None;
+        }
+        at += 1;
+    }
+}
+
+/// One JSON value of type `T` at byte `at` of `text`, and the byte after it.
+fn value_at<'de, T: Deserialize<'de>>(text: &'de str, at: usize) -> Option<(T, usize)> {
+    let mut stream = serde_json::Deserializer::from_str(text.get(at..)?).into_iter::<T>();
+    let value = stream.next()?.ok()?;
+    Some((value, at + stream.byte_offset()))
+}
+
+fn skip_whitespace(bytes: &[u8], mut at: usize) -> usize {
+    while bytes
+        .get(at)
+        .is_some_and(|b| matches!(b, b' ' | b'\n' | b'\t' | b'\r'))
+    {
+        at += 1;
+    }
+    at
 }
 
 impl Head {
@@ -98,6 +171,40 @@ mod tests {
         assert_eq!(native.decode::<Head>().expect("value decodes"), head);
         assert_eq!(text.to_text(), native.to_text());
         assert_eq!(text.into_value().expect("text is JSON"), value);
+    }
+
+    #[test]
+    fn a_head_is_read_from_metadata_written_first_without_the_rest_of_the_object() {
+        let metadata = super::HeadMetadata {
+            resource_version: Some("7".into()),
+            labels: Some(BTreeMap::from([("app".into(), "gitlab".into())])),
+        };
+        let expected = super::Head {
+            metadata: metadata.clone(),
+        };
+        // Broken JSON after metadata shows that the data is not read.
+        let first = r#" { "kind" : "Secret", "apiVersion":"v1", "metadata": {"resourceVersion":"7","labels":{"app":"gitlab"}}, "data": {"a": BROKEN"#;
+        assert_eq!(Json::Text(first.into()).head().expect("a head"), expected);
+        // Laid out otherwise: decoded whole, with the same result or error as `decode`.
+        let value = json!({"data": {"a": "YQ=="}, "metadata": {"resourceVersion": "7", "labels": {"app": "gitlab"}}});
+        for json in [Json::Text(value.to_string()), Json::Value(value)] {
+            assert_eq!(json.head().expect("a head"), expected);
+        }
+        assert_eq!(
+            Json::Text(r#"{"kind":"Secret"}"#.into())
+                .head()
+                .expect("a head"),
+            super::Head::default(),
+            "no metadata"
+        );
+        let wrong = Json::Text(r#"{"kind":"Secret","metadata":{"resourceVersion":7}}"#.into());
+        let error = wrong.head().expect_err("a number is not a string");
+        assert!(
+            error.to_string().contains("invalid type: integer `7`"),
+            "{error}"
+        );
+        let error = Json::Text("[1]".into()).head().expect_err("not an object");
+        assert!(error.to_string().contains("invalid type"), "{error}");
     }
 
     #[test]

@@ -35,7 +35,7 @@ struct Planner;
 
 impl wit::Guest for Planner {
     fn plan(request: wit::SecretRequest) -> Result<wit::SecretPlan, wit::PlanError> {
-        let started = Instant::now();
+        let started = request.generate.then(Instant::now);
         let request = crate::SecretRequest::from(request);
         let result = crate::plan(&request, &HostKeys);
         log_outcome(
@@ -49,7 +49,7 @@ impl wit::Guest for Planner {
     fn plan_certificates(
         request: wit::CertificatesRequest,
     ) -> Result<wit::CertificatesPlan, wit::PlanError> {
-        let started = Instant::now();
+        let started = request.generate.then(Instant::now);
         let request = crate::CertificatesRequest::from(request);
         let result = crate::plan_certificates(&request, &HostKeys);
         let counts = result.as_ref().map(|p| {
@@ -62,18 +62,25 @@ impl wit::Guest for Planner {
     }
 }
 
-/// Logs what a plan decided, never a value.
+/// Logs what a plan decided, never a value: keys to add or reports (with the time taken
+/// when it generated, `started` set), or its failure. A plan with nothing to add or report
+/// (a converged Secret, planned in every pass) is not logged.
 fn log_outcome(
     subject: &str,
     outcome: Result<(usize, usize), &crate::PlanError>,
-    started: Instant,
+    started: Option<Instant>,
 ) {
-    let elapsed = started.elapsed().as_millis();
     match outcome {
-        Ok((add, reports)) => logging::log(
-            Level::Debug,
-            &format!("planned {subject}: {add} keys to add, {reports} reports, {elapsed} ms"),
-        ),
+        Ok((0, 0)) => {}
+        Ok((add, reports)) => {
+            let took = started
+                .map(|s| format!(", {} ms", s.elapsed().as_millis()))
+                .unwrap_or_default();
+            logging::log(
+                Level::Debug,
+                &format!("planned {subject}: {add} keys to add, {reports} reports{took}"),
+            )
+        }
         Err(error) => logging::log(Level::Warn, &format!("planning failed: {error}")),
     }
 }

@@ -161,7 +161,7 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
         "{count} GitLabSecrets per build ({}), each in its own namespace. Cold: the first \
          pass over each, which plans and creates its Secrets. Converged: {} rounds over all \
          {} (both builds reconcile the same converged objects), during which the API server \
-         stored {} changes. Failed passes: {failed}. Goal: wasm ÷ native ≤ 1.10.",
+         stored {} changes. Failed passes: {failed}. Goal (converged): wasm ÷ native ≤ 1.3.",
         Variant::NoKeys.label(),
         options.samples(10),
         all.len(),

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 use wasm_operator_types::{self as shared, ApiError};
 
-use super::texts::Texts;
+use super::texts::{Texts, object_text};
 
 use crate::backend::checked::Checked;
 use crate::bindings::cluster::{self as wit, Host};
@@ -131,7 +131,7 @@ impl ClusterCtx {
             .view(target)?
             .apply(parse(&object)?, owner.as_ref())
             .await?;
-        Ok(stored.to_string())
+        Ok(object_text(&stored))
     }
 
     pub(super) async fn do_create(
@@ -139,11 +139,8 @@ impl ClusterCtx {
         target: Option<u32>,
         object: String,
     ) -> Result<String, ApiError> {
-        Ok(self
-            .view(target)?
-            .create(parse(&object)?)
-            .await?
-            .to_string())
+        let stored = self.view(target)?.create(parse(&object)?).await?;
+        Ok(object_text(&stored))
     }
 
     pub(super) async fn do_patch(
@@ -163,7 +160,7 @@ impl ClusterCtx {
             .view(target)?
             .patch(&object_ref(object), &patch, resource_version.as_deref())
             .await?;
-        Ok(stored.to_string())
+        Ok(object_text(&stored))
     }
 
     pub(super) async fn do_delete(
@@ -178,11 +175,8 @@ impl ClusterCtx {
     }
 
     async fn do_update_status(&self, object: String) -> Result<String, ApiError> {
-        Ok(self
-            .cluster()?
-            .update_status(parse(&object)?)
-            .await?
-            .to_string())
+        let stored = self.cluster()?.update_status(parse(&object)?).await?;
+        Ok(object_text(&stored))
     }
 
     async fn do_record_event(
@@ -326,7 +320,7 @@ impl client::Host for ClusterCtx {
                 .cluster()?
                 .create_subresource(&object_ref(object), &subresource, body)
                 .await?;
-            Ok(stored.to_string())
+            Ok(object_text(&stored))
         }
         .await
         .map_err(to_call_error)

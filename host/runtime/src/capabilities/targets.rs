@@ -188,7 +188,7 @@ impl targets::HostTarget for ClusterCtx {
                 .view(rep(&target))?
                 .create_subresource(&super::cluster::object_ref(object), &subresource, body)
                 .await?;
-            Ok(stored.to_string())
+            Ok(super::texts::object_text(&stored))
         }
         .await
         .map_err(to_call_error)
