@@ -6,6 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
+
+use crate::capabilities::texts::object_text;
 use wasm_operator_types::admission::{
     AdmissionRequest, AdmittedKind, Defaulted, Denial, FailurePolicy, FieldError, Operation,
     Validated,
@@ -207,8 +209,8 @@ impl Plugin {
             },
             namespace: request.namespace.clone(),
             name: request.name.clone(),
-            object: request.object.as_ref().map(Value::to_string),
-            old_object: request.old_object.as_ref().map(Value::to_string),
+            object: request.object.as_ref().map(object_text),
+            old_object: request.old_object.as_ref().map(object_text),
             user: wit::UserInfo {
                 username: request.user.username.clone(),
                 uid: request.user.uid.clone(),

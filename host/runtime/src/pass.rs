@@ -132,7 +132,7 @@ impl Plugin {
             .map(|r| r.key())
             .unwrap_or_else(|_| "<unnamed>".into());
         let (pre, _) = self.reconciler(&key)?;
-        let text = object.to_string();
+        let text = crate::capabilities::texts::object_text(object);
         self.run(runtime, &key, ClusterCtx::none(&self.name), async |store| {
             let instance = pre
                 .instantiate_async(&mut *store)
