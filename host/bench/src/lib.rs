@@ -8,7 +8,8 @@
 //! [`Section`] of the report, written to `target/bench/report.{md,json}`:
 //!
 //! 1. [`wasm_native`]: the GitLabSecrets reconciler as `.wasm` and natively, same host,
-//!    same cache, same server: pass latency and passes per second, cold and converged.
+//!    same cache, same server: pass latency and passes per second, cold and converged,
+//!    and the process's CPU time per converged pass.
 //! 2. [`boundary`]: instantiation, passes on 1/10/100 KB objects and one host call round
 //!    trip (on an in-memory cluster), compile vs precompiled-artifact load.
 //! 3. [`api`]: requests and stored changes per converged pass of each shipped reconciler,

@@ -13,7 +13,7 @@ use wasm_operator_sdk::Reconciler as _;
 
 use super::BenchOptions;
 use super::cluster::{BenchCluster, Variant, gitlabsecrets_kind, is_ready, namespace_names};
-use super::passes::{Batch, Build, CONCURRENCY, Passes, compare_rates, compare_times};
+use super::passes::{Batch, Build, CONCURRENCY, Passes, compare_cpu, compare_rates, compare_times};
 use super::report::Section;
 use wasm_operator::cluster::cached::CachedCluster;
 use wasm_operator::controller::index::FieldIndexes;
@@ -154,6 +154,10 @@ pub async fn run(options: &BenchOptions) -> anyhow::Result<Section> {
     section.row(
         format!("converged: passes per second ({CONCURRENCY} at once)"),
         compare_rates(&converged_wasm, &converged_native),
+    );
+    section.row(
+        "converged: CPU time per pass (whole process)",
+        compare_cpu(&converged_wasm, &converged_native),
     );
     let failed =
         cold_wasm.failed + cold_native.failed + converged_wasm.failed + converged_native.failed;

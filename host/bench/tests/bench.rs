@@ -106,6 +106,13 @@ fn a_quick_bench_runs_every_scenario_and_writes_markdown_and_json() {
     ] {
         assert!(markdown.contains(title), "{title} missing from\n{markdown}");
     }
+    // Both builds' converged passes were timed in CPU as well.
+    let cpu = cells(
+        &report,
+        "wasm-native",
+        "converged: CPU time per pass (whole process)",
+    );
+    assert!(cpu.len() == 3 && cpu[0] > 0.0 && cpu[1] > 0.0, "{cpu:?}");
     // Both identities' applies went through.
     let rates = cells(
         &report,
