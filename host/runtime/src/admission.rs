@@ -6,8 +6,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
-
-use crate::capabilities::texts::object_text;
 use wasm_operator_types::admission::{
     AdmissionRequest, AdmittedKind, Defaulted, Denial, FailurePolicy, FieldError, Operation,
     Validated,
@@ -18,6 +16,7 @@ use crate::backend::checked::Checked;
 use crate::backend::{Caller, ClusterBackend};
 use crate::bindings::admission as wit;
 use crate::capabilities::ClusterCtx;
+use crate::capabilities::texts::object_text;
 use crate::error::PassError;
 use crate::pass::Failure;
 use crate::plugin::Plugin;
