@@ -125,6 +125,40 @@ fn random_keys(secrets: &[&str], rsa: Option<(&str, u32)>) -> serde_json::Value 
         "spec": {"secrets": entries}})
 }
 
+/// A runtime with gitlabsecrets loaded, linked to the planner at `planner` (loaded with
+/// `limits`).
+async fn gitlabsecrets_planned_by(
+    planner: &std::path::Path,
+    limits: Option<wasm_operator_runtime::Limits>,
+) -> (
+    wasm_operator_runtime::Runtime,
+    wasm_operator_runtime::Plugin,
+) {
+    let runtime = runtime_with_cache(shared_cache());
+    let planner = runtime
+        .load(planner, limits)
+        .await
+        .expect("the planner loads");
+    runtime
+        .link_planner(std::sync::Arc::new(planner))
+        .expect("a planner");
+    let reconciler = runtime
+        .load(
+            &wasm_operator::cli::shipped_plugin_dir().join("gitlabsecrets.wasm"),
+            None,
+        )
+        .await
+        .expect("gitlabsecrets loads");
+    (runtime, reconciler)
+}
+
+fn demo() -> Request {
+    Request {
+        namespace: Some("ns".into()),
+        name: "demo".into(),
+    }
+}
+
 /// One gitlabsecrets pass over `ns/demo` planned by secretgen (loaded with `limits`); the
 /// planner calls and instances it took.
 async fn pass_over(
@@ -132,27 +166,11 @@ async fn pass_over(
     limits: Option<wasm_operator_runtime::Limits>,
 ) -> (wasm_operator_e2e::Cluster, u64, u64) {
     let cluster = cluster_with(&[gitlabsecrets_crd(), gitlabsecrets]).await;
-    let runtime = runtime_with_cache(shared_cache());
-    let shipped = wasm_operator::cli::shipped_plugin_dir();
-    let planner = runtime
-        .load(&shipped.join("secretgen.wasm"), limits)
-        .await
-        .expect("secretgen loads");
-    runtime
-        .link_planner(std::sync::Arc::new(planner))
-        .expect("secretgen is a planner");
-    let reconciler = runtime
-        .load(&shipped.join("gitlabsecrets.wasm"), None)
-        .await
-        .expect("gitlabsecrets loads");
+    let (runtime, reconciler) = gitlabsecrets_planned_by(&secretgen_wasm(), limits).await;
     let (calls, instances) = (runtime.planner_calls(), runtime.planner_instances());
-    let request = Request {
-        namespace: Some("ns".into()),
-        name: "demo".into(),
-    };
     // The pass may end with the failure of one Secret; what it wrote is what counts.
     let _ = reconciler
-        .reconcile(&runtime, cluster.backend(), &request)
+        .reconcile(&runtime, cluster.backend(), &demo())
         .await;
     (
         cluster,
@@ -197,4 +215,145 @@ async fn a_planner_call_that_fails_leaves_the_next_call_a_new_instance() {
     );
     assert!(calls >= 3, "big planned twice, then after: {calls}");
     assert_eq!(instances, 2, "the failed call's instance is not used again");
+}
+
+/// The planner's counters after a pass: calls it ran, instances made, calls answered from
+/// its memo.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct PlannerCounts {
+    calls: u64,
+    instances: u64,
+    memo_hits: u64,
+}
+
+impl PlannerCounts {
+    fn of(runtime: &wasm_operator_runtime::Runtime) -> Self {
+        Self {
+            calls: runtime.planner_calls(),
+            instances: runtime.planner_instances(),
+            memo_hits: runtime.planner_memo_hits(),
+        }
+    }
+
+    fn since(self, before: Self) -> Self {
+        Self {
+            calls: self.calls - before.calls,
+            instances: self.instances - before.instances,
+            memo_hits: self.memo_hits - before.memo_hits,
+        }
+    }
+}
+
+/// gitlabsecrets passes over `ns/demo` in `cluster`, planned by the planner at `planner`;
+/// what each pass took of the planner.
+async fn passes_with(
+    cluster: &wasm_operator_e2e::Cluster,
+    planner: &std::path::Path,
+    passes: usize,
+) -> Vec<PlannerCounts> {
+    let (runtime, reconciler) = gitlabsecrets_planned_by(planner, None).await;
+    let mut counts = Vec::new();
+    for _ in 0..passes {
+        let before = PlannerCounts::of(&runtime);
+        reconciler
+            .reconcile(&runtime, cluster.backend(), &demo())
+            .await
+            .expect("the pass succeeds");
+        counts.push(PlannerCounts::of(&runtime).since(before));
+    }
+    counts
+}
+
+async fn secret_data(cluster: &wasm_operator_e2e::Cluster, name: &str) -> serde_json::Value {
+    let secret = cluster
+        .get("v1", "Secret", "ns", name)
+        .await
+        .unwrap_or_else(|| panic!("Secret {name} exists"));
+    secret["data"].clone()
+}
+
+#[tokio::test]
+async fn a_request_planned_again_is_answered_from_the_memo_without_running_the_planner() {
+    let names = ["a", "b", "c"];
+    let cluster = cluster_with(&[gitlabsecrets_crd(), random_keys(&names, None)]).await;
+    let first = passes_with(&cluster, &secretgen_wasm(), 2).await;
+    let mut before = Vec::new();
+    for name in names {
+        before.push(secret_data(&cluster, name).await);
+    }
+
+    // A new runtime: a new planner plugin, whose memo starts empty.
+    let again = passes_with(&cluster, &secretgen_wasm(), 2).await;
+
+    let [generating, converged] = first[..] else {
+        panic!("two passes: {first:?}")
+    };
+    assert!(
+        generating.calls >= 3,
+        "the first pass plans: {generating:?}"
+    );
+    assert_eq!(
+        converged.memo_hits, 0,
+        "the converged Secrets' requests are new: {converged:?}"
+    );
+    assert_eq!(
+        again[0], converged,
+        "a reloaded planner starts with an empty memo"
+    );
+    assert!(converged.calls >= 3, "{converged:?}");
+    assert_eq!(
+        again[1],
+        PlannerCounts {
+            calls: 0,
+            instances: 0,
+            memo_hits: converged.calls,
+        },
+        "every call of the same converged pass is answered from the memo"
+    );
+    for (name, data) in names.into_iter().zip(before) {
+        assert_eq!(
+            secret_data(&cluster, name).await,
+            data,
+            "Secret {name} unchanged"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_planner_call_that_calls_an_import_is_not_kept() {
+    // The stamping planner reads the clock, the hash seed or logs when it plans the Secret of
+    // that name; "plain" reads nothing but its request (the one valid row).
+    let cases = [
+        ("plain", true),
+        ("reads-clock", false),
+        ("reads-random", false),
+        ("logs", false),
+    ];
+    let stamping = wasm_operator::cli::test_plugin_dir().join("stamping-planner.wasm");
+    for (name, kept) in cases {
+        let cluster = cluster_with(&[gitlabsecrets_crd(), random_keys(&[name], None)]).await;
+
+        let counts = passes_with(&cluster, &stamping, 3).await;
+
+        let [stamping_pass, converged, again] = counts[..] else {
+            panic!("three passes: {counts:?}")
+        };
+        assert!(stamping_pass.calls >= 1, "{name}: {stamping_pass:?}");
+        assert!(converged.calls >= 1, "{name}: {converged:?}");
+        let expected = if kept {
+            PlannerCounts {
+                calls: 0,
+                instances: 0,
+                memo_hits: converged.calls,
+            }
+        } else {
+            PlannerCounts {
+                memo_hits: 0,
+                ..converged
+            }
+        };
+        assert_eq!(again, expected, "{name}");
+        let data = secret_data(&cluster, name).await;
+        assert_eq!(data["k"], "c3RhbXBlZA==", "{name}: k is `stamped`");
+    }
 }

@@ -19,7 +19,7 @@ pub struct Entry {
 }
 
 /// The inputs of [`Planner::plan`] for one Secret (WIT `secret-request`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct SecretRequest {
     /// The Secret's name.
     pub name: String,
@@ -69,7 +69,7 @@ pub enum CertificateAction {
 }
 
 /// The inputs of [`Planner::plan_certificates`] (WIT `certificates-request`).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct CertificatesRequest {
     /// The JSON of the spec.certificates entry.
     pub certificate: String,

@@ -21,6 +21,7 @@
 
 use std::time::SystemTime;
 
+use crate::Clock;
 use crate::api::{Entry, PlanError, SecretPlan, SecretRequest};
 use crate::entries;
 use crate::generators::rails::{FieldValue, SecretsYml};
@@ -38,14 +39,25 @@ pub const MAX_READY_UNITS: usize = 64;
 /// Errors are for what no state of the Secret could fix (malformed entries or Secret JSON,
 /// a failed key generation); everything about the Secret's state is a report in the plan.
 pub fn plan(request: &SecretRequest, keys: &dyn KeySource) -> Result<SecretPlan, PlanError> {
-    plan_at(request, keys, SystemTime::now())
+    plan_with_clock(request, keys, &SystemTime::now)
 }
 
 /// [`plan`] at a given time (the x509 generator's validity starts then).
+#[cfg(test)]
 pub(crate) fn plan_at(
     request: &SecretRequest,
     keys: &dyn KeySource,
     now: SystemTime,
+) -> Result<SecretPlan, PlanError> {
+    plan_with_clock(request, keys, &move || now)
+}
+
+/// [`plan`] with the time read from `clock`, only when a value that needs it (an x509
+/// certificate) is generated: a plan that generates nothing reads nothing but its request.
+fn plan_with_clock(
+    request: &SecretRequest,
+    keys: &dyn KeySource,
+    clock: Clock<'_>,
 ) -> Result<SecretPlan, PlanError> {
     let fail = |cause: crate::api::PlanFailure| PlanError {
         subject: request.name.clone(),
@@ -93,7 +105,7 @@ pub(crate) fn plan_at(
 
     let mut add = Vec::new();
     if reports.is_empty() {
-        add = generate(&declaration, &needs, keys, now).map_err(|e| fail(e.into()))?;
+        add = generate(&declaration, &needs, keys, clock).map_err(|e| fail(e.into()))?;
         let size = secret::size_after(existing.as_ref(), &add);
         if size > MAX_SECRET_BYTES {
             reports.push(too_large(size));
@@ -245,7 +257,7 @@ fn generate(
     declaration: &Declaration<'_>,
     needs: &Needs,
     keys: &dyn KeySource,
-    now: SystemTime,
+    clock: Clock<'_>,
 ) -> Result<Vec<Entry>, GenerateError> {
     let mut add = Vec::new();
     let mut rails = needs.rails.iter().map(|n| n.as_ref()).collect::<Vec<_>>();
@@ -265,7 +277,7 @@ fn generate(
                 });
             }
         } else if needs.units.contains(&index) {
-            add.extend(generate_unit(unit, keys, now)?);
+            add.extend(generate_unit(unit, keys, clock)?);
         }
     }
     Ok(add)
@@ -288,7 +300,7 @@ fn fill(
 fn generate_unit(
     unit: &Unit<'_>,
     keys: &dyn KeySource,
-    now: SystemTime,
+    clock: Clock<'_>,
 ) -> Result<Vec<Entry>, GenerateError> {
     let entry = |key: &str, value: Vec<u8>| Entry {
         key: key.to_owned(),
@@ -303,7 +315,7 @@ fn generate_unit(
             generators::rsa::generate(keys, r.bits)?.into_bytes(),
         )],
         Source::X509(x) => {
-            let issued = generators::x509::generate(keys, x, now)?;
+            let issued = generators::x509::generate(keys, x, clock())?;
             vec![
                 entry(&x.cert_key, issued.certificate.into_bytes()),
                 entry(&x.key_key, issued.key.into_bytes()),

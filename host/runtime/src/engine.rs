@@ -21,7 +21,10 @@ use crate::bindings::{
 };
 use crate::capabilities::http::{AllowList, EgressEnv};
 use crate::capabilities::texts::Texts;
-use crate::capabilities::{HasCluster, HasCrypto, HasLog, HasPlanner, Keygens, PassState};
+use crate::capabilities::{
+    ClusterCtx, HasCluster, HasCrypto, HasLog, HasPlanner, Keygens, PassState,
+};
+use crate::planner_memo::PlanMemo;
 
 /// How the runtime is set up.
 #[derive(Debug, Clone)]
@@ -45,6 +48,10 @@ pub struct RuntimeConfig {
     /// How many key generations (the `crypto` capability) may run at once, over all
     /// plugins; more wait for a turn within their pass's deadline.
     pub max_concurrent_keygens: usize,
+    /// How many planner answers are kept per planner plugin, so a request that comes again
+    /// (a converged Secret) is answered without running the planner; 0 keeps none. Only
+    /// answers of calls that read nothing but their request, and add no key, are kept.
+    pub planner_memo_entries: usize,
 }
 
 impl Default for RuntimeConfig {
@@ -58,6 +65,7 @@ impl Default for RuntimeConfig {
             epoch_tick: Duration::from_millis(10),
             fuel: false,
             max_concurrent_keygens: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            planner_memo_entries: 8192,
         }
     }
 }
@@ -93,6 +101,8 @@ pub struct Inner {
     /// Calls into planner plugins, and the planner instances made for them, so far.
     pub(crate) planner_calls: AtomicU64,
     pub(crate) planner_instances: AtomicU64,
+    /// Planner calls answered from a planner's memo so far.
+    pub(crate) planner_memo_hits: AtomicU64,
     /// The JSON text guests read cached objects as.
     pub(crate) texts: Arc<Texts>,
     /// What HTTP egress is resolved through and reported to.
@@ -130,6 +140,7 @@ impl Runtime {
             keygens,
             planner_calls: AtomicU64::new(0),
             planner_instances: AtomicU64::new(0),
+            planner_memo_hits: AtomicU64::new(0),
             texts: Arc::default(),
             egress: RwLock::default(),
             stop_ticker,
@@ -177,15 +188,22 @@ impl Runtime {
             .clone()
     }
 
-    /// Calls into planner plugins so far.
+    /// Calls a planner plugin ran so far (calls answered from its memo not counted).
     pub fn planner_calls(&self) -> u64 {
         self.planner_calls.load(Ordering::Relaxed)
     }
 
-    /// Planner instances made so far: one per reconciler pass that plans, plus one after
-    /// each planner call that failed or found another planner linked.
+    /// Planner instances made so far: one per reconciler pass whose planner calls are not
+    /// all answered from the memo, plus one after each planner call that failed or found
+    /// another planner linked.
     pub fn planner_instances(&self) -> u64 {
         self.planner_instances.load(Ordering::Relaxed)
+    }
+
+    /// Planner calls answered from the linked planner's memo so far (see
+    /// [`RuntimeConfig::planner_memo_entries`]).
+    pub fn planner_memo_hits(&self) -> u64 {
+        self.planner_memo_hits.load(Ordering::Relaxed)
     }
 
     /// Key generations started so far (the `crypto` capability).
@@ -342,6 +360,7 @@ impl Runtime {
                 },
                 PluginKind::Planner => PluginInfo::Planner {
                     pre: PlannerPluginPre::new(pre).map_err(link)?,
+                    memo: PlanMemo::new(self.config.planner_memo_entries),
                 },
             },
         };
@@ -467,15 +486,30 @@ pub(crate) fn is_pool_refusal(error: &CacheError) -> bool {
 fn add_capabilities(linker: &mut Linker<PassState>) -> wasmtime::Result<()> {
     wasmtime_wasi::p2::add_to_linker_async(linker)?;
     wasmtime_wasi_http::p2::add_only_http_to_linker_async(linker)?;
-    types::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
-    cluster::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
-    client::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
-    egress::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
-    targets::add_to_linker::<PassState, HasCluster>(linker, |s| &mut s.cluster)?;
-    logging::add_to_linker::<PassState, HasLog>(linker, |s| &mut s.log)?;
-    crypto::add_to_linker::<PassState, HasCrypto>(linker, |s| &mut s.crypto)?;
-    planner_import::add_to_linker::<PassState, HasPlanner>(linker, |s| &mut s.planner)?;
+    // Each getter counts the call it serves (`PassState::import_calls`).
+    types::add_to_linker::<PassState, HasCluster>(linker, cluster_ctx)?;
+    cluster::add_to_linker::<PassState, HasCluster>(linker, cluster_ctx)?;
+    client::add_to_linker::<PassState, HasCluster>(linker, cluster_ctx)?;
+    egress::add_to_linker::<PassState, HasCluster>(linker, cluster_ctx)?;
+    targets::add_to_linker::<PassState, HasCluster>(linker, cluster_ctx)?;
+    logging::add_to_linker::<PassState, HasLog>(linker, |s| {
+        s.import_calls += 1;
+        &mut s.log
+    })?;
+    crypto::add_to_linker::<PassState, HasCrypto>(linker, |s| {
+        s.import_calls += 1;
+        &mut s.crypto
+    })?;
+    planner_import::add_to_linker::<PassState, HasPlanner>(linker, |s| {
+        s.import_calls += 1;
+        &mut s.planner
+    })?;
     Ok(())
+}
+
+fn cluster_ctx(state: &mut PassState) -> &mut ClusterCtx {
+    state.import_calls += 1;
+    &mut state.cluster
 }
 
 /// Advances the engine's epoch every `tick` until `stop` is set.

@@ -42,6 +42,7 @@ mod engine;
 mod error;
 pub(crate) mod limits;
 mod pass;
+mod planner_memo;
 mod planner_session;
 mod plugin;
 pub mod text;

@@ -114,7 +114,7 @@ impl Plugin {
         self.run(runtime, "instantiate", cluster, async |store| {
             match &self.info {
                 PluginInfo::Reconciler { pre, .. } => pre.instantiate_async(store).await.map(drop),
-                PluginInfo::Planner { pre } => pre.instantiate_async(store).await.map(drop),
+                PluginInfo::Planner { pre, .. } => pre.instantiate_async(store).await.map(drop),
             }
             .map_err(Failure::Instantiate)
         })

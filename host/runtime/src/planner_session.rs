@@ -5,12 +5,16 @@
 //! instance, each with the planner's full deadline and fuel. A call that fails (a trap, the
 //! deadline, the memory cap) ends the session: the instance is not used again. Nothing of a
 //! session outlives the pass that holds it.
+//!
+//! The session counts the imports each call makes, so its caller can tell a call that read
+//! nothing but its request (see `planner_memo`).
 
 use std::sync::atomic::Ordering;
 
 use crate::bindings::{PlannerPlugin, PlannerPluginPre, planner};
 use crate::capabilities::{ClusterCtx, PassState};
 use crate::pass::Failure;
+use crate::planner_memo::PlanMemo;
 use crate::plugin::PluginInfo;
 use crate::{PassError, Plugin, Runtime};
 
@@ -27,6 +31,12 @@ impl PlannerSession {
             store: planner.store(runtime, ClusterCtx::none(&planner.name)),
             instance: None,
         }
+    }
+
+    /// Whether the last call made no import: no WASI (clock, randomness, streams), no
+    /// `crypto`, no `logging`, nothing else the host serves.
+    pub(crate) fn last_call_read_only_its_request(&self) -> bool {
+        self.store.data().import_calls == 0
     }
 }
 
@@ -115,15 +125,24 @@ impl Plugin {
                         )
                     }
                 };
+                store.data_mut().import_calls = 0;
                 call(store, instance).await.map_err(Failure::Call)
             },
         )
         .await
     }
 
+    /// The answers this planner gave that may be given again; `None` for a reconciler.
+    pub(crate) fn plan_memo(&self) -> Option<&PlanMemo> {
+        match &self.info {
+            PluginInfo::Planner { memo, .. } => Some(memo),
+            PluginInfo::Reconciler { .. } => None,
+        }
+    }
+
     fn planner_pre(&self, object: &str) -> Result<&PlannerPluginPre<PassState>, PassError> {
         match &self.info {
-            PluginInfo::Planner { pre } => Ok(pre),
+            PluginInfo::Planner { pre, .. } => Ok(pre),
             PluginInfo::Reconciler { .. } => Err(PassError::Instantiate {
                 plugin: self.name.clone(),
                 object: object.to_owned(),

@@ -11,6 +11,7 @@ use crate::backend::access::{Access, Permissions};
 use crate::bindings::{PlannerPluginPre, ReconcilerPre};
 use crate::capabilities::PassState;
 use crate::capabilities::http::AllowList;
+use crate::planner_memo::PlanMemo;
 
 /// What kind of plugin, with its pre-instantiated component.
 pub(crate) enum PluginInfo {
@@ -19,8 +20,12 @@ pub(crate) enum PluginInfo {
         pre: ReconcilerPre,
         description: Option<Box<Description>>,
     },
-    /// A planner, linked into the reconcilers that import it.
-    Planner { pre: PlannerPluginPre<PassState> },
+    /// A planner, linked into the reconcilers that import it, and the answers it gave that
+    /// may be given again.
+    Planner {
+        pre: PlannerPluginPre<PassState>,
+        memo: PlanMemo,
+    },
 }
 
 /// A loaded plugin, ready to run passes.

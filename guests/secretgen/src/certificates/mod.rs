@@ -42,6 +42,7 @@ mod san;
 
 use std::time::SystemTime;
 
+use crate::Clock;
 use crate::api::{
     CertificateAction, CertificatesPlan, CertificatesRequest, Entry, PlanError, SecretPlan,
 };
@@ -80,7 +81,7 @@ pub fn plan_certificates(
     request: &CertificatesRequest,
     keys: &dyn KeySource,
 ) -> Result<CertificatesPlan, PlanError> {
-    plan_certificates_at(request, keys, SystemTime::now())
+    plan_certificates_with_clock(request, keys, &SystemTime::now)
 }
 
 /// The three Secrets of a set, in the order CA, TLS, chain.
@@ -89,10 +90,21 @@ const TLS: usize = 1;
 const CHAIN: usize = 2;
 
 /// [`plan_certificates`] at a given time of issue.
+#[cfg(test)]
 pub(crate) fn plan_certificates_at(
     request: &CertificatesRequest,
     keys: &dyn KeySource,
     now: SystemTime,
+) -> Result<CertificatesPlan, PlanError> {
+    plan_certificates_with_clock(request, keys, &move || now)
+}
+
+/// [`plan_certificates`] with the time of issue read from `clock`, only when a set is
+/// issued.
+fn plan_certificates_with_clock(
+    request: &CertificatesRequest,
+    keys: &dyn KeySource,
+    clock: Clock<'_>,
 ) -> Result<CertificatesPlan, PlanError> {
     let entry = decode_certificate_entry(&request.certificate)
         .map_err(|e| PlanError::new("spec.certificates entry", e))?;
@@ -145,7 +157,8 @@ pub(crate) fn plan_certificates_at(
             lacks(secret, key, &mut reports);
         }
         if request.generate && reports.iter().all(Vec::is_empty) {
-            let issued = issue::issue(&entry, algorithm, keys, now).map_err(|e| fail(e.into()))?;
+            let issued =
+                issue::issue(&entry, algorithm, keys, clock()).map_err(|e| fail(e.into()))?;
             add[CA].push(entry_of(&entry.ca_key, &issued.ca_certificate));
             add[TLS].push(entry_of("tls.crt", &issued.tls_certificate));
             add[TLS].push(entry_of("tls.key", &issued.tls_key));

@@ -47,6 +47,10 @@ pub(crate) struct PassState {
     pub(crate) cluster: ClusterCtx,
     pub(crate) crypto: CryptoCtx,
     pub(crate) planner: PlannerCtx,
+    /// Calls the guest made to any import (WASI, `wasi:http` or a capability) since the
+    /// store was made or this was last reset: 0 after a call means the call read nothing
+    /// but its arguments.
+    pub(crate) import_calls: u64,
 }
 
 impl PassState {
@@ -81,6 +85,7 @@ impl PassState {
             cluster,
             crypto,
             planner,
+            import_calls: 0,
         }
     }
 
@@ -90,8 +95,12 @@ impl PassState {
     }
 }
 
+// Every WASI and wasi:http import reaches the store's data through `ctx` or `http`, and every
+// capability through its getter in the linker (`engine.rs`): each counts the call.
+
 impl WasiView for PassState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
+        self.import_calls += 1;
         WasiCtxView {
             ctx: &mut self.wasi,
             table: &mut self.table,
@@ -101,6 +110,7 @@ impl WasiView for PassState {
 
 impl WasiHttpView for PassState {
     fn http(&mut self) -> WasiHttpCtxView<'_> {
+        self.import_calls += 1;
         WasiHttpCtxView {
             ctx: &mut self.http,
             table: &mut self.table,

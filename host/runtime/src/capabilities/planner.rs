@@ -2,12 +2,15 @@
 //! plugin the runtime links now (see [`Runtime::link_planner`]) in a store of its own, with
 //! its own limits and the host's `crypto`. The calls of one pass share one planner instance
 //! (a [`PlannerSession`]); a call that fails, or a relinked planner, starts another.
-//! Replacing the planner plugin relinks every importer from its next call on.
+//! Replacing the planner plugin relinks every importer from its next call on. A request the
+//! linked planner answered before, in a call that read nothing but its request, is answered
+//! from that planner's memo without running it (`planner_memo`).
 //!
 //! A planner that fails its pass (a trap, its deadline) comes back to the reconciler as a
 //! `plan-error` naming the Secret, so the reconciler reports it instead of trapping itself.
 
 use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use wasm_operator_planner as planner;
 
@@ -15,6 +18,7 @@ use crate::bindings::planner as export;
 use crate::bindings::planner_import::{
     CertificatesPlan, CertificatesRequest, Host, PlanError, SecretPlan, SecretRequest,
 };
+use crate::planner_memo::{Plan, RequestKey};
 use crate::planner_session::PlannerSession;
 use crate::{PassError, Plugin, Runtime};
 
@@ -34,49 +38,61 @@ impl PlannerCtx {
         }
     }
 
-    /// The session of the planner linked now: the pass's current one while it serves that
-    /// planner, a new one otherwise.
-    fn session(&mut self, subject: &str) -> Result<(Arc<Plugin>, PlannerSession), PlanError> {
-        let Some(linked) = self.runtime.planner() else {
-            return Err(Self::unlinked(subject));
-        };
-        Ok(match self.session.take() {
-            Some((planner, session)) if Arc::ptr_eq(&planner, &linked) => (planner, session),
-            _ => {
-                let session = PlannerSession::new(&self.runtime, &linked);
-                (linked, session)
-            }
+    /// The planner linked now.
+    fn linked(&self, subject: &str) -> Result<Arc<Plugin>, PlanError> {
+        self.runtime.planner().ok_or_else(|| PlanError {
+            subject: subject.to_owned(),
+            message: "no planner plugin is loaded".into(),
         })
     }
 
-    /// The import's answer to a call that `session` ran: the plan, the planner's refusal,
-    /// or the failed call as a refusal naming `subject`. A session whose call failed is
-    /// spent; any other is kept for the pass's next call.
-    fn answer<P, Q>(
+    /// The answer `linked`'s memo keeps for the request of `key`.
+    fn remembered<P: Plan>(
+        &self,
+        linked: &Plugin,
+        key: &RequestKey,
+    ) -> Option<Result<P, planner::PlanError>> {
+        let answer = linked.plan_memo()?.get(key)?;
+        self.runtime
+            .planner_memo_hits
+            .fetch_add(1, Ordering::Relaxed);
+        Some(answer)
+    }
+
+    /// The session of `linked`: the pass's current one while it serves that planner, a new
+    /// one otherwise.
+    fn session(&mut self, linked: &Arc<Plugin>) -> PlannerSession {
+        match self.session.take() {
+            Some((planner, session)) if Arc::ptr_eq(&planner, linked) => session,
+            _ => PlannerSession::new(&self.runtime, linked),
+        }
+    }
+
+    /// The import's answer to a call `session` of `linked` ran for the request of `key`:
+    /// the plan, the planner's refusal, or the failed call as a refusal naming `subject`.
+    /// An answer of a call that read nothing but its request goes to the memo. A session
+    /// whose call failed is spent; any other is kept for the pass's next call.
+    fn answer<P: Plan>(
         &mut self,
-        session: (Arc<Plugin>, PlannerSession),
+        (linked, session): (Arc<Plugin>, PlannerSession),
         subject: &str,
-        result: Result<Result<P, export::PlanError>, PassError>,
-        plan: impl FnOnce(P) -> Q,
-    ) -> Result<Q, PlanError> {
+        key: RequestKey,
+        result: Result<Result<P, planner::PlanError>, PassError>,
+    ) -> Result<Result<P, planner::PlanError>, PlanError> {
         match result {
             Ok(answer) => {
-                self.session = Some(session);
-                answer
-                    .map(plan)
-                    .map_err(|error| planner::PlanError::from(error).into())
+                if session.last_call_read_only_its_request()
+                    && let Some(memo) = linked.plan_memo()
+                {
+                    memo.keep(key, &answer);
+                }
+                self.session = Some((linked, session));
+                Ok(answer)
             }
             Err(failed) => Err(PlanError {
                 subject: subject.to_owned(),
                 message: failed.to_string(),
             }),
-        }
-    }
-
-    fn unlinked(subject: &str) -> PlanError {
-        PlanError {
-            subject: subject.to_owned(),
-            message: "no planner plugin is loaded".into(),
         }
     }
 }
@@ -88,12 +104,24 @@ impl PlannerCtx {
 impl Host for PlannerCtx {
     async fn plan(&mut self, request: SecretRequest) -> Result<SecretPlan, PlanError> {
         let subject = request.name.clone();
-        let (linked, mut session) = self.session(&subject)?;
-        let request = export::SecretRequest::from(planner::SecretRequest::from(request));
-        let result = linked.plan_in(&self.runtime, &mut session, &request).await;
-        self.answer((linked, session), &subject, result, |plan| {
-            planner::SecretPlan::from(plan).into()
-        })
+        let linked = self.linked(&subject)?;
+        let request = planner::SecretRequest::from(request);
+        let key = RequestKey::secret(&request);
+        let answer = match self.remembered(&linked, &key) {
+            Some(answer) => answer,
+            None => {
+                let mut session = self.session(&linked);
+                let request = export::SecretRequest::from(request);
+                let result = linked.plan_in(&self.runtime, &mut session, &request).await;
+                let result = result.map(|answer| {
+                    answer
+                        .map(planner::SecretPlan::from)
+                        .map_err(planner::PlanError::from)
+                });
+                self.answer((linked, session), &subject, key, result)?
+            }
+        };
+        answer.map(Into::into).map_err(Into::into)
     }
 
     async fn plan_certificates(
@@ -101,14 +129,25 @@ impl Host for PlannerCtx {
         request: CertificatesRequest,
     ) -> Result<CertificatesPlan, PlanError> {
         let subject = "certificates";
-        let (linked, mut session) = self.session(subject)?;
-        let request =
-            export::CertificatesRequest::from(planner::CertificatesRequest::from(request));
-        let result = linked
-            .plan_certificates_in(&self.runtime, &mut session, &request)
-            .await;
-        self.answer((linked, session), subject, result, |plan| {
-            planner::CertificatesPlan::from(plan).into()
-        })
+        let linked = self.linked(subject)?;
+        let request = planner::CertificatesRequest::from(request);
+        let key = RequestKey::certificates(&request);
+        let answer = match self.remembered(&linked, &key) {
+            Some(answer) => answer,
+            None => {
+                let mut session = self.session(&linked);
+                let request = export::CertificatesRequest::from(request);
+                let result = linked
+                    .plan_certificates_in(&self.runtime, &mut session, &request)
+                    .await;
+                let result = result.map(|answer| {
+                    answer
+                        .map(planner::CertificatesPlan::from)
+                        .map_err(planner::PlanError::from)
+                });
+                self.answer((linked, session), subject, key, result)?
+            }
+        };
+        answer.map(Into::into).map_err(Into::into)
     }
 }
