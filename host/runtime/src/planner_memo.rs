@@ -10,9 +10,10 @@
 //!
 //! A memo belongs to one loaded planner plugin: a planner replaced or relinked starts with
 //! an empty one. Requests are kept as their SHA-256 (the fields' `Hash` encoding), so no
-//! Secret text stays in the memo. It holds at most its capacity in answers, in two
-//! generations: a lookup moves its answer to the current one, and when the current one is
-//! full the older is dropped — the answers not used for a whole generation go first.
+//! Secret text stays in the memo. It holds at most its capacity in answers, and
+//! [`BYTES_PER_ANSWER`] times that in bytes, in two generations: a lookup moves its answer
+//! to the current one, and when the current one is full the older is dropped — the answers
+//! not used for a whole generation go first.
 
 use std::collections::HashMap;
 use std::hash::{Hash, Hasher};
@@ -20,7 +21,7 @@ use std::sync::Mutex;
 
 use sha2::{Digest as _, Sha256};
 use wasm_operator_planner::{
-    CertificatesPlan, CertificatesRequest, PlanError, SecretPlan, SecretRequest,
+    CertificatesPlan, CertificatesRequest, Entry, PlanError, SecretPlan, SecretRequest,
 };
 
 /// A request as the memo keys it: the SHA-256 of its call and fields.
@@ -71,6 +72,40 @@ pub(crate) enum Answer {
     Certificates(Result<CertificatesPlan, PlanError>),
 }
 
+impl Answer {
+    /// About the bytes the answer and its key take in the memo.
+    fn size(&self) -> usize {
+        fn texts(list: &[String]) -> usize {
+            list.iter().map(|t| size_of::<String>() + t.len()).sum()
+        }
+        fn plan(plan: &SecretPlan) -> usize {
+            size_of::<SecretPlan>()
+                + plan.name.len()
+                + plan.secret_type.len()
+                + plan
+                    .add
+                    .iter()
+                    .map(|e| size_of::<Entry>() + e.key.len() + e.value.len())
+                    .sum::<usize>()
+                + texts(&plan.reports)
+                + texts(&plan.declared_units)
+                + texts(&plan.next_ready_units)
+                + plan
+                    .type_kept
+                    .as_ref()
+                    .map_or(0, |(a, b)| a.len() + b.len())
+        }
+        let answer = match self {
+            Self::Secret(Ok(secret)) => plan(secret),
+            Self::Certificates(Ok(set)) => set.secrets.iter().map(plan).sum(),
+            Self::Secret(Err(error)) | Self::Certificates(Err(error)) => {
+                error.subject.len() + error.message.len()
+            }
+        };
+        size_of::<RequestKey>() + size_of::<Self>() + answer
+    }
+}
+
 /// A planner's answer the memo can keep: [`SecretPlan`] and [`CertificatesPlan`].
 pub(crate) trait Plan: Clone + Sized {
     /// Whether the plan adds no key.
@@ -113,24 +148,48 @@ impl Plan for CertificatesPlan {
     }
 }
 
+/// The bytes of answers a memo may hold per answer of its capacity. A converged Secret's
+/// plan takes a few hundred; a planner whose answers are larger than this gets fewer kept,
+/// never more memory.
+pub(crate) const BYTES_PER_ANSWER: usize = 2048;
+
 /// The kept answers of one planner plugin.
 pub(crate) struct PlanMemo {
     /// How many answers each generation holds; 0 keeps none.
-    generation: usize,
+    generation_answers: usize,
+    /// How many bytes of answers each generation holds.
+    generation_bytes: usize,
     answers: Mutex<Generations>,
 }
 
 #[derive(Default)]
 struct Generations {
-    current: HashMap<RequestKey, Answer>,
-    older: HashMap<RequestKey, Answer>,
+    current: Generation,
+    older: Generation,
+}
+
+/// Answers with their sizes, and the sum of those.
+#[derive(Default)]
+struct Generation {
+    answers: HashMap<RequestKey, (Answer, usize)>,
+    bytes: usize,
+}
+
+impl Generation {
+    fn remove(&mut self, key: &RequestKey) -> Option<(Answer, usize)> {
+        let (answer, size) = self.answers.remove(key)?;
+        self.bytes -= size;
+        Some((answer, size))
+    }
 }
 
 impl PlanMemo {
-    /// A memo holding at most `capacity` answers (0: none).
+    /// A memo holding at most `capacity` answers and `capacity` × [`BYTES_PER_ANSWER`]
+    /// bytes of them (0: none).
     pub(crate) fn new(capacity: usize) -> Self {
         Self {
-            generation: capacity / 2,
+            generation_answers: capacity / 2,
+            generation_bytes: capacity / 2 * BYTES_PER_ANSWER,
             answers: Mutex::default(),
         }
     }
@@ -138,41 +197,62 @@ impl PlanMemo {
     /// The answer kept for `key`, if any.
     pub(crate) fn get<P: Plan>(&self, key: &RequestKey) -> Option<Result<P, PlanError>> {
         let mut answers = self.lock();
-        let answer = match answers.current.get(key) {
-            Some(answer) => answer.clone(),
+        let answer = match answers.current.answers.get(key) {
+            Some((answer, _)) => answer.clone(),
             None => {
-                let answer = answers.older.remove(key)?;
-                self.insert_current(&mut answers, *key, answer.clone());
+                let (answer, size) = answers.older.remove(key)?;
+                self.insert_current(&mut answers, *key, answer.clone(), size);
                 answer
             }
         };
         P::from_answer(answer)
     }
 
-    /// Keeps `answer` to the request of `key`, unless it adds a key. The caller has checked
-    /// that the call read nothing but its request.
+    /// Keeps `answer` to the request of `key`, unless it adds a key or is larger than a
+    /// generation holds. The caller has checked that the call read nothing but its
+    /// request.
     pub(crate) fn keep<P: Plan>(&self, key: RequestKey, answer: &Result<P, PlanError>) {
         let adds = answer.as_ref().is_ok_and(|plan| !plan.adds_nothing());
-        if self.generation == 0 || adds {
+        if self.generation_answers == 0 || adds {
             return;
         }
         let answer = P::into_answer(answer.clone());
+        let size = answer.size();
+        if size > self.generation_bytes {
+            return;
+        }
         let mut answers = self.lock();
-        self.insert_current(&mut answers, key, answer);
+        self.insert_current(&mut answers, key, answer, size);
     }
 
-    /// How many answers are kept.
+    /// How many answers are kept, and their bytes.
     #[cfg(test)]
-    fn len(&self) -> usize {
+    fn held(&self) -> (usize, usize) {
         let answers = self.lock();
-        answers.current.len() + answers.older.len()
+        (
+            answers.current.answers.len() + answers.older.answers.len(),
+            answers.current.bytes + answers.older.bytes,
+        )
     }
 
-    fn insert_current(&self, answers: &mut Generations, key: RequestKey, answer: Answer) {
-        if answers.current.len() >= self.generation && !answers.current.contains_key(&key) {
+    /// Puts `answer` in the current generation, which becomes the older one first when it
+    /// is full.
+    fn insert_current(
+        &self,
+        answers: &mut Generations,
+        key: RequestKey,
+        answer: Answer,
+        size: usize,
+    ) {
+        answers.current.remove(&key);
+        let current = &answers.current;
+        if current.answers.len() >= self.generation_answers
+            || current.bytes + size > self.generation_bytes
+        {
             answers.older = std::mem::take(&mut answers.current);
         }
-        answers.current.insert(key, answer);
+        answers.current.bytes += size;
+        answers.current.answers.insert(key, (answer, size));
     }
 
     fn lock(&self) -> std::sync::MutexGuard<'_, Generations> {
@@ -293,12 +373,12 @@ mod tests {
         for i in 0..4 {
             memo.keep(key(i), &converged(&i.to_string()));
         }
-        assert_eq!(memo.len(), 4);
+        assert_eq!(memo.held().0, 4);
         // 0 is used again: it moves to the current generation, 1 does not.
         assert!(memo.get::<SecretPlan>(&key(0)).is_some());
         memo.keep(key(4), &converged("4"));
         memo.keep(key(5), &converged("5"));
-        assert!(memo.len() <= 4, "{} answers", memo.len());
+        assert!(memo.held().0 <= 4, "{:?}", memo.held());
         assert!(
             memo.get::<SecretPlan>(&key(5)).is_some(),
             "the newest is kept"
@@ -306,6 +386,30 @@ mod tests {
         assert!(
             memo.get::<SecretPlan>(&key(1)).is_none(),
             "an unused one is dropped"
+        );
+    }
+
+    #[test]
+    fn a_planner_cannot_make_the_memo_hold_more_than_its_bytes() {
+        let memo = PlanMemo::new(4);
+        let budget = 4 * BYTES_PER_ANSWER;
+        let with_report = |bytes: usize| -> Result<SecretPlan, PlanError> {
+            Ok(SecretPlan {
+                reports: vec!["x".repeat(bytes)],
+                ..SecretPlan::default()
+            })
+        };
+        let key = |i: usize| RequestKey::secret(&request(&i.to_string()));
+        memo.keep(key(0), &with_report(budget));
+        assert_eq!(memo.held(), (0, 0), "larger than a generation: not kept");
+        for i in 1..10 {
+            memo.keep(key(i), &with_report(BYTES_PER_ANSWER + 500));
+            let (answers, bytes) = memo.held();
+            assert!(bytes <= budget, "{answers} answers, {bytes} bytes");
+        }
+        assert!(
+            memo.get::<SecretPlan>(&key(9)).is_some(),
+            "the newest is kept"
         );
     }
 
