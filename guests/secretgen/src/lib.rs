@@ -58,9 +58,9 @@ pub use keys::{
 };
 pub use plan::{MAX_READY_UNITS, plan};
 pub use secret::{MAX_SECRET_BYTES, SecretError};
+pub use yaml::YamlError;
 
 /// Where a plan reads the time of issue, called only when a certificate is issued: a plan
 /// that issues none reads no clock, so its answer depends on its request alone (the host
 /// may give it again for the same request).
 pub(crate) type Clock<'a> = &'a dyn Fn() -> std::time::SystemTime;
-pub use yaml::YamlError;

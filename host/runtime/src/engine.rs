@@ -48,9 +48,10 @@ pub struct RuntimeConfig {
     /// How many key generations (the `crypto` capability) may run at once, over all
     /// plugins; more wait for a turn within their pass's deadline.
     pub max_concurrent_keygens: usize,
-    /// How many planner answers are kept per planner plugin, so a request that comes again
-    /// (a converged Secret) is answered without running the planner; 0 keeps none. Only
-    /// answers of calls that read nothing but their request, and add no key, are kept.
+    /// How many planner answers are kept per planner plugin (and at most 2 KiB of answers
+    /// per entry), so a request that comes again (a converged Secret) is answered without
+    /// running the planner; 0 keeps none. Only answers of calls that made no import, and add
+    /// no key, are kept.
     pub planner_memo_entries: usize,
 }
 

@@ -80,20 +80,23 @@ impl Request {
         self
     }
 
-    fn plan_at(
-        &self,
-        keys: &dyn KeySource,
-        now: SystemTime,
-    ) -> Result<CertificatesPlan, PlanError> {
-        let request = CertificatesRequest {
+    fn request(&self) -> CertificatesRequest {
+        CertificatesRequest {
             certificate: self.entry.to_string(),
             ca_secret: self.ca.as_ref().map(SecretBuilder::json),
             tls_secret: self.tls.as_ref().map(SecretBuilder::json),
             chain_secret: self.chain.as_ref().map(SecretBuilder::json),
             ready_units: self.ready_units.clone(),
             generate: self.generate,
-        };
-        plan_certificates_at(&request, keys, now)
+        }
+    }
+
+    fn plan_at(
+        &self,
+        keys: &dyn KeySource,
+        now: SystemTime,
+    ) -> Result<CertificatesPlan, PlanError> {
+        plan_certificates_at(&self.request(), keys, now)
     }
 
     fn plan(&self) -> CertificatesPlan {
@@ -331,6 +334,31 @@ fn an_existing_set_is_never_reissued_or_checked() {
     assert!(nothing_added(&plan));
     assert!(plan.secrets.iter().all(|s| s.ready));
     assert_eq!(plan.secrets[TLS].next_ready_units, [CERTIFICATE_SET_UNIT]);
+}
+
+#[test]
+fn the_clock_is_read_only_when_a_set_is_issued() {
+    let new = Request::new(entry("ecdsa", 256, "example.com"));
+    let existing = new
+        .clone()
+        .ca(ca_secret().with(CA_KEY, "pem"))
+        .tls(tls_secret().with("tls.crt", "pem").with("tls.key", "pem"))
+        .chain(chain_secret().with(CHAIN_KEY, "pem"));
+    let derived = existing.clone().chain(chain_secret());
+    let cases = [
+        ("a new set is issued", new, true),
+        ("an existing set", existing, false),
+        ("a chain derived", derived, false),
+    ];
+    for (name, request, reads) in cases {
+        let clock_reads = std::cell::Cell::new(0);
+        let clock = || {
+            clock_reads.set(clock_reads.get() + 1);
+            SystemTime::now()
+        };
+        plan_certificates_with_clock(&request.request(), &PooledKeys, &clock).expect(name);
+        assert_eq!(clock_reads.get() > 0, reads, "{name}");
+    }
 }
 
 #[test]

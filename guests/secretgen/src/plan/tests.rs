@@ -360,6 +360,32 @@ fn without_generate_static_values_are_still_written() {
 }
 
 #[test]
+fn the_clock_is_read_only_when_a_certificate_is_generated() {
+    let name = "demo-registry-secret";
+    let held = SecretBuilder::new(name)
+        .with("registry-auth.crt", "pem")
+        .with("registry-auth.key", "pem");
+    let cases = [
+        ("generated", Request::entry(chart_entry(name)), true),
+        (
+            "held",
+            Request::entry(chart_entry(name)).existing(held),
+            false,
+        ),
+    ];
+    for (case, request, reads) in cases {
+        let clock_reads = std::cell::Cell::new(0);
+        let clock = || {
+            clock_reads.set(clock_reads.get() + 1);
+            SystemTime::now()
+        };
+        let plan = plan_with_clock(&request.request(), &PooledKeys, &clock).expect(case);
+        assert!(plan.ready, "{case}: {:?}", plan.reports);
+        assert_eq!(clock_reads.get() > 0, reads, "{case}");
+    }
+}
+
+#[test]
 fn a_unit_holding_only_some_of_its_keys_is_reported() {
     let cases = [
         (
