@@ -12,10 +12,16 @@
 //! | `wasm_operator_plugin_info` | plugin, version, sha256, state | 1 per loaded plugin version; state `serving` or `refused` |
 //! | `wasm_operator_leader` | | 1 while this replica holds the leader Lease |
 //! | `wasm_operator_admission_reviews_total` | plugin, phase, outcome | AdmissionReviews answered: phase `default` or `validate`; outcome `allowed`, `defaulted`, `denied`, `skipped` (a write the plugin does not admit), `failed` (refused under `Fail`) or `ignored` (failed under `Ignore`) |
+//! | `wasm_operator_planner_calls_total` | | planner calls a planner plugin ran |
+//! | `wasm_operator_planner_memo_hits_total` | | planner calls answered from the planner's memo, without running it |
+//! | `wasm_operator_planner_instances_total` | | planner instances made |
 
 use std::time::Duration;
 
+use prometheus_client::collector::Collector;
 use prometheus_client::encoding::text::encode;
+use prometheus_client::encoding::{DescriptorEncoder, EncodeMetric};
+use prometheus_client::metrics::counter::ConstCounter;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
@@ -217,12 +223,58 @@ impl Metrics {
         self.leader.set(i64::from(leading));
     }
 
+    /// Empty metrics that also report `runtime`'s planner counters, read at each scrape.
+    pub(crate) fn with_runtime(runtime: &wasm_operator_runtime::Runtime) -> Self {
+        let mut metrics = Self::new();
+        metrics
+            .registry
+            .register_collector(Box::new(PlannerCounters(runtime.clone())));
+        metrics
+    }
+
     /// The metrics in the Prometheus text format.
     pub fn render(&self) -> String {
         let mut text = String::new();
         // Writing into a String cannot fail.
         let _ = encode(&mut text, &self.registry);
         text
+    }
+}
+
+/// The runtime's planner counters.
+struct PlannerCounters(wasm_operator_runtime::Runtime);
+
+impl std::fmt::Debug for PlannerCounters {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PlannerCounters")
+    }
+}
+
+impl Collector for PlannerCounters {
+    fn encode(&self, mut encoder: DescriptorEncoder) -> Result<(), std::fmt::Error> {
+        let runtime = &self.0;
+        for (name, help, value) in [
+            (
+                "planner_calls",
+                "Planner calls a planner plugin ran",
+                runtime.planner_calls(),
+            ),
+            (
+                "planner_memo_hits",
+                "Planner calls answered from the planner's memo, without running it",
+                runtime.planner_memo_hits(),
+            ),
+            (
+                "planner_instances",
+                "Planner instances made",
+                runtime.planner_instances(),
+            ),
+        ] {
+            let counter = ConstCounter::new(value);
+            let metric = encoder.encode_descriptor(name, help, None, counter.metric_type())?;
+            counter.encode(metric)?;
+        }
+        Ok(())
     }
 }
 
@@ -263,5 +315,26 @@ mod tests {
         ] {
             assert!(text.contains(expected), "missing {expected} in\n{text}");
         }
+    }
+
+    #[tokio::test]
+    async fn the_runtimes_planner_counters_appear_in_the_text_format() {
+        let runtime = wasm_operator_runtime::Runtime::new(wasm_operator_runtime::RuntimeConfig {
+            cache_dir: None,
+            ..wasm_operator_runtime::RuntimeConfig::default()
+        })
+        .expect("runtime");
+        let text = Metrics::with_runtime(&runtime).render();
+        for expected in [
+            "wasm_operator_planner_calls_total 0",
+            "wasm_operator_planner_memo_hits_total 0",
+            "wasm_operator_planner_instances_total 0",
+        ] {
+            assert!(text.contains(expected), "missing {expected} in\n{text}");
+        }
+        assert!(
+            !Metrics::new().render().contains("planner_calls"),
+            "only metrics given a runtime report it"
+        );
     }
 }

@@ -45,6 +45,10 @@ async fn replacing_the_planner_relinks_the_reconcilers_that_import_it() {
         generated.len() == 8 && generated.bytes().all(|b| b.is_ascii_hexdigit()),
         "secretgen planned 8 hex characters: {generated:?}"
     );
+    assert!(
+        wasm_operator_e2e::metric(&h.metrics(), "wasm_operator_planner_calls_total") >= 1,
+        "the planner's calls are counted on /metrics"
+    );
 
     // A planner whose output differs: every key is `stamped`.
     let stamping = read(&test_plugin("stamping-planner.wasm"));

@@ -158,7 +158,7 @@ impl Operator {
                 source: std::io::Error::new(std::io::ErrorKind::NotFound, "not a directory"),
             });
         }
-        let metrics = Arc::new(Metrics::new());
+        let metrics = Arc::new(Metrics::with_runtime(&runtime));
         runtime.set_egress(wasm_operator_runtime::EgressEnv {
             resolver: (!config.cluster_dns).then(|| {
                 Arc::new(crate::cluster::endpoints::EndpointSliceResolver::new(
