@@ -68,6 +68,27 @@ impl PlannerCtx {
         }
     }
 
+    /// The answer to the request of `key`: from the linked planner's memo, or what `run`
+    /// gets from the planner in the pass's session (see [`Self::answer`]).
+    async fn call<P: Plan>(
+        &mut self,
+        subject: &str,
+        key: RequestKey,
+        run: impl AsyncFnOnce(
+            &Plugin,
+            &Runtime,
+            &mut PlannerSession,
+        ) -> Result<Result<P, planner::PlanError>, PassError>,
+    ) -> Result<Result<P, planner::PlanError>, PlanError> {
+        let linked = self.linked(subject)?;
+        if let Some(answer) = self.remembered(&linked, &key) {
+            return Ok(answer);
+        }
+        let mut session = self.session(&linked);
+        let result = run(&linked, &self.runtime, &mut session).await;
+        self.answer((linked, session), subject, key, result)
+    }
+
     /// The import's answer to a call `session` of `linked` ran for the request of `key`:
     /// the plan, the planner's refusal, or the failed call as a refusal naming `subject`.
     /// An answer of a call that read nothing but its request goes to the memo. A session
@@ -104,23 +125,17 @@ impl PlannerCtx {
 impl Host for PlannerCtx {
     async fn plan(&mut self, request: SecretRequest) -> Result<SecretPlan, PlanError> {
         let subject = request.name.clone();
-        let linked = self.linked(&subject)?;
         let request = planner::SecretRequest::from(request);
         let key = RequestKey::secret(&request);
-        let answer = match self.remembered(&linked, &key) {
-            Some(answer) => answer,
-            None => {
-                let mut session = self.session(&linked);
+        let answer = self
+            .call(&subject, key, async |linked, runtime, session| {
                 let request = export::SecretRequest::from(request);
-                let result = linked.plan_in(&self.runtime, &mut session, &request).await;
-                let result = result.map(|answer| {
-                    answer
-                        .map(planner::SecretPlan::from)
-                        .map_err(planner::PlanError::from)
-                });
-                self.answer((linked, session), &subject, key, result)?
-            }
-        };
+                let answer = linked.plan_in(runtime, session, &request).await?;
+                Ok(answer
+                    .map(planner::SecretPlan::from)
+                    .map_err(planner::PlanError::from))
+            })
+            .await?;
         answer.map(Into::into).map_err(Into::into)
     }
 
@@ -128,26 +143,19 @@ impl Host for PlannerCtx {
         &mut self,
         request: CertificatesRequest,
     ) -> Result<CertificatesPlan, PlanError> {
-        let subject = "certificates";
-        let linked = self.linked(subject)?;
         let request = planner::CertificatesRequest::from(request);
         let key = RequestKey::certificates(&request);
-        let answer = match self.remembered(&linked, &key) {
-            Some(answer) => answer,
-            None => {
-                let mut session = self.session(&linked);
+        let answer = self
+            .call("certificates", key, async |linked, runtime, session| {
                 let request = export::CertificatesRequest::from(request);
-                let result = linked
-                    .plan_certificates_in(&self.runtime, &mut session, &request)
-                    .await;
-                let result = result.map(|answer| {
-                    answer
-                        .map(planner::CertificatesPlan::from)
-                        .map_err(planner::PlanError::from)
-                });
-                self.answer((linked, session), subject, key, result)?
-            }
-        };
+                let answer = linked
+                    .plan_certificates_in(runtime, session, &request)
+                    .await?;
+                Ok(answer
+                    .map(planner::CertificatesPlan::from)
+                    .map_err(planner::PlanError::from))
+            })
+            .await?;
         answer.map(Into::into).map_err(Into::into)
     }
 }
