@@ -132,6 +132,7 @@ fn the_workspace_is_laid_out_as_architecture_md_says() {
         "wasm-operator-native",
         "wasm-operator-bench",
         "wasm-operator-apiserver",
+        "wasm-operator-controlplane",
         "wasm-operator-sdk",
     ] {
         assert!(
@@ -228,34 +229,38 @@ fn the_operator_reaches_the_api_server_only_through_its_demo_feature_and_no_gues
             "the operator depends on {}",
             edge.to
         );
-        if edge.to == "wasm-operator-apiserver" {
+        if ["wasm-operator-apiserver", "wasm-operator-controlplane"].contains(&edge.to.as_str()) {
             assert!(
                 edge.optional && edge.kind == "normal",
-                "the API server must be an optional dependency: {edge:?}"
+                "the API server and the control plane must be optional dependencies: {edge:?}"
             );
         }
     }
     let features = features("wasm-operator");
-    let enabling: Vec<&String> = features
-        .iter()
-        .filter(|(_, enables)| enables.iter().any(|e| e == "dep:wasm-operator-apiserver"))
-        .map(|(name, _)| name)
-        .collect();
-    assert_eq!(
-        enabling,
-        ["demo"],
-        "only the demo feature links the API server"
-    );
+    for dependency in [
+        "dep:wasm-operator-apiserver",
+        "dep:wasm-operator-controlplane",
+    ] {
+        let enabling: Vec<&String> = features
+            .iter()
+            .filter(|(_, enables)| enables.iter().any(|e| e == dependency))
+            .map(|(name, _)| name)
+            .collect();
+        assert_eq!(
+            enabling,
+            ["demo"],
+            "only the demo feature links {dependency}"
+        );
+    }
 
     // What the in-cluster image builds: no guest crate, no API server, no benchmarks.
     let image = tree(&["-p", "wasm-operator", "--no-default-features"]);
     let leaked: Vec<&String> = image
         .iter()
         .filter(|name| {
-            graph
-                .get(name.as_str())
-                .is_some_and(|(dir, _)| is_guest(dir) || dir.as_str() == "host/apiserver")
-                || name.as_str() == "wasm-operator-bench"
+            graph.get(name.as_str()).is_some_and(|(dir, _)| {
+                is_guest(dir) || ["host/apiserver", "host/controlplane"].contains(&dir.as_str())
+            }) || name.as_str() == "wasm-operator-bench"
                 || name.as_str() == "wasm-operator-native"
         })
         .collect();

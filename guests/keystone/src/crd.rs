@@ -8,7 +8,7 @@
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
 use serde_json::{Value, json};
-use wasm_operator_sdk::crd::{Crd, schema_of};
+use wasm_operator_sdk::crd::{Crd, drop_required_defaults, schema_of};
 
 use crate::types::{GROUP, KIND, KeystoneSpec, KeystoneStatus, PLURAL, VERSION};
 
@@ -32,6 +32,9 @@ fn add_rules(node: &mut Value, rules: Value) {
 /// The Keystone CRD.
 pub(crate) fn crd() -> CustomResourceDefinition {
     let mut spec = schema_of::<KeystoneSpec>();
+    // A real API server refuses a CRD whose defaults do not validate (an empty image
+    // repository, a cache with neither clusterRef nor servers).
+    drop_required_defaults(&mut spec);
     add_rules(
         &mut spec["properties"]["database"],
         json!([

@@ -75,6 +75,25 @@ enum Command {
         #[arg(long, num_args = 0..=1, value_delimiter = ',', default_missing_value = "all")]
         actors: Option<Vec<String>>,
     },
+    /// Run a real Kubernetes control plane on loopback (etcd, kube-apiserver,
+    /// kube-controller-manager, kube-scheduler, KWOK with 3 Nodes) until Ctrl-C or SIGTERM;
+    /// its binaries come from `controlplane/build.sh`.
+    #[cfg(feature = "demo")]
+    ControlPlane {
+        /// The binaries' directory (default: $WASM_OPERATOR_CONTROLPLANE_BIN, else this
+        /// workspace's target/controlplane/bin).
+        #[arg(long)]
+        bin_dir: Option<PathBuf>,
+        /// Keep the state, certificates and logs here (default: a temporary directory).
+        #[arg(long)]
+        dir: Option<PathBuf>,
+        /// kube-apiserver's port on 127.0.0.1 (0 picks a free one).
+        #[arg(long, default_value_t = 0)]
+        port: u16,
+        /// Where to write the admin kubeconfig.
+        #[arg(long, default_value = "controlplane.kubeconfig")]
+        kubeconfig: PathBuf,
+    },
     /// Run the plugins of a directory as an operator against a cluster (until SIGTERM).
     Run(Box<cli::run::RunArgs>),
     /// Print the ClusterRole (or Role with --namespace) the plugins of a directory need.
@@ -241,6 +260,10 @@ fn main() -> ExitCode {
     // Plugins' own log lines are shown, except while benchmarking thousands of passes.
     let default_filter = match args.command {
         Command::Bench { .. } => "warn",
+        // Its readiness probes expect refused connections and 500s while components start;
+        // what does not start is reported as the command's error.
+        #[cfg(feature = "demo")]
+        Command::ControlPlane { .. } => "warn,kube_client=off",
         _ => "warn,plugin=info",
     };
     tracing_subscriber::fmt()
@@ -411,6 +434,22 @@ async fn run(args: Args) -> anyhow::Result<ExitCode> {
                 .await
                 .context("waiting for Ctrl-C")?;
             server.stop();
+            Ok(ExitCode::SUCCESS)
+        }
+        #[cfg(feature = "demo")]
+        Command::ControlPlane {
+            bin_dir,
+            dir,
+            port,
+            kubeconfig,
+        } => {
+            let options = cli::control_plane::ControlPlaneOptions {
+                bin_dir,
+                dir,
+                port,
+                kubeconfig,
+            };
+            cli::control_plane::run(&options).await?;
             Ok(ExitCode::SUCCESS)
         }
         Command::Run(run) => {

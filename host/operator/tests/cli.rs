@@ -388,7 +388,7 @@ fn run_reconciles_against_the_kubeconfigs_cluster_and_exits_cleanly_on_sigterm()
     let _context = tokio.enter();
     let cluster = common::Cluster::start(&tokio);
     let kubeconfig = &cluster.kubeconfig;
-    let client = cluster.server.client().expect("client");
+    let client = cluster.client();
     let cache = tempfile::tempdir().expect("tempdir");
     let plugins = fixture_dir();
     let mut child = wasm_operator(&cache)

@@ -1,9 +1,12 @@
-//! The in-cluster path: `deploy/` applied with the real `kubectl apply -k` to the embedded
-//! API server (HTTPS under its own CA), then two operator processes started as the
-//! Deployment's Pods would be — its arguments and environment, the in-cluster config from
+//! The in-cluster path: `deploy/` applied with the real `kubectl apply -k` to the cluster
+//! `common::Cluster` starts (the embedded API server, or the real control plane with
+//! `WASM_OPERATOR_TEST_CLUSTER=real`; HTTPS under its own CA), then operator processes
+//! started as the Deployment's Pods would be — its arguments and environment, the in-cluster config from
 //! `KUBERNETES_SERVICE_HOST`/`_PORT`, the ServiceAccount's token and `ca.crt` in a directory
 //! (the kubelet's mount), the ConfigMap's plugins.toml as a file, each Pod its own address —
-//! with the ServiceAccount's RBAC only, pulling their plugins from a real registry.
+//! with the ServiceAccount's RBAC only (a 403 fails the test), pulling their plugins from a
+//! real registry; the API server calls their admission webhooks through deploy/'s
+//! configurations and Service over TLS.
 
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
@@ -31,13 +34,19 @@ fn wasm_operator() -> Command {
     Command::new(env!("CARGO_BIN_EXE_wasm-operator"))
 }
 
-fn kubectl(kubeconfig: &Path, args: &[&str]) -> String {
-    let output = Command::new("kubectl")
+/// `kubectl args` against `kubeconfig`'s cluster: its output.
+fn run_kubectl(kubeconfig: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(common::kubectl_binary())
         .arg("--kubeconfig")
         .arg(kubeconfig)
         .args(args)
         .output()
-        .expect("kubectl runs (.ci/run installs it)");
+        .expect("kubectl runs (controlplane/build.sh builds it)")
+}
+
+/// `kubectl args` succeeds; its stdout.
+fn kubectl(kubeconfig: &Path, args: &[&str]) -> String {
+    let output = run_kubectl(kubeconfig, args);
     assert!(
         output.status.success(),
         "kubectl {args:?}: {}",
@@ -90,6 +99,8 @@ struct Pod {
     /// Where it serves /metrics: the Pod's address and a free port (the manifest's 8080
     /// could be taken on this machine).
     metrics: std::net::SocketAddr,
+    /// Where it serves admission webhooks: the Pod's address and a free port.
+    webhook: std::net::SocketAddr,
 }
 
 impl Drop for Pod {
@@ -161,6 +172,7 @@ impl Node {
             child,
             name: name.to_owned(),
             metrics: format!("{ip}:{metrics_port}").parse().expect("an address"),
+            webhook: format!("{ip}:{webhook_port}").parse().expect("an address"),
         }
     }
 }
@@ -199,44 +211,54 @@ async fn holder(leases: &Api<Lease>) -> Option<String> {
         .and_then(|l| l.spec?.holder_identity)
 }
 
-#[test]
-fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_plugin_from_the_registry()
- {
-    let registry = LocalRegistry::start(Guard::default());
-    let shipped = wasm_operator::cli::shipped_plugin_dir();
-    let source = |name: &str| format!("oci://{}/plugins/{name}:stable", registry.addr);
-    push(
-        &registry,
-        &shipped.join("gitlabsecrets.wasm"),
-        &source("gitlabsecrets"),
-    );
-    push(
-        &registry,
-        &shipped.join("secretgen.wasm"),
-        &source("secretgen"),
-    );
+/// Where `wasm-operator plugin push` puts plugin `name` in `registry` (tag `stable`).
+fn plugin_source(registry: &LocalRegistry, name: &str) -> String {
+    format!("oci://{}/plugins/{name}:stable", registry.addr)
+}
 
-    let tokio = tokio::runtime::Runtime::new().expect("tokio");
-    let _context = tokio.enter();
-    let cluster = common::Cluster::start(&tokio);
+/// The section of plugin `name` in deploy's plugins.toml (`shipped`), its settings kept and
+/// its source replaced by `source`.
+fn deployed_settings(shipped: &str, name: &str, source: &str) -> String {
+    let header = format!("[plugins.{name}]");
+    let mut lines = shipped.lines().skip_while(|l| l.trim() != header);
+    let mut section = format!("{}\n", lines.next().expect("the plugin's section"));
+    for line in lines.take_while(|l| !l.trim_start().starts_with('[')) {
+        if line.trim_start().starts_with("source") {
+            section.push_str(&format!("source = \"{source}\"\n"));
+        } else if !line.trim_start().starts_with('#') {
+            section.push_str(line);
+            section.push('\n');
+        }
+    }
+    section
+}
+
+/// `deploy/` installed with `kubectl apply -k` (its plugins.toml replaced by one naming
+/// `plugins` with deploy's settings and their `oci://` sources in `registry`, `crds` applied
+/// first), and what its
+/// Pods would be given: the Deployment's arguments and environment, a TokenRequest's token of
+/// its ServiceAccount, the mounted plugins.toml and a cache key.
+fn install(
+    tokio: &tokio::runtime::Runtime,
+    cluster: &common::Cluster,
+    registry: &LocalRegistry,
+    plugins: &[&str],
+    crds: &[&str],
+) -> Node {
     let kubeconfig = &cluster.kubeconfig;
-    assert!(cluster.server.url().starts_with("https://"));
-    let admin = cluster.server.client().expect("admin client");
+    assert!(cluster.url().starts_with("https://"));
+    let admin = cluster.client();
 
-    // deploy/, with the plugins' ConfigMap naming this registry: an overlay, as an
-    // administrator pointing the install at a mirror would write.
     let scratch = tempfile::tempdir().expect("tempdir");
     let overlay = scratch.path().join("overlay");
     std::fs::create_dir_all(&overlay).expect("overlay");
-    std::fs::write(
-        overlay.join("plugins.toml"),
-        format!(
-            "[plugins.gitlabsecrets]\nsource = \"{}\"\n[plugins.secretgen]\nsource = \"{}\"\n",
-            source("gitlabsecrets"),
-            source("secretgen")
-        ),
-    )
-    .expect("plugins.toml");
+    let shipped = std::fs::read_to_string(repo().join("deploy/base/plugins.toml"))
+        .expect("deploy/base/plugins.toml");
+    let toml: String = plugins
+        .iter()
+        .map(|name| deployed_settings(&shipped, name, &plugin_source(registry, name)))
+        .collect();
+    std::fs::write(overlay.join("plugins.toml"), toml).expect("plugins.toml");
     std::fs::write(
         overlay.join("kustomization.yaml"),
         format!(
@@ -245,20 +267,27 @@ fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_
         ),
     )
     .expect("kustomization");
+    for crd in crds {
+        let file = repo().join("crds").join(crd);
+        kubectl(kubeconfig, &["apply", "-f", &file.display().to_string()]);
+    }
+    kubectl(kubeconfig, &["apply", "-k", &overlay.display().to_string()]);
+    // The operator runs as this test's processes, not as the Deployment's Pods (which KWOK
+    // would run as fake Pods on the real control plane). A patch, not `kubectl scale`: the
+    // embedded server serves no scale subresource.
     kubectl(
         kubeconfig,
         &[
-            "apply",
-            "-f",
-            &repo()
-                .join("crds/apps.gitlab.com_gitlabsecrets.yaml")
-                .display()
-                .to_string(),
+            "patch",
+            "deployment/wasm-operator",
+            "-n",
+            NAMESPACE,
+            "--type=merge",
+            "-p",
+            r#"{"spec":{"replicas":0}}"#,
         ],
     );
-    kubectl(kubeconfig, &["apply", "-k", &overlay.display().to_string()]);
 
-    // The operator container as `kubectl kustomize` renders it.
     let rendered = kubectl(kubeconfig, &["kustomize", &overlay.display().to_string()]);
     let deployment: Value = common::yaml_documents(&rendered)
         .into_iter()
@@ -288,14 +317,13 @@ fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_
     assert!(args.contains(&"--in-cluster".to_owned()), "{args:?}");
 
     let (service_account, plugins_config) = tokio.block_on(async {
-        // The kubelet's mount of the ServiceAccount, and of the ConfigMap.
         let token = wasm_operator::cli::operator_account::token(&admin, NAMESPACE, "wasm-operator")
             .await
             .expect("a token of the ServiceAccount deploy/ made");
         let dir = scratch.path().join("serviceaccount");
         std::fs::create_dir_all(&dir).expect("dir");
         std::fs::write(dir.join("token"), token).expect("token");
-        std::fs::write(dir.join("ca.crt"), cluster.server.ca_pem()).expect("ca.crt");
+        std::fs::write(dir.join("ca.crt"), cluster.ca_pem()).expect("ca.crt");
         std::fs::write(dir.join("namespace"), NAMESPACE).expect("namespace");
         let config_maps: Api<ConfigMap> = Api::namespaced(admin.clone(), NAMESPACE);
         let plugins = config_maps
@@ -322,7 +350,7 @@ fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_
             .expect("runs")
             .success()
     );
-    let node = Node {
+    Node {
         args,
         env,
         service_account,
@@ -330,7 +358,6 @@ fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_
         cache: scratch.path().join("cache"),
         key,
         api_port: cluster
-            .server
             .url()
             .rsplit(':')
             .next()
@@ -338,7 +365,37 @@ fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_
             .expect("a port"),
         registry: registry.addr.clone(),
         scratch,
-    };
+    }
+}
+
+#[test]
+fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_plugin_from_the_registry()
+ {
+    let registry = LocalRegistry::start(Guard::default());
+    let shipped = wasm_operator::cli::shipped_plugin_dir();
+    let source = |name: &str| plugin_source(&registry, name);
+    push(
+        &registry,
+        &shipped.join("gitlabsecrets.wasm"),
+        &source("gitlabsecrets"),
+    );
+    push(
+        &registry,
+        &shipped.join("secretgen.wasm"),
+        &source("secretgen"),
+    );
+
+    let tokio = tokio::runtime::Runtime::new().expect("tokio");
+    let _context = tokio.enter();
+    let cluster = common::Cluster::start(&tokio);
+    let admin = cluster.client();
+    let node = install(
+        &tokio,
+        &cluster,
+        &registry,
+        &["gitlabsecrets", "secretgen"],
+        &["apps.gitlab.com_gitlabsecrets.yaml"],
+    );
 
     let leases: Api<Lease> = Api::namespaced(admin.clone(), NAMESPACE);
     let mut first = node.start("wasm-operator-a", "127.0.0.2");
@@ -475,5 +532,238 @@ fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_
         "{} kept running through the swap",
         second.name
     );
+    assert_no_403(&node, &[&second]);
     drop(first);
+}
+
+/// No operator process of `node` was refused anything: the generated RBAC grants all it
+/// does (kube-rs and the operator log a 403 as `... is forbidden: User ...`), and no request
+/// made for a plugin got a 403.
+fn assert_no_403(node: &Node, pods: &[&Pod]) {
+    for pod in pods {
+        assert_eq!(
+            metric(pod, "wasm_operator_api_requests_total", "code=\"403\""),
+            0,
+            "{} was refused requests made for its plugins",
+            pod.name
+        );
+    }
+    for entry in std::fs::read_dir(node.scratch.path()).expect("the Pods' logs") {
+        let path = entry.expect("an entry").path();
+        if path.extension().is_some_and(|e| e == "log") {
+            let log = std::fs::read_to_string(&path).expect("a log");
+            let refused: Vec<&str> = log
+                .lines()
+                .filter(|l| l.contains("forbidden") || l.contains("Forbidden"))
+                .collect();
+            assert!(refused.is_empty(), "{}: {refused:#?}", path.display());
+        }
+    }
+}
+
+/// `kubectl args` fails; its stderr.
+fn kubectl_refused(kubeconfig: &Path, args: &[&str]) -> String {
+    let output = run_kubectl(kubeconfig, args);
+    let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+    assert!(!output.status.success(), "kubectl {args:?} succeeded");
+    stderr
+}
+
+/// An address of this machine other than loopback: the source address of its default route
+/// (a UDP connect sends nothing). A real kube-apiserver refuses loopback and link-local
+/// endpoint addresses, so the webhook Service's endpoint — this test's operator process — is
+/// listed at this address, as a Pod's would be at the Pod's.
+fn host_address() -> String {
+    let socket = std::net::UdpSocket::bind("0.0.0.0:0").expect("a UDP socket");
+    socket
+        .connect("203.0.113.1:9")
+        .expect("this machine has a route off loopback");
+    let ip = socket.local_addr().expect("the source address").ip();
+    assert!(!ip.is_loopback() && !ip.is_unspecified(), "{ip}");
+    ip.to_string()
+}
+
+fn keystone(name: &str, spec: Value) -> Value {
+    json!({"apiVersion": "keystone.openstack.c5c3.io/v1alpha1", "kind": "Keystone",
+        "metadata": {"name": name, "namespace": "openstack"},
+        "spec": spec})
+}
+
+/// The smallest Keystone a user writes, with `changes` merged into its spec.
+fn keystone_spec(changes: Value) -> Value {
+    let mut spec = json!({
+        "image": {"repository": "ghcr.io/c5c3/keystone", "tag": "2022.2"},
+        "database": {"clusterRef": {"name": "mariadb"}, "database": "keystone",
+                     "secretRef": {"name": "keystone-db"}},
+        "cache": {"clusterRef": {"name": "memcached"}},
+        "bootstrap": {"adminPasswordSecretRef": {"name": "keystone-admin"}},
+    });
+    json_patch::merge(&mut spec, &changes);
+    spec
+}
+
+#[test]
+fn deploy_applied_with_kubectl_serves_admission_to_the_api_server_over_tls_and_its_failure_policy_holds()
+ {
+    let registry = LocalRegistry::start(Guard::default());
+    let shipped = wasm_operator::cli::shipped_plugin_dir();
+    push(
+        &registry,
+        &shipped.join("keystone.wasm"),
+        &plugin_source(&registry, "keystone"),
+    );
+    let tokio = tokio::runtime::Runtime::new().expect("tokio");
+    let _context = tokio.enter();
+    let cluster = common::Cluster::start(&tokio);
+    let admin = cluster.client();
+    let kubeconfig = &cluster.kubeconfig;
+    let node = install(
+        &tokio,
+        &cluster,
+        &registry,
+        &["keystone"],
+        &["keystone.openstack.c5c3.io_keystones.yaml"],
+    );
+    let ip = host_address();
+    let pod = node.start("wasm-operator-a", &ip);
+
+    // The Service's endpoint is this process, listed as the endpointslice controller lists a
+    // Pod's (the Deployment is scaled to zero, so that controller lists none).
+    let slices: Api<DynamicObject> = Api::namespaced_with(
+        admin.clone(),
+        NAMESPACE,
+        &kube::api::ApiResource::from_gvk_with_plural(
+            &kube::api::GroupVersionKind::gvk("discovery.k8s.io", "v1", "EndpointSlice"),
+            "endpointslices",
+        ),
+    );
+    let configurations: Api<DynamicObject> = Api::all_with(
+        admin.clone(),
+        &kube::api::ApiResource::from_gvk_with_plural(
+            &kube::api::GroupVersionKind::gvk(
+                "admissionregistration.k8s.io",
+                "v1",
+                "ValidatingWebhookConfiguration",
+            ),
+            "validatingwebhookconfigurations",
+        ),
+    );
+    tokio.block_on(async {
+        slices
+            .patch(
+                "wasm-operator-a",
+                &PatchParams::apply("test"),
+                &Patch::Apply(json!({
+                    "apiVersion": "discovery.k8s.io/v1", "kind": "EndpointSlice",
+                    "metadata": {"name": "wasm-operator-a", "namespace": NAMESPACE, "labels": {
+                        "kubernetes.io/service-name": "wasm-operator",
+                        "endpointslice.kubernetes.io/managed-by": "wasm-operator-tests"}},
+                    "addressType": "IPv4",
+                    "endpoints": [{"addresses": [ip], "conditions": {"ready": true}}],
+                    "ports": [{"name": "webhook", "port": pod.webhook.port(), "protocol": "TCP"}],
+                })),
+            )
+            .await
+            .expect("the EndpointSlice");
+        // The operator keeps its CA in the configurations' caBundle (deploy/ ships none).
+        eventually(
+            "the Keystone webhooks' caBundle",
+            Duration::from_secs(60),
+            || async {
+                let validating = configurations.get("wasm-operator").await.ok()?;
+                let webhook = validating.data["webhooks"]
+                    .as_array()?
+                    .iter()
+                    .find(|w| w["name"] == "validate.keystone.wasm-operator.dev")?
+                    .clone();
+                webhook["clientConfig"]["caBundle"]
+                    .as_str()
+                    .is_some_and(|b| !b.is_empty())
+                    .then_some(())
+            },
+        )
+        .await;
+    });
+    tokio.block_on(eventually(
+        "the operator serves the keystone plugin",
+        Duration::from_secs(60),
+        || async {
+            // keystone is the one plugin: one version serving, none refused.
+            let serving = metric(&pod, "wasm_operator_plugin_info", "state=\"serving\"");
+            let refused = metric(&pod, "wasm_operator_plugin_info", "state=\"refused\"");
+            (serving == 1 && refused == 0).then_some(())
+        },
+    ));
+    kubectl(kubeconfig, &["create", "namespace", "openstack"]);
+
+    // An invalid Keystone (an option the plugin's catalog lacks, which no schema rule sees):
+    // the API server calls the plugin's validation over TLS, and kubectl shows its message.
+    let write = |name: &str, object: &Value| {
+        let file = node.scratch.path().join(format!("{name}.json"));
+        std::fs::write(&file, object.to_string()).expect("written");
+        file.display().to_string()
+    };
+    let invalid = write(
+        "invalid",
+        &keystone(
+            "invalid",
+            keystone_spec(json!({"extraConfig": {"token": {"expirations": "1"}}})),
+        ),
+    );
+    let refused = kubectl_refused(kubeconfig, &["apply", "-f", &invalid]);
+    // kubectl words an Invalid status by its causes: the plugin's field error, which only
+    // its option catalog can produce.
+    assert!(
+        refused.contains(
+            "The Keystone \"invalid\" is invalid: spec.extraConfig[token][expirations]: Invalid \
+             value: \"expirations\": no such option in the keystone 2022.2 option catalog"
+        ),
+        "{refused}"
+    );
+
+    // A valid one: stored with what the plugin's defaulting fills (the CRD defaults the cache
+    // backend to "", the plugin to its backend).
+    let valid = write("valid", &keystone("keystone", keystone_spec(json!({}))));
+    kubectl(kubeconfig, &["apply", "-f", &valid]);
+    let stored: Value = serde_json::from_str(&kubectl(
+        kubeconfig,
+        &[
+            "get",
+            "keystone",
+            "keystone",
+            "-n",
+            "openstack",
+            "-o",
+            "json",
+        ],
+    ))
+    .expect("JSON");
+    assert_eq!(
+        stored["spec"]["cache"]["backend"], "dogpile.cache.pymemcache",
+        "{stored}"
+    );
+    assert_eq!(
+        stored["spec"]["deployment"]["resources"]["requests"]["memory"], "256Mi",
+        "{stored}"
+    );
+
+    assert_no_403(&node, &[&pod]);
+
+    // The operator down: the webhooks' failure policy is Fail, so writes of admitted kinds
+    // are refused, naming the webhook that could not be called.
+    drop(pod);
+    let again = write("again", &keystone("another", keystone_spec(json!({}))));
+    let refused = kubectl_refused(kubeconfig, &["apply", "-f", &again]);
+    assert!(
+        refused.contains("failed calling webhook \"default.keystone.wasm-operator.dev\""),
+        "{refused}"
+    );
+    let absent = kubectl_refused(
+        kubeconfig,
+        &["get", "keystone", "another", "-n", "openstack"],
+    );
+    assert!(
+        absent.contains("NotFound") || absent.contains("not found"),
+        "{absent}"
+    );
 }

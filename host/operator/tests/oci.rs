@@ -510,7 +510,7 @@ fn run_pulls_its_plugin_from_the_registry_beside_its_plugins_config_and_swaps_in
     let _context = tokio.enter();
     let cluster = common::Cluster::start(&tokio);
     let kubeconfig = &cluster.kubeconfig;
-    let client = cluster.server.client().expect("client");
+    let client = cluster.client();
     // As in a Pod: plugins.toml mounted from a ConfigMap, the plugins pulled into an
     // empty writable directory.
     let config = directory_with_source(&reference);

@@ -3,6 +3,8 @@
 
 pub mod check;
 #[cfg(feature = "demo")]
+pub mod control_plane;
+#[cfg(feature = "demo")]
 pub mod demo;
 pub mod in_cluster;
 pub mod inspect;

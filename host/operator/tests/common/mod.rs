@@ -27,29 +27,98 @@ pub async fn config_map_to_echo(client: kube::Client) -> Api<ConfigMap> {
     config_maps
 }
 
-/// An embedded API server on `tokio` and a kubeconfig file for it.
+/// Which cluster the tests of this directory run on: `WASM_OPERATOR_TEST_CLUSTER=real` for
+/// the real control plane (`wasm-operator-controlplane`, binaries from
+/// `controlplane/build.sh`), else the embedded API server.
+pub const CLUSTER_ENV: &str = "WASM_OPERATOR_TEST_CLUSTER";
+
+enum Server {
+    Embedded(wasm_operator_apiserver::ApiServer),
+    Real(wasm_operator_controlplane::ControlPlane),
+}
+
+/// The cluster a test runs on (see [`CLUSTER_ENV`]), with an admin client and a kubeconfig
+/// file for it.
 pub struct Cluster {
-    pub server: wasm_operator_apiserver::ApiServer,
+    server: Server,
+    admin: kube::Client,
     pub kubeconfig: std::path::PathBuf,
     _dir: tempfile::TempDir,
 }
 
 impl Cluster {
+    /// Starts the cluster [`CLUSTER_ENV`] names on `tokio`.
     pub fn start(tokio: &tokio::runtime::Runtime) -> Self {
-        let server = tokio
-            .block_on(wasm_operator_apiserver::ApiServer::start(
-                wasm_operator_apiserver::ServerConfig::default(),
-            ))
-            .expect("the API server starts");
         let dir = tempfile::tempdir().expect("tempdir");
         let kubeconfig = dir.path().join("kubeconfig");
-        server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+        let real = match std::env::var(CLUSTER_ENV).as_deref() {
+            Ok("real") => true,
+            Ok("embedded") | Err(std::env::VarError::NotPresent) => false,
+            Ok(other) => panic!("{CLUSTER_ENV}={other}: expected `real` or `embedded`"),
+            Err(e) => panic!("{CLUSTER_ENV}: {e}"),
+        };
+        let (server, admin) = if real {
+            let plane = tokio
+                .block_on(wasm_operator_controlplane::ControlPlane::start(
+                    wasm_operator_controlplane::Options::new(
+                        wasm_operator_controlplane::workspace_bin_dir(),
+                    ),
+                ))
+                .expect("the control plane starts");
+            std::fs::copy(plane.kubeconfig(), &kubeconfig).expect("kubeconfig");
+            let admin = tokio.block_on(plane.client()).expect("admin client");
+            (Server::Real(plane), admin)
+        } else {
+            let server = tokio
+                .block_on(wasm_operator_apiserver::ApiServer::start(
+                    wasm_operator_apiserver::ServerConfig::default(),
+                ))
+                .expect("the API server starts");
+            server.write_kubeconfig(&kubeconfig).expect("kubeconfig");
+            let admin = server.client().expect("admin client");
+            (Server::Embedded(server), admin)
+        };
         Cluster {
             server,
+            admin,
             kubeconfig,
             _dir: dir,
         }
     }
+
+    /// The real control plane, not the embedded API server.
+    pub fn is_real(&self) -> bool {
+        matches!(self.server, Server::Real(_))
+    }
+
+    /// The API server's URL.
+    pub fn url(&self) -> String {
+        match &self.server {
+            Server::Embedded(s) => s.url(),
+            Server::Real(p) => p.url().to_owned(),
+        }
+    }
+
+    /// The CA (PEM) the API server's certificate chains to.
+    pub fn ca_pem(&self) -> String {
+        match &self.server {
+            Server::Embedded(s) => s.ca_pem().to_owned(),
+            Server::Real(p) => p.ca_pem().to_owned(),
+        }
+    }
+
+    /// A client with every permission.
+    pub fn client(&self) -> kube::Client {
+        self.admin.clone()
+    }
+}
+
+/// The kubectl the tests drive: the one `controlplane/build.sh` builds from the control
+/// plane's own module (its version is the real API server's).
+pub fn kubectl_binary() -> std::path::PathBuf {
+    wasm_operator_controlplane::Options::new(wasm_operator_controlplane::workspace_bin_dir())
+        .bin_dir
+        .join("kubectl")
 }
 
 /// A child process killed (and reaped) when dropped, on every path of a test.
