@@ -583,52 +583,11 @@ fn host_address() -> String {
     ip.to_string()
 }
 
-fn keystone(name: &str, spec: Value) -> Value {
-    json!({"apiVersion": "keystone.openstack.c5c3.io/v1alpha1", "kind": "Keystone",
-        "metadata": {"name": name, "namespace": "openstack"},
-        "spec": spec})
-}
-
-/// The smallest Keystone a user writes, with `changes` merged into its spec.
-fn keystone_spec(changes: Value) -> Value {
-    let mut spec = json!({
-        "image": {"repository": "ghcr.io/c5c3/keystone", "tag": "2022.2"},
-        "database": {"clusterRef": {"name": "mariadb"}, "database": "keystone",
-                     "secretRef": {"name": "keystone-db"}},
-        "cache": {"clusterRef": {"name": "memcached"}},
-        "bootstrap": {"adminPasswordSecretRef": {"name": "keystone-admin"}},
-    });
-    json_patch::merge(&mut spec, &changes);
-    spec
-}
-
-#[test]
-fn deploy_applied_with_kubectl_serves_admission_to_the_api_server_over_tls_and_its_failure_policy_holds()
- {
-    let registry = LocalRegistry::start(Guard::default());
-    let shipped = wasm_operator::cli::shipped_plugin_dir();
-    push(
-        &registry,
-        &shipped.join("keystone.wasm"),
-        &plugin_source(&registry, "keystone"),
-    );
-    let tokio = tokio::runtime::Runtime::new().expect("tokio");
-    let _context = tokio.enter();
-    let cluster = common::Cluster::start(&tokio);
-    let admin = cluster.client();
-    let kubeconfig = &cluster.kubeconfig;
-    let node = install(
-        &tokio,
-        &cluster,
-        &registry,
-        &["keystone"],
-        &["keystone.openstack.c5c3.io_keystones.yaml"],
-    );
-    let ip = host_address();
-    let pod = node.start("wasm-operator-a", &ip);
-
-    // The Service's endpoint is this process, listed as the endpointslice controller lists a
-    // Pod's (the Deployment is scaled to zero, so that controller lists none).
+/// Routes the webhook Service `wasm-operator` to `pod`: its endpoint listed at `ip` as the
+/// endpointslice controller lists a Pod's (the Deployment is scaled to zero, so that
+/// controller lists none); returns once the operator has put its CA in the configurations'
+/// caBundle (deploy/ ships none).
+fn route_webhooks(tokio: &tokio::runtime::Runtime, admin: &kube::Client, pod: &Pod, ip: &str) {
     let slices: Api<DynamicObject> = Api::namespaced_with(
         admin.clone(),
         NAMESPACE,
@@ -665,7 +624,6 @@ fn deploy_applied_with_kubectl_serves_admission_to_the_api_server_over_tls_and_i
             )
             .await
             .expect("the EndpointSlice");
-        // The operator keeps its CA in the configurations' caBundle (deploy/ ships none).
         eventually(
             "the Keystone webhooks' caBundle",
             Duration::from_secs(60),
@@ -684,16 +642,79 @@ fn deploy_applied_with_kubectl_serves_admission_to_the_api_server_over_tls_and_i
         )
         .await;
     });
+}
+
+/// The operator started as Pod `wasm-operator-a` at this machine's address, the webhook
+/// Service routed to it, and keystone serving.
+fn start_admitting(tokio: &tokio::runtime::Runtime, admin: &kube::Client, node: &Node) -> Pod {
+    let ip = host_address();
+    let pod = node.start("wasm-operator-a", &ip);
+    route_webhooks(tokio, admin, &pod, &ip);
+    wait_serving_keystone(tokio, &pod);
+    pod
+}
+
+/// Waits until `pod` serves keystone, its one plugin: one version serving, none refused.
+fn wait_serving_keystone(tokio: &tokio::runtime::Runtime, pod: &Pod) {
     tokio.block_on(eventually(
         "the operator serves the keystone plugin",
         Duration::from_secs(60),
         || async {
-            // keystone is the one plugin: one version serving, none refused.
-            let serving = metric(&pod, "wasm_operator_plugin_info", "state=\"serving\"");
-            let refused = metric(&pod, "wasm_operator_plugin_info", "state=\"refused\"");
+            let serving = metric(pod, "wasm_operator_plugin_info", "state=\"serving\"");
+            let refused = metric(pod, "wasm_operator_plugin_info", "state=\"refused\"");
             (serving == 1 && refused == 0).then_some(())
         },
     ));
+}
+
+/// keystone.wasm pushed to a registry, a cluster, and deploy/ installed on it with keystone
+/// as its one plugin and `crds` applied: the registry (kept alive by the caller), the
+/// cluster and what the operator's Pods are given.
+fn install_keystone(
+    tokio: &tokio::runtime::Runtime,
+    crds: &[&str],
+) -> (LocalRegistry, common::Cluster, Node) {
+    let registry = LocalRegistry::start(Guard::default());
+    let shipped = wasm_operator::cli::shipped_plugin_dir();
+    push(
+        &registry,
+        &shipped.join("keystone.wasm"),
+        &plugin_source(&registry, "keystone"),
+    );
+    let cluster = common::Cluster::start(tokio);
+    let node = install(tokio, &cluster, &registry, &["keystone"], crds);
+    (registry, cluster, node)
+}
+
+fn keystone(name: &str, spec: Value) -> Value {
+    json!({"apiVersion": "keystone.openstack.c5c3.io/v1alpha1", "kind": "Keystone",
+        "metadata": {"name": name, "namespace": "openstack"},
+        "spec": spec})
+}
+
+/// The smallest Keystone a user writes, with `changes` merged into its spec.
+fn keystone_spec(changes: Value) -> Value {
+    let mut spec = json!({
+        "image": {"repository": "ghcr.io/c5c3/keystone", "tag": "2022.2"},
+        "database": {"clusterRef": {"name": "mariadb"}, "database": "keystone",
+                     "secretRef": {"name": "keystone-db"}},
+        "cache": {"clusterRef": {"name": "memcached"}},
+        "bootstrap": {"adminPasswordSecretRef": {"name": "keystone-admin"}},
+    });
+    json_patch::merge(&mut spec, &changes);
+    spec
+}
+
+#[test]
+fn deploy_applied_with_kubectl_serves_admission_to_the_api_server_over_tls_and_its_failure_policy_holds()
+ {
+    let tokio = tokio::runtime::Runtime::new().expect("tokio");
+    let _context = tokio.enter();
+    let (_registry, cluster, node) =
+        install_keystone(&tokio, &["keystone.openstack.c5c3.io_keystones.yaml"]);
+    let admin = cluster.client();
+    let kubeconfig = &cluster.kubeconfig;
+    let pod = start_admitting(&tokio, &admin, &node);
     kubectl(kubeconfig, &["create", "namespace", "openstack"]);
 
     // An invalid Keystone (an option the plugin's catalog lacks, which no schema rule sees):
@@ -766,4 +787,220 @@ fn deploy_applied_with_kubectl_serves_admission_to_the_api_server_over_tls_and_i
         absent.contains("NotFound") || absent.contains("not found"),
         "{absent}"
     );
+}
+
+/// The objects of namespace `openstack` (Secrets, ConfigMaps, NetworkPolicies, Jobs,
+/// CronJobs) owned
+/// by the object of `uid`, as `KIND/NAME`.
+async fn children(client: &kube::Client, uid: &str) -> Vec<String> {
+    let mut owned = Vec::new();
+    for (group, version, kind, plural) in [
+        ("", "v1", "Secret", "secrets"),
+        ("", "v1", "ConfigMap", "configmaps"),
+        (
+            "networking.k8s.io",
+            "v1",
+            "NetworkPolicy",
+            "networkpolicies",
+        ),
+        ("batch", "v1", "Job", "jobs"),
+        ("batch", "v1", "CronJob", "cronjobs"),
+    ] {
+        let api: Api<DynamicObject> = Api::namespaced_with(
+            client.clone(),
+            "openstack",
+            &kube::api::ApiResource::from_gvk_with_plural(
+                &kube::api::GroupVersionKind::gvk(group, version, kind),
+                plural,
+            ),
+        );
+        let Ok(list) = api.list(&kube::api::ListParams::default()).await else {
+            continue;
+        };
+        for object in list.items {
+            let ours = object
+                .metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .any(|o| o.uid == uid);
+            if ours {
+                owned.push(format!(
+                    "{kind}/{}",
+                    object.metadata.name.unwrap_or_default()
+                ));
+            }
+        }
+    }
+    owned.sort();
+    owned
+}
+
+/// External Secrets' part in a PushSecret's deletion, which the Keystone's OpenBao finalizer
+/// waits for: ESO adopts each PushSecret of `openstack` (its finalizer) and, once one is
+/// deleted, purges it from OpenBao and releases it. Runs until the task is aborted.
+async fn push_secret_finalizer(client: kube::Client) {
+    const FINALIZER: &str = "pushsecret.externalsecrets.io/finalizer";
+    let api: Api<DynamicObject> = Api::namespaced_with(
+        client,
+        "openstack",
+        &kube::api::ApiResource::from_gvk_with_plural(
+            &kube::api::GroupVersionKind::gvk("external-secrets.io", "v1alpha1", "PushSecret"),
+            "pushsecrets",
+        ),
+    );
+    loop {
+        for push in api
+            .list(&kube::api::ListParams::default())
+            .await
+            .map(|l| l.items)
+            .unwrap_or_default()
+        {
+            let name = push.metadata.name.clone().unwrap_or_default();
+            let adopted = push
+                .metadata
+                .finalizers
+                .iter()
+                .flatten()
+                .any(|f| f == FINALIZER);
+            let finalizers = match (push.metadata.deletion_timestamp.is_some(), adopted) {
+                (false, false) => json!([FINALIZER]),
+                (true, true) => json!([]),
+                _ => continue,
+            };
+            let _ = api
+                .patch(
+                    &name,
+                    &PatchParams::default(),
+                    &Patch::Merge(json!({"metadata": {"finalizers": finalizers}})),
+                )
+                .await;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}
+
+#[test]
+fn a_keystone_deleted_in_the_foreground_or_the_background_takes_its_children_with_it() {
+    let tokio = tokio::runtime::Runtime::new().expect("tokio");
+    let _context = tokio.enter();
+    let (_registry, cluster, node) = install_keystone(
+        &tokio,
+        &[
+            "keystone.openstack.c5c3.io_keystones.yaml",
+            "external/external-secrets.yaml",
+            "external/mariadb-operator.yaml",
+            "external/cert-manager.yaml",
+            "external/gateway-api.yaml",
+        ],
+    );
+    let admin = cluster.client();
+    let kubeconfig = &cluster.kubeconfig;
+    let pod = start_admitting(&tokio, &admin, &node);
+    let write = |name: &str, object: &Value| {
+        let file = node.scratch.path().join(format!("{name}.json"));
+        std::fs::write(&file, object.to_string()).expect("written");
+        file.display().to_string()
+    };
+    // What the Keystone's first step gates on: its secret store Ready (written as External
+    // Secrets would) and its two credentials Secrets.
+    kubectl(kubeconfig, &["create", "namespace", "openstack"]);
+    let store = write(
+        "store",
+        &json!({"apiVersion": "external-secrets.io/v1", "kind": "ClusterSecretStore",
+            "metadata": {"name": "openbao-cluster-store"},
+            "spec": {"provider": {"vault": {"server": "http://openbao.openbao.svc:8200", "path": "kv"}}}}),
+    );
+    kubectl(kubeconfig, &["apply", "-f", &store]);
+    kubectl(
+        kubeconfig,
+        &[
+            "patch",
+            "clustersecretstore",
+            "openbao-cluster-store",
+            "--subresource=status",
+            "--type=merge",
+            "-p",
+            r#"{"status":{"conditions":[{"type":"Ready","status":"True","reason":"Valid","message":"store validated"}]}}"#,
+        ],
+    );
+    kubectl(
+        kubeconfig,
+        &[
+            "create",
+            "secret",
+            "generic",
+            "keystone-db",
+            "-n",
+            "openstack",
+            "--from-literal=username=keystone",
+            "--from-literal=password=db-password",
+        ],
+    );
+    kubectl(
+        kubeconfig,
+        &[
+            "create",
+            "secret",
+            "generic",
+            "keystone-admin",
+            "-n",
+            "openstack",
+            "--from-literal=password=admin-password",
+        ],
+    );
+
+    let eso = tokio.spawn(push_secret_finalizer(admin.clone()));
+    for (name, cascade) in [("front", "foreground"), ("back", "background")] {
+        let file = write(name, &keystone(name, keystone_spec(json!({}))));
+        kubectl(kubeconfig, &["apply", "-f", &file]);
+        let uid = kubectl(
+            kubeconfig,
+            &[
+                "get",
+                "keystone",
+                name,
+                "-n",
+                "openstack",
+                "-o",
+                "jsonpath={.metadata.uid}",
+            ],
+        );
+        let owned = tokio.block_on(eventually(
+            &format!("{name}: the Keystone's Secrets, config and rotation CronJobs"),
+            Duration::from_secs(60),
+            || async {
+                let owned = children(&admin, &uid).await;
+                let made = owned.iter().any(|c| c.starts_with("ConfigMap/"))
+                    && owned.iter().any(|c| c.starts_with("CronJob/"))
+                    && owned.iter().any(|c| c.starts_with("Secret/"));
+                made.then_some(owned)
+            },
+        ));
+        kubectl(
+            kubeconfig,
+            &[
+                "delete",
+                "keystone",
+                name,
+                "-n",
+                "openstack",
+                &format!("--cascade={cascade}"),
+                "--wait=false",
+            ],
+        );
+        tokio.block_on(eventually(
+            &format!("{name} ({cascade}): gone, and its children {owned:?} with it"),
+            Duration::from_secs(60),
+            || async {
+                let gone = run_kubectl(kubeconfig, &["get", "keystone", name, "-n", "openstack"])
+                    .status
+                    .code()
+                    == Some(1);
+                (gone && children(&admin, &uid).await.is_empty()).then_some(())
+            },
+        ));
+    }
+    eso.abort();
+    assert_no_403(&node, &[&pod]);
 }

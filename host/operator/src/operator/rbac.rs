@@ -1,7 +1,9 @@
 //! The RBAC the loaded plugins need — nothing more.
 //!
 //! Each declared verb becomes the same RBAC verb on the kind's resource, except
-//! `update-status`, which is `update` on `<plural>/status`; a declared subresource verb is
+//! `update-status`, which is `update` on `<plural>/status`, and `patch`, which also brings
+//! `create` (the host's server-side apply creates a missing object, and kube-apiserver
+//! authorizes an apply that creates as `create`); a declared subresource verb is
 //! that verb on `<plural>/<subresource>` (e.g. `create` on `serviceaccounts/token`). The
 //! host adds what it does for
 //! the plugins: `list` and `watch` on the primary and watched kinds (its informers),
@@ -111,6 +113,9 @@ fn declared(description: &Description) -> Needs {
                     format!("{}/status", kind.plural),
                     &["update"],
                 ),
+                // The host lets `patch` server-side apply, which creates a missing object;
+                // kube-apiserver authorizes that create as `create`.
+                Verb::Patch => need(&mut needs, kind, kind.plural.clone(), &["create", "patch"]),
                 other => need(&mut needs, kind, kind.plural.clone(), &[other.as_str()]),
             }
         }
