@@ -9,8 +9,7 @@
 //! `UPDATE_CRDS=1 cargo test -p glancebackends`.
 
 use k8s_openapi::apiextensions_apiserver::pkg::apis::apiextensions::v1::CustomResourceDefinition;
-use serde_json::Value;
-use wasm_operator_sdk::crd::{Crd, schema_of};
+use wasm_operator_sdk::crd::{Crd, drop_required_defaults, schema_of};
 
 use crate::types::{GROUP, GlanceBackendSpec, GlanceBackendStatus, KIND, PLURAL, VERSION};
 
@@ -18,32 +17,6 @@ use crate::types::{GROUP, GlanceBackendSpec, GlanceBackendStatus, KIND, PLURAL, 
 pub(crate) const CRD_PATH: &str = "../../crds/glance.openstack.c5c3.io_glancebackends.yaml";
 /// How to regenerate it.
 pub(crate) const REGENERATE: &str = "UPDATE_CRDS=1 cargo test -p glancebackends";
-
-/// Removes the `default` of every property its object requires, throughout `node`.
-fn drop_required_defaults(node: &mut Value) {
-    let required: Vec<String> = node
-        .get("required")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(|r| r.as_str().map(str::to_owned))
-        .collect();
-    if let Some(Value::Object(properties)) = node.get_mut("properties") {
-        for (name, property) in properties.iter_mut() {
-            if required.contains(name)
-                && let Some(map) = property.as_object_mut()
-            {
-                map.remove("default");
-            }
-            drop_required_defaults(property);
-        }
-    }
-    for child in ["items", "additionalProperties"] {
-        if let Some(inner) = node.get_mut(child) {
-            drop_required_defaults(inner);
-        }
-    }
-}
 
 /// The GlanceBackend CRD.
 pub(crate) fn crd() -> CustomResourceDefinition {
