@@ -56,7 +56,8 @@ pub const CONTROLLERS: [&str; 15] = [
 /// How to start a control plane.
 #[derive(Clone, Debug)]
 pub struct Options {
-    /// The directory of the binaries (`etcd`, `kube-apiserver`, …, `kwok-stages.yaml`).
+    /// The directory of the binaries (`etcd`, `kube-apiserver`, …, `kwok-stages.yaml`):
+    /// usually [`default_bin_dir`].
     pub bin_dir: PathBuf,
     /// Where the state, certificates, kubeconfigs and logs go; `None` makes a temporary
     /// directory, removed on drop and kept when the start fails (its logs are named).
@@ -68,14 +69,10 @@ pub struct Options {
 }
 
 impl Options {
-    /// The defaults: binaries from `$WASM_OPERATOR_CONTROLPLANE_BIN`, else `bin_dir`; a
-    /// temporary directory; a free port; 120 s.
+    /// The binaries of `bin_dir`; a temporary directory; a free port; 120 s.
     pub fn new(bin_dir: impl Into<PathBuf>) -> Self {
-        let bin_dir = std::env::var_os(BIN_DIR_ENV)
-            .map(PathBuf::from)
-            .unwrap_or_else(|| bin_dir.into());
         Self {
-            bin_dir,
+            bin_dir: bin_dir.into(),
             dir: None,
             apiserver_port: 0,
             timeout: Duration::from_secs(120),
@@ -83,9 +80,13 @@ impl Options {
     }
 }
 
-/// The binaries `controlplane/build.sh` writes, in the workspace this crate was built in.
-pub fn workspace_bin_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/controlplane/bin")
+/// Where the binaries are: `$WASM_OPERATOR_CONTROLPLANE_BIN`, else where
+/// `controlplane/build.sh` writes them in the workspace this crate was built in.
+pub fn default_bin_dir() -> PathBuf {
+    std::env::var_os(BIN_DIR_ENV).map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/controlplane/bin"),
+        PathBuf::from,
+    )
 }
 
 /// A running control plane; dropping it stops every component (SIGTERM, then SIGKILL).
@@ -169,12 +170,13 @@ impl ControlPlane {
                 "--log-level=warn".into(),
             ],
         )?);
+        let etcd_health = ready::health_client(&etcd_client, None)?;
         ready::wait(
             &mut self.components,
             "etcd",
             "its /health",
             deadline,
-            || ready::http_ok(&etcd_client, "/health", None),
+            || ready::api_ok(&etcd_health, "/health"),
         )
         .await?;
 
@@ -302,13 +304,15 @@ impl ControlPlane {
         )?);
         nodes::create(&admin).await?;
 
-        let ca = pki.ca_der.clone();
+        let kcm_health = ready::health_client(&kcm_url, Some(&pki.ca_der))?;
+        let scheduler_health = ready::health_client(&scheduler_url, Some(&pki.ca_der))?;
+        let kwok_health = ready::health_client(&kwok_url, None)?;
         ready::wait(
             &mut self.components,
             "kube-controller-manager",
             "its /healthz",
             deadline,
-            || ready::http_ok(&kcm_url, "/healthz", Some(ca.clone())),
+            || ready::api_ok(&kcm_health, "/healthz"),
         )
         .await?;
         ready::wait(
@@ -316,7 +320,7 @@ impl ControlPlane {
             "kube-scheduler",
             "its /healthz",
             deadline,
-            || ready::http_ok(&scheduler_url, "/healthz", Some(ca.clone())),
+            || ready::api_ok(&scheduler_health, "/healthz"),
         )
         .await?;
         ready::wait(
@@ -324,7 +328,7 @@ impl ControlPlane {
             "kwok",
             "its /healthz",
             deadline,
-            || ready::http_ok(&kwok_url, "/healthz", None),
+            || ready::api_ok(&kwok_health, "/healthz"),
         )
         .await?;
         ready::wait(

@@ -86,14 +86,22 @@ pub(crate) async fn api_ok(client: &kube::Client, path: &str) -> Result<(), Stri
         .map_err(|e| e.to_string())
 }
 
-/// `GET url+path` answers 2xx, over HTTPS verified against `ca` (DER) when given.
-pub(crate) async fn http_ok(url: &str, path: &str, ca: Option<Vec<u8>>) -> Result<(), String> {
-    let mut config = kube::Config::new(url.parse().map_err(|e| format!("{url}: {e}"))?);
-    config.root_cert = ca.map(|der| vec![der]);
+/// A client of a component's health endpoint at `url`, over HTTPS verified against `ca`
+/// (DER) when given.
+pub(crate) fn health_client(url: &str, ca: Option<&[u8]>) -> Result<kube::Client, Error> {
+    let what = || format!("a client of {url}");
+    let uri = url.parse().map_err(|e| Error::Io {
+        what: what(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, e),
+    })?;
+    let mut config = kube::Config::new(uri);
+    config.root_cert = ca.map(|der| vec![der.to_vec()]);
     config.connect_timeout = Some(Duration::from_secs(2));
     config.read_timeout = Some(Duration::from_secs(5));
-    let client = kube::Client::try_from(config).map_err(|e| e.to_string())?;
-    api_ok(&client, path).await
+    kube::Client::try_from(config).map_err(|source| Error::Client {
+        what: what(),
+        source,
+    })
 }
 
 /// The `default` ServiceAccount exists in `default`, `kube-system` and `kube-public`.

@@ -12,7 +12,7 @@ use k8s_openapi::api::core::v1::{Node, Pod, Service, ServiceAccount};
 use k8s_openapi::api::discovery::v1::EndpointSlice;
 use kube::api::{Api, DeleteParams, ListParams, PostParams, PropagationPolicy};
 use serde_json::json;
-use wasm_operator_controlplane::{ControlPlane, Error, Options, workspace_bin_dir};
+use wasm_operator_controlplane::{ControlPlane, Error, Options, default_bin_dir};
 
 const WITHIN: Duration = Duration::from_secs(60);
 
@@ -57,7 +57,7 @@ async fn pods_of(client: &kube::Client, app: &str) -> Vec<Pod> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_control_plane_runs_workloads_and_collects_garbage_as_a_kubeadm_cluster_does() {
-    let plane = ControlPlane::start(Options::new(workspace_bin_dir()))
+    let plane = ControlPlane::start(Options::new(default_bin_dir()))
         .await
         .expect("the control plane starts");
     let client = plane.client().await.expect("an admin client");
@@ -202,13 +202,10 @@ async fn the_control_plane_runs_workloads_and_collects_garbage_as_a_kubeadm_clus
 #[tokio::test]
 async fn a_missing_binary_is_named_with_how_to_build_it() {
     let empty = tempfile::tempdir().expect("tempdir");
-    let error = ControlPlane::start(Options {
-        bin_dir: empty.path().to_owned(),
-        ..Options::new(empty.path())
-    })
-    .await
-    .err()
-    .expect("no binaries, no control plane");
+    let error = ControlPlane::start(Options::new(empty.path()))
+        .await
+        .err()
+        .expect("no binaries, no control plane");
     assert!(
         matches!(&error, Error::MissingBinary { component: "etcd", path } if path == &empty.path().join("etcd")),
         "{error:?}"
@@ -225,7 +222,7 @@ async fn a_port_in_use_is_named_before_anything_starts() {
     let port = taken.local_addr().expect("addr").port();
     let error = ControlPlane::start(Options {
         apiserver_port: port,
-        ..Options::new(workspace_bin_dir())
+        ..Options::new(default_bin_dir())
     })
     .await
     .err()

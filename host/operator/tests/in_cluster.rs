@@ -202,6 +202,22 @@ async fn eventually<T, F: std::future::Future<Output = Option<T>>>(
     }
 }
 
+/// A dynamic API of `(group, version, kind, plural)`, in `namespace` or cluster-wide.
+fn dynamic(
+    client: kube::Client,
+    namespace: Option<&str>,
+    (group, version, kind, plural): (&str, &str, &str, &str),
+) -> Api<DynamicObject> {
+    let resource = kube::api::ApiResource::from_gvk_with_plural(
+        &kube::api::GroupVersionKind::gvk(group, version, kind),
+        plural,
+    );
+    match namespace {
+        Some(namespace) => Api::namespaced_with(client, namespace, &resource),
+        None => Api::all_with(client, &resource),
+    }
+}
+
 async fn holder(leases: &Api<Lease>) -> Option<String> {
     leases
         .get_opt("wasm-operator-leader")
@@ -214,23 +230,6 @@ async fn holder(leases: &Api<Lease>) -> Option<String> {
 /// Where `wasm-operator plugin push` puts plugin `name` in `registry` (tag `stable`).
 fn plugin_source(registry: &LocalRegistry, name: &str) -> String {
     format!("oci://{}/plugins/{name}:stable", registry.addr)
-}
-
-/// The section of plugin `name` in deploy's plugins.toml (`shipped`), its settings kept and
-/// its source replaced by `source`.
-fn deployed_settings(shipped: &str, name: &str, source: &str) -> String {
-    let header = format!("[plugins.{name}]");
-    let mut lines = shipped.lines().skip_while(|l| l.trim() != header);
-    let mut section = format!("{}\n", lines.next().expect("the plugin's section"));
-    for line in lines.take_while(|l| !l.trim_start().starts_with('[')) {
-        if line.trim_start().starts_with("source") {
-            section.push_str(&format!("source = \"{source}\"\n"));
-        } else if !line.trim_start().starts_with('#') {
-            section.push_str(line);
-            section.push('\n');
-        }
-    }
-    section
 }
 
 /// `deploy/` installed with `kubectl apply -k` (its plugins.toml replaced by one naming
@@ -252,12 +251,26 @@ fn install(
     let scratch = tempfile::tempdir().expect("tempdir");
     let overlay = scratch.path().join("overlay");
     std::fs::create_dir_all(&overlay).expect("overlay");
-    let shipped = std::fs::read_to_string(repo().join("deploy/base/plugins.toml"))
-        .expect("deploy/base/plugins.toml");
-    let toml: String = plugins
-        .iter()
-        .map(|name| deployed_settings(&shipped, name, &plugin_source(registry, name)))
-        .collect();
+    let shipped: toml::Table = std::fs::read_to_string(repo().join("deploy/base/plugins.toml"))
+        .expect("deploy/base/plugins.toml")
+        .parse()
+        .expect("deploy/base/plugins.toml parses");
+    let mut selected = toml::Table::new();
+    for name in plugins {
+        let mut settings = shipped
+            .get("plugins")
+            .and_then(|p| p.get(*name))
+            .and_then(toml::Value::as_table)
+            .cloned()
+            .unwrap_or_else(|| panic!("deploy/base/plugins.toml has no [plugins.{name}]"));
+        settings.insert("source".into(), plugin_source(registry, name).into());
+        selected.insert((*name).into(), settings.into());
+    }
+    let toml = toml::to_string(&toml::Table::from_iter([(
+        "plugins".to_owned(),
+        toml::Value::Table(selected),
+    )]))
+    .expect("plugins.toml");
     std::fs::write(overlay.join("plugins.toml"), toml).expect("plugins.toml");
     std::fs::write(
         overlay.join("kustomization.yaml"),
@@ -408,11 +421,13 @@ fn deploy_applied_with_kubectl_runs_in_cluster_hands_over_its_lease_and_swaps_a_
 
     // A GitLabSecrets converges under the ServiceAccount's RBAC.
     let secrets: Api<Secret> = Api::namespaced(admin.clone(), "ns");
-    let gitlabsecrets: Api<DynamicObject> = Api::namespaced_with(
+    let gitlabsecrets: Api<DynamicObject> = dynamic(
         admin.clone(),
-        "ns",
-        &kube::api::ApiResource::from_gvk_with_plural(
-            &kube::api::GroupVersionKind::gvk("apps.gitlab.com", "v2alpha1", "GitLabSecrets"),
+        Some("ns"),
+        (
+            "apps.gitlab.com",
+            "v2alpha1",
+            "GitLabSecrets",
             "gitlabsecrets",
         ),
     );
@@ -588,22 +603,18 @@ fn host_address() -> String {
 /// controller lists none); returns once the operator has put its CA in the configurations'
 /// caBundle (deploy/ ships none).
 fn route_webhooks(tokio: &tokio::runtime::Runtime, admin: &kube::Client, pod: &Pod, ip: &str) {
-    let slices: Api<DynamicObject> = Api::namespaced_with(
+    let slices: Api<DynamicObject> = dynamic(
         admin.clone(),
-        NAMESPACE,
-        &kube::api::ApiResource::from_gvk_with_plural(
-            &kube::api::GroupVersionKind::gvk("discovery.k8s.io", "v1", "EndpointSlice"),
-            "endpointslices",
-        ),
+        Some(NAMESPACE),
+        ("discovery.k8s.io", "v1", "EndpointSlice", "endpointslices"),
     );
-    let configurations: Api<DynamicObject> = Api::all_with(
+    let configurations: Api<DynamicObject> = dynamic(
         admin.clone(),
-        &kube::api::ApiResource::from_gvk_with_plural(
-            &kube::api::GroupVersionKind::gvk(
-                "admissionregistration.k8s.io",
-                "v1",
-                "ValidatingWebhookConfiguration",
-            ),
+        None,
+        (
+            "admissionregistration.k8s.io",
+            "v1",
+            "ValidatingWebhookConfiguration",
             "validatingwebhookconfigurations",
         ),
     );
@@ -806,13 +817,10 @@ async fn children(client: &kube::Client, uid: &str) -> Vec<String> {
         ("batch", "v1", "Job", "jobs"),
         ("batch", "v1", "CronJob", "cronjobs"),
     ] {
-        let api: Api<DynamicObject> = Api::namespaced_with(
+        let api: Api<DynamicObject> = dynamic(
             client.clone(),
-            "openstack",
-            &kube::api::ApiResource::from_gvk_with_plural(
-                &kube::api::GroupVersionKind::gvk(group, version, kind),
-                plural,
-            ),
+            Some("openstack"),
+            (group, version, kind, plural),
         );
         let Ok(list) = api.list(&kube::api::ListParams::default()).await else {
             continue;
@@ -841,11 +849,13 @@ async fn children(client: &kube::Client, uid: &str) -> Vec<String> {
 /// deleted, purges it from OpenBao and releases it. Runs until the task is aborted.
 async fn push_secret_finalizer(client: kube::Client) {
     const FINALIZER: &str = "pushsecret.externalsecrets.io/finalizer";
-    let api: Api<DynamicObject> = Api::namespaced_with(
+    let api: Api<DynamicObject> = dynamic(
         client,
-        "openstack",
-        &kube::api::ApiResource::from_gvk_with_plural(
-            &kube::api::GroupVersionKind::gvk("external-secrets.io", "v1alpha1", "PushSecret"),
+        Some("openstack"),
+        (
+            "external-secrets.io",
+            "v1alpha1",
+            "PushSecret",
             "pushsecrets",
         ),
     );

@@ -27,11 +27,8 @@ pub async fn run(options: &ControlPlaneOptions) -> anyhow::Result<()> {
         options
             .bin_dir
             .clone()
-            .unwrap_or_else(wasm_operator_controlplane::workspace_bin_dir),
+            .unwrap_or_else(wasm_operator_controlplane::default_bin_dir),
     );
-    if let Some(dir) = &options.bin_dir {
-        start.bin_dir.clone_from(dir);
-    }
     start.dir.clone_from(&options.dir);
     start.apiserver_port = options.port;
     let began = Instant::now();

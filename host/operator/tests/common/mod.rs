@@ -61,7 +61,7 @@ impl Cluster {
             let plane = tokio
                 .block_on(wasm_operator_controlplane::ControlPlane::start(
                     wasm_operator_controlplane::Options::new(
-                        wasm_operator_controlplane::workspace_bin_dir(),
+                        wasm_operator_controlplane::default_bin_dir(),
                     ),
                 ))
                 .expect("the control plane starts");
@@ -84,11 +84,6 @@ impl Cluster {
             kubeconfig,
             _dir: dir,
         }
-    }
-
-    /// The real control plane, not the embedded API server.
-    pub fn is_real(&self) -> bool {
-        matches!(self.server, Server::Real(_))
     }
 
     /// The API server's URL.
@@ -116,9 +111,7 @@ impl Cluster {
 /// The kubectl the tests drive: the one `controlplane/build.sh` builds from the control
 /// plane's own module (its version is the real API server's).
 pub fn kubectl_binary() -> std::path::PathBuf {
-    wasm_operator_controlplane::Options::new(wasm_operator_controlplane::workspace_bin_dir())
-        .bin_dir
-        .join("kubectl")
+    wasm_operator_controlplane::default_bin_dir().join("kubectl")
 }
 
 /// A child process killed (and reaped) when dropped, on every path of a test.
